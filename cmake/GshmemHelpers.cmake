@@ -1,0 +1,72 @@
+# Shared CMake logic for the project: every test and perftest is declared
+# through these functions, never by hand-copied add_executable/add_test blocks.
+
+# Exit code a test binary returns when the machine lacks what it needs
+# (no GPU, too few GPUs). CTest reports such a test as skipped.
+set(GSHMEM_SKIP_RETURN_CODE 77)
+
+# gshmem_launcher_command(<out-var> <np>)
+# The command prefix that starts <np> processes under the MPI launcher.
+function(gshmem_launcher_command out np)
+  set(cmd ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np})
+  # Open MPI needs these to run on a machine with fewer cores than PEs, and as root in containers.
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _ver ERROR_QUIET)
+  if(_ver MATCHES "Open MPI|OpenRTE")
+    list(APPEND cmd --oversubscribe --bind-to none)
+  endif()
+  list(APPEND cmd ${MPIEXEC_PREFLAGS})
+  set(${out} ${cmd} PARENT_SCOPE)
+endfunction()
+
+# gshmem_add_test(<name>
+#   SOURCES <files...>
+#   [NP <n>]          run under the MPI launcher with n processes (one PE each)
+#   [GPUS <n>]        needs n GPUs: labelled "gpu"; skipped (exit 77) where fewer exist
+#   [LIBS <targets>]  extra link libraries
+#   [ENV <VAR=value>...] extra environment
+#   [ARGS <args...>]  command-line arguments
+#   [LABELS <labels>] [TIMEOUT <s>])
+function(gshmem_add_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE gshmem_test_support ${T_LIBS})
+  gshmem_add_test_variant(${name} ${name} ${T_UNPARSED_ARGUMENTS})
+endfunction()
+
+# gshmem_add_test_variant(<new-name> <existing-test-target> ...)
+# Registers another run of an already-built test binary (other NP, other ENV).
+function(gshmem_add_test_variant name target)
+  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT" "ENV;ARGS;LABELS" ${ARGN})
+  set(cmd $<TARGET_FILE:${target}>)
+  set(labels ${T_LABELS})
+  if(T_NP)
+    if(NOT MPIEXEC_EXECUTABLE)
+      return()
+    endif()
+    gshmem_launcher_command(launcher ${T_NP})
+    set(cmd ${launcher} ${cmd})
+    list(APPEND labels mpi)
+  endif()
+  if(T_GPUS)
+    list(APPEND labels gpu)
+    list(APPEND T_ENV GSHMEM_TEST_GPUS=${T_GPUS})
+  else()
+    list(APPEND labels cpu)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_test(NAME ${name} COMMAND ${cmd} ${T_ARGS})
+  set_tests_properties(${name} PROPERTIES
+    LABELS "${labels}" TIMEOUT ${T_TIMEOUT}
+    SKIP_RETURN_CODE ${GSHMEM_SKIP_RETURN_CODE}
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;NCCL_NVLS_ENABLE=0;${T_ENV}")
+endfunction()
+
+# gshmem_add_perftest(<name> SOURCES <files...>)
+function(gshmem_add_perftest name)
+  cmake_parse_arguments(P "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${P_SOURCES})
+  target_link_libraries(${name} PRIVATE gshmem_perftest_common ${P_LIBS})
+  install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}/gshmem-perftest)
+endfunction()

@@ -1,0 +1,1 @@
+# Install rules and the CMake package (owned by the runtime foundation).

@@ -1,0 +1,77 @@
+// Device-visible runtime state, and how it reaches kernels without -rdc.
+//
+// Every translation unit that nvcc compiles with <gshmem/gshmem.h> gets its
+// own copy of the state in __constant__ memory (internal linkage, so no
+// relocatable device code is needed to share one symbol across files). A
+// static registrar in that same unit hands the runtime a publisher function
+// that copies the state into the unit's copy; the runtime calls every
+// registered publisher at init (and at once for units registered later, e.g.
+// a library loaded after init) and again at finalize. Device code reads the
+// state through gshmemi_state(), which is the constant-cache copy on the GPU
+// and the runtime's host copy on the CPU.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <stddef.h>
+
+// Most PEs one job can have (the per-PE tables below are sized by it).
+#define GSHMEMI_MAX_PES 128
+
+// The first bytes of every PE's symmetric heap belong to the runtime; user
+// allocations start after them. Sub-areas, each owned by one component:
+#define GSHMEMI_INTERNAL_REGION_BYTES   (1u << 20)
+#define GSHMEMI_INTERNAL_SYNC_OFFSET    0u           /* device barrier / sync_all state */
+#define GSHMEMI_INTERNAL_SYNC_BYTES     (256u << 10)
+#define GSHMEMI_INTERNAL_STREAM_OFFSET  (256u << 10) /* on-stream runtime (host/ and device/) */
+#define GSHMEMI_INTERNAL_STREAM_BYTES   (256u << 10)
+#define GSHMEMI_INTERNAL_SCRATCH_OFFSET (512u << 10) /* runtime scratch (init checks) */
+#define GSHMEMI_INTERNAL_SCRATCH_BYTES  (512u << 10)
+
+typedef struct gshmemi_device_state {
+  int initialized;                     /* 1 between init and finalize */
+  int my_pe;
+  int n_pes;
+  int reserved0;
+  char *heap_base;                     /* this PE's heap (local address) */
+  unsigned long long heap_size;        /* bytes per PE, internal region included */
+  unsigned long long wait_timeout_ns;  /* GSHMEM_WAIT_TIMEOUT in ns; 0 = wait forever */
+  char *peer_base[GSHMEMI_MAX_PES];    /* each PE's heap as mapped here; NULL if unreachable */
+} gshmemi_device_state_t;
+
+typedef int (*gshmemi_state_publisher_t)(const gshmemi_device_state_t *state);
+
+GSHMEM_BEGIN_EXTERN_C
+/* Registers a translation unit's publisher; publishes at once if initialized. */
+GSHMEM_API void gshmemi_register_state_publisher(gshmemi_state_publisher_t publish);
+GSHMEM_API void gshmemi_unregister_state_publisher(gshmemi_state_publisher_t publish);
+/* The runtime's host copy of the state (zeroed before init). Never NULL. */
+GSHMEM_API const gshmemi_device_state_t *gshmemi_host_state(void);
+GSHMEM_END_EXTERN_C
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+
+static __constant__ gshmemi_device_state_t gshmemi_device_state;
+
+static int gshmemi_publish_device_state(const gshmemi_device_state_t *state) {
+  return (int)cudaMemcpyToSymbol(gshmemi_device_state, state, sizeof(*state));
+}
+
+namespace {
+struct gshmemi_state_registrar {
+  gshmemi_state_registrar() { gshmemi_register_state_publisher(&gshmemi_publish_device_state); }
+  ~gshmemi_state_registrar() { gshmemi_unregister_state_publisher(&gshmemi_publish_device_state); }
+};
+gshmemi_state_registrar gshmemi_state_registrar_instance;
+}  // namespace
+
+GSHMEM_HD const gshmemi_device_state_t &gshmemi_state() {
+#if GSHMEM_IN_DEVICE_CODE
+  return gshmemi_device_state;
+#else
+  return *gshmemi_host_state();
+#endif
+}
+#else
+inline const gshmemi_device_state_t &gshmemi_state() { return *gshmemi_host_state(); }
+#endif

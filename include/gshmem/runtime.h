@@ -1,0 +1,120 @@
+// Runtime API: init/finalize, PE queries, symmetric heap, host barrier,
+// error codes. Part of <gshmem/gshmem.h>; extensions are in <gshmem/gshmemx.h>.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/state.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ errors
+ * Every host routine that can fail returns one of these (0 on success) or,
+ * where its signature has no room for a status, records it for
+ * gshmemx_get_last_error(). The cause is logged once, with the PE, at WARN
+ * level (GSHMEM_DEBUG). The library never exits the process. */
+#define GSHMEM_SUCCESS                     0
+#define GSHMEMX_ERROR_INTERNAL            -1  /* a bug in gshmem; please report */
+#define GSHMEMX_ERROR_INVALID_VALUE       -2  /* an argument out of its domain (invalid cmp, NULL, ...) */
+#define GSHMEMX_ERROR_NOT_INITIALIZED     -3  /* called before gshmem_init or after finalize */
+#define GSHMEMX_ERROR_ALREADY_INITIALIZED -4  /* gshmem_init called twice without finalize */
+#define GSHMEMX_ERROR_NO_DEVICE           -5  /* no usable CUDA device or driver */
+#define GSHMEMX_ERROR_TOO_FEW_DEVICES     -6  /* more PEs on a node than GPUs (see GSHMEM_ALLOW_GPU_SHARING) */
+#define GSHMEMX_ERROR_BOOTSTRAP           -7  /* launcher / MPI / NCCL / peer exchange failed */
+#define GSHMEMX_ERROR_OUT_OF_MEMORY       -8  /* symmetric heap exhausted or device allocation failed */
+#define GSHMEMX_ERROR_SYMMETRY            -9  /* PEs disagree on a collective call (size, order) */
+#define GSHMEMX_ERROR_CUDA               -10  /* a CUDA call failed */
+#define GSHMEMX_ERROR_ENVIRONMENT        -11  /* a GSHMEM_* variable has a bad value */
+#define GSHMEMX_ERROR_NOT_SUPPORTED      -12  /* feature not available here */
+#define GSHMEMX_ERROR_NOT_SYMMETRIC      -13  /* address is not in the symmetric heap */
+#define GSHMEMX_ERROR_MISALIGNED         -14  /* address not aligned for its type */
+#define GSHMEMX_ERROR_INVALID_STREAM     -15  /* stream belongs to another device */
+#define GSHMEMX_ERROR_INVALID_PE         -16  /* PE out of range or not reachable */
+
+/* ------------------------------------------------------------ init attributes */
+#define GSHMEMX_INIT_WITH_MPI_COMM  (1u << 0) /* attr->mpi_comm points to an MPI_Comm */
+#define GSHMEMX_INIT_WITH_NCCL_COMM (1u << 1) /* attr->nccl_comm is an ncclComm_t */
+#define GSHMEMX_INIT_WITH_UNIQUEID  (1u << 2) /* attr->nccl_unique_id + rank + nranks */
+#define GSHMEMX_INIT_SINGLE_PE      (1u << 3) /* no launcher: a job of one PE */
+
+typedef struct gshmemx_init_attr {
+  void *mpi_comm;             /* MPI_Comm* (kept opaque: no MPI header needed here) */
+  void *nccl_comm;            /* ncclComm_t */
+  const void *nccl_unique_id; /* const ncclUniqueId* */
+  int rank;                   /* with GSHMEMX_INIT_WITH_UNIQUEID */
+  int nranks;                 /* with GSHMEMX_INIT_WITH_UNIQUEID */
+  size_t heap_size;           /* bytes per PE; 0 = GSHMEM_SYMMETRIC_SIZE */
+} gshmemx_init_attr_t;
+
+GSHMEM_BEGIN_EXTERN_C
+
+/* Initializes the runtime: bootstrap (MPI under mpirun, else single PE),
+ * GPU selection, symmetric heap, peer mapping. Collective over all PEs.
+ * Returns GSHMEM_SUCCESS or a GSHMEMX_ERROR_* code (logged with its cause). */
+GSHMEM_API int gshmem_init(void);
+/* gshmem_init with an explicit bootstrap (GSHMEMX_INIT_WITH_*) and options. */
+GSHMEM_API int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr);
+/* Collective. Waits for the device, barriers, unmaps peers, frees the heap. */
+GSHMEM_API void gshmem_finalize(void);
+/* 1 between a successful init and finalize, else 0. */
+GSHMEM_API int gshmemx_initialized(void);
+
+/* Collective symmetric allocation: every PE must make the same calls with the
+ * same sizes in the same order; a disagreement is detected and reported with
+ * the PEs and sizes involved (the call returns NULL on every PE). Ends with a
+ * barrier, so the memory is usable by peers on return. NULL on exhaustion,
+ * with requested and free bytes logged. Memory is 256-byte aligned at least. */
+GSHMEM_API void *gshmem_malloc(size_t size);
+GSHMEM_API void *gshmem_calloc(size_t count, size_t size);
+GSHMEM_API void *gshmem_align(size_t alignment, size_t size);
+/* Collective. Reports (and ignores) NULL-free mistakes: double free, foreign pointers. */
+GSHMEM_API void gshmem_free(void *ptr);
+
+/* Host barrier: waits for this PE's device work (cudaDeviceSynchronize), then
+ * for every PE to arrive. On return, every store any PE's device made to the
+ * symmetric heap before its barrier call is visible to all PEs. */
+GSHMEM_API void gshmem_barrier_all(void);
+
+/* Status of the last host call that could not return one (0 if none). */
+GSHMEM_API int gshmemx_get_last_error(void);
+/* A short text for any GSHMEM_SUCCESS / GSHMEMX_ERROR_* code. */
+GSHMEM_API const char *gshmemx_error_string(int code);
+
+/* Host implementations behind the host+device inline functions below. */
+GSHMEM_API int gshmemi_host_my_pe(void);
+GSHMEM_API int gshmemi_host_n_pes(void);
+GSHMEM_API void *gshmemi_host_ptr(const void *dest, int pe);
+
+GSHMEM_END_EXTERN_C
+
+/* This PE's number, 0 <= pe < gshmem_n_pes(). Host and device. -1 before init. */
+GSHMEM_HD int gshmem_my_pe(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  return gshmemi_state().my_pe;
+#else
+  return gshmemi_host_my_pe();
+#endif
+}
+
+/* Number of PEs in the job. Host and device. -1 before init. */
+GSHMEM_HD int gshmem_n_pes(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  return gshmemi_state().n_pes;
+#else
+  return gshmemi_host_n_pes();
+#endif
+}
+
+/* Address at which the calling thread can load/store `dest` (a symmetric
+ * address of this PE) as it lives on PE `pe`; NULL if `dest` is not
+ * symmetric, `pe` is out of range, or that PE is not directly reachable. */
+GSHMEM_HD void *gshmem_ptr(const void *dest, int pe) {
+#if GSHMEM_IN_DEVICE_CODE
+  const gshmemi_device_state_t &s = gshmemi_state();
+  const char *d = (const char *)dest;
+  if (pe < 0 || pe >= s.n_pes || d < s.heap_base || d >= s.heap_base + s.heap_size) return NULL;
+  char *base = s.peer_base[pe];
+  return base ? (void *)(base + (d - s.heap_base)) : NULL;
+#else
+  return gshmemi_host_ptr(dest, pe);
+#endif
+}

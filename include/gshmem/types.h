@@ -1,0 +1,98 @@
+// The type table: the single source of every TYPENAME/TYPE list in gshmem.
+//
+// Each list is an X-macro: GSHMEM_FOR_EACH_<LIST>(X) expands X(TYPENAME, TYPE)
+// once per entry. Every generated routine name, host declaration, template
+// instantiation and test type list is produced from these; never write a
+// parallel list by hand.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+// Point-to-point synchronization types (OpenSHMEM 1.5 Table 11): wait/test
+// families and their on-stream forms.
+#define GSHMEM_FOR_EACH_SYNC_TYPE(X)   \
+  X(short, short)                      \
+  X(int, int)                          \
+  X(long, long)                        \
+  X(longlong, long long)               \
+  X(ushort, unsigned short)            \
+  X(uint, unsigned int)                \
+  X(ulong, unsigned long)              \
+  X(ulonglong, unsigned long long)     \
+  X(int32, int32_t)                    \
+  X(int64, int64_t)                    \
+  X(uint32, uint32_t)                  \
+  X(uint64, uint64_t)                  \
+  X(size, size_t)                      \
+  X(ptrdiff, ptrdiff_t)
+
+// Standard RMA types (OpenSHMEM 1.5 Table 5): p/g/put/get and put_signal.
+#define GSHMEM_FOR_EACH_RMA_TYPE(X)    \
+  X(float, float)                      \
+  X(double, double)                    \
+  X(char, char)                        \
+  X(schar, signed char)                \
+  X(short, short)                      \
+  X(int, int)                          \
+  X(long, long)                        \
+  X(longlong, long long)               \
+  X(uchar, unsigned char)              \
+  X(ushort, unsigned short)            \
+  X(uint, unsigned int)                \
+  X(ulong, unsigned long)              \
+  X(ulonglong, unsigned long long)     \
+  X(int8, int8_t)                      \
+  X(int16, int16_t)                    \
+  X(int32, int32_t)                    \
+  X(int64, int64_t)                    \
+  X(uint8, uint8_t)                    \
+  X(uint16, uint16_t)                  \
+  X(uint32, uint32_t)                  \
+  X(uint64, uint64_t)                  \
+  X(size, size_t)                      \
+  X(ptrdiff, ptrdiff_t)
+
+// Standard AMO types (OpenSHMEM 1.5 Table 6): fetch, set, swap, compare_swap,
+// inc, add and their fetching forms; also the gshmemx_ sub/max/min extensions.
+#define GSHMEM_FOR_EACH_AMO_TYPE(X)    \
+  X(int, int)                          \
+  X(long, long)                        \
+  X(longlong, long long)               \
+  X(uint, unsigned int)                \
+  X(ulong, unsigned long)              \
+  X(ulonglong, unsigned long long)     \
+  X(int32, int32_t)                    \
+  X(int64, int64_t)                    \
+  X(uint32, uint32_t)                  \
+  X(uint64, uint64_t)                  \
+  X(size, size_t)                      \
+  X(ptrdiff, ptrdiff_t)
+
+// Extended AMO types (OpenSHMEM 1.5 Table 7): fetch, set, swap, compare_swap
+// only; gshmemx_ adds max/min/nanmax/nanmin for these.
+#define GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(X) \
+  X(float, float)                         \
+  X(double, double)
+
+// Bitwise AMO types (OpenSHMEM 1.5 Table 8): and, or, xor and fetching forms.
+#define GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(X) \
+  X(uint, unsigned int)                     \
+  X(ulong, unsigned long)                   \
+  X(ulonglong, unsigned long long)          \
+  X(int32, int32_t)                         \
+  X(int64, int64_t)                         \
+  X(uint32, uint32_t)                       \
+  X(uint64, uint64_t)
+
+// Comparison operators for wait/test (values fixed by OpenSHMEM).
+#define GSHMEM_CMP_EQ 0
+#define GSHMEM_CMP_NE 1
+#define GSHMEM_CMP_GT 2
+#define GSHMEM_CMP_GE 3
+#define GSHMEM_CMP_LT 4
+#define GSHMEM_CMP_LE 5
+
+// Signal operators for signal_op / put_signal.
+#define GSHMEM_SIGNAL_SET 0
+#define GSHMEM_SIGNAL_ADD 1

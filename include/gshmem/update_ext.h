@@ -1,0 +1,2 @@
+// Placeholder: filled in by the component that owns it.
+#pragma once

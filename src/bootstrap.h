@@ -1,0 +1,28 @@
+// The bootstrap interface: how PEs find each other and exchange small data
+// before (and besides) the symmetric heap exists. Modules: MPI and NCCL
+// (loaded as plugins, so the core library links neither) and single-PE.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+namespace gshmemi {
+
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+  virtual const char *name() const = 0;  // "mpi", "nccl", "single"
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Collective: out receives size()*bytes, rank r's `in` at out + r*bytes.
+  // Returns GSHMEM_SUCCESS or a GSHMEMX_ERROR_* code.
+  virtual int allgather(const void *in, void *out, std::size_t bytes) = 0;
+  // Collective.
+  virtual int barrier() = 0;
+  // Ends the whole job after a fatal error on this PE, so that peers blocked
+  // in a collective fail instead of hanging. Used only by gshmem's own
+  // failure paths during init, never for user errors after init.
+  virtual void abort(int code, const char *why) = 0;
+};
+
+}  // namespace gshmemi

@@ -1,0 +1,41 @@
+// The symmetric heap as the rest of the runtime sees it.
+//
+// heap_init reserves and backs this PE's heap, exchanges it with the PEs of
+// this node (CUDA VMM + POSIX file descriptors over private Unix-domain
+// sockets; legacy cudaIpc handles as the fallback) and fills the heap fields
+// of the device state. Allocation is collective: the same calls give the same
+// offsets on every PE, and a disagreement between PEs is detected.
+#pragma once
+
+#include <gshmem/detail/state.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "bootstrap.h"
+
+namespace gshmemi {
+
+struct HeapConfig {
+  std::size_t bytes;          // per PE, internal region included
+  bool use_vmm;               // false: legacy cudaIpc path
+  int device;                 // this PE's CUDA device
+  std::vector<int> node_of_pe; // node index of every PE (same node => mappable)
+};
+
+// Fills state->heap_base, heap_size and peer_base[]. Collective.
+int heap_init(Bootstrap &boot, const HeapConfig &config, gshmemi_device_state_t *state);
+// Unmaps peers and releases this PE's heap. Collective.
+int heap_finalize(Bootstrap &boot);
+
+// Collective symmetric allocation (see gshmem_align). NULL on failure, with
+// the cause reported through GSHMEMI_ERROR.
+void *heap_allocate(Bootstrap &boot, std::size_t alignment, std::size_t size);
+// Collective free; reports double free and foreign pointers.
+void heap_release(Bootstrap &boot, void *ptr);
+// Bytes handed out to users (the internal region not counted).
+std::size_t heap_bytes_in_use();
+// True if [ptr, ptr+bytes) lies in this PE's heap.
+bool heap_contains(const void *ptr, std::size_t bytes);
+
+}  // namespace gshmemi

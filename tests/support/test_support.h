@@ -1,0 +1,45 @@
+// Small helpers shared by the test binaries.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <string>
+
+namespace gshmem_test {
+
+// Exit code CTest maps to "skipped" (SKIP_RETURN_CODE in GshmemHelpers.cmake).
+constexpr int kSkipExitCode = 77;
+
+// GPUs this process can use; 0 when there is no driver or device.
+inline int visible_gpus() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+// Sets an environment variable for the duration of a scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name)) { had_ = true; old_ = old; }
+    if (value) setenv(name, value, 1); else unsetenv(name);
+  }
+  ~ScopedEnv() { if (had_) setenv(name_.c_str(), old_.c_str(), 1); else unsetenv(name_.c_str()); }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+}  // namespace gshmem_test
+
+// Fails the current Catch2 test when a CUDA call fails, naming the call.
+#define GSHMEM_TEST_CUDA(call)                                                    \
+  do {                                                                            \
+    cudaError_t e_ = (call);                                                      \
+    if (e_ != cudaSuccess) FAIL(#call " failed: " << cudaGetErrorString(e_));     \
+  } while (0)
