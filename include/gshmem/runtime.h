@@ -69,10 +69,19 @@ GSHMEM_API void *gshmem_align(size_t alignment, size_t size);
 /* Collective. Reports (and ignores) NULL-free mistakes: double free, foreign pointers. */
 GSHMEM_API void gshmem_free(void *ptr);
 
-/* Host barrier: waits for this PE's device work (cudaDeviceSynchronize), then
- * for every PE to arrive. On return, every store any PE's device made to the
- * symmetric heap before its barrier call is visible to all PEs. */
-GSHMEM_API void gshmem_barrier_all(void);
+/* Host halves of routines that exist on host and device. The public names
+ * (gshmem_barrier_all, gshmem_sync_all, gshmem_quiet, gshmem_fence) are
+ * inline host+device functions in <gshmem/update.h> that call these on the
+ * host.
+ * barrier_all: waits for this PE's device work (cudaDeviceSynchronize), then
+ *   for every PE; on return every store any PE's device made to the heap
+ *   before its call is visible to all PEs.
+ * sync_all: the same, without the promise about device work still running.
+ * quiet / fence: complete / order this PE's host-initiated updates. */
+GSHMEM_API void gshmemi_host_barrier_all(void);
+GSHMEM_API void gshmemi_host_sync_all(void);
+GSHMEM_API void gshmemi_host_quiet(void);
+GSHMEM_API void gshmemi_host_fence(void);
 
 /* Status of the last host call that could not return one (0 if none). */
 GSHMEM_API int gshmemx_get_last_error(void);
