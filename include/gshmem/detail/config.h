@@ -5,8 +5,11 @@
 #  define GSHMEM_HD __host__ __device__ __forceinline__
 #  define GSHMEM_DEVICE __device__ __forceinline__
 #  define GSHMEM_DEVICE_NOINLINE __device__ __noinline__
+// constexpr helpers usable from host and device code alike.
+#  define GSHMEM_HD_CONSTEXPR __host__ __device__ constexpr
 #else
 #  define GSHMEM_HD inline
+#  define GSHMEM_HD_CONSTEXPR constexpr
 #endif
 
 // True while compiling device code (the device pass of nvcc).

@@ -32,17 +32,17 @@ enum class thread_scope : int { thread, block, device, system };
 
 namespace detail {
 
-constexpr bool is_load_order(memory_order o) {
+GSHMEM_HD_CONSTEXPR bool is_load_order(memory_order o) {
   return o == memory_order::relaxed || o == memory_order::consume ||
          o == memory_order::acquire || o == memory_order::seq_cst;
 }
-constexpr bool is_store_order(memory_order o) {
+GSHMEM_HD_CONSTEXPR bool is_store_order(memory_order o) {
   return o == memory_order::relaxed || o == memory_order::release ||
          o == memory_order::seq_cst;
 }
-constexpr bool is_fence_order(memory_order o) { return o != memory_order::relaxed; }
+GSHMEM_HD_CONSTEXPR bool is_fence_order(memory_order o) { return o != memory_order::relaxed; }
 
-constexpr cuda::memory_order to_cuda(memory_order o) {
+GSHMEM_HD_CONSTEXPR cuda::memory_order to_cuda(memory_order o) {
   switch (o) {
     case memory_order::relaxed: return cuda::memory_order_relaxed;
     case memory_order::consume: return cuda::memory_order_acquire;
@@ -55,7 +55,7 @@ constexpr cuda::memory_order to_cuda(memory_order o) {
 
 // The order a compare-exchange uses when the comparison fails (no store
 // happens, so release parts are dropped).
-constexpr memory_order failure_order(memory_order o) {
+GSHMEM_HD_CONSTEXPR memory_order failure_order(memory_order o) {
   return o == memory_order::acq_rel   ? memory_order::acquire
          : o == memory_order::release ? memory_order::relaxed
                                       : o;
