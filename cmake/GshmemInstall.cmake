@@ -1,1 +1,39 @@
-# Install rules and the CMake package (owned by the runtime foundation).
+# Install rules and the CMake package: a consumer writes
+#   find_package(gshmem CONFIG REQUIRED)
+#   target_link_libraries(app PRIVATE gshmem::gshmem)
+# Layout: headers in ${includedir}/gshmem, libgshmem in ${libdir}, bootstrap
+# plugins in ${libdir}/gshmem (found beside libgshmem at run time),
+# gshmem-info in ${bindir}, the package in ${libdir}/cmake/gshmem.
+include(CMakePackageConfigHelpers)
+
+set(GSHMEM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/gshmem)
+
+install(TARGETS gshmem gshmem_headers EXPORT gshmemTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/gshmem
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "*.cuh" PATTERN "*.def" PATTERN "*.inl")
+install(FILES ${PROJECT_BINARY_DIR}/include/gshmem/version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gshmem)
+
+install(EXPORT gshmemTargets NAMESPACE gshmem:: DESTINATION ${GSHMEM_INSTALL_CMAKEDIR})
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gshmemConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/gshmemConfig.cmake
+  INSTALL_DESTINATION ${GSHMEM_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/gshmemConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/gshmemConfig.cmake
+  ${PROJECT_BINARY_DIR}/gshmemConfigVersion.cmake
+  DESTINATION ${GSHMEM_INSTALL_CMAKEDIR})
+
+# Plugins keep the path to libnccl / libmpi they were linked against.
+foreach(plugin gshmem_bootstrap_mpi gshmem_bootstrap_nccl)
+  if(TARGET ${plugin})
+    set_target_properties(${plugin} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+  endif()
+endforeach()

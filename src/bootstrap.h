@@ -14,6 +14,9 @@ class Bootstrap {
   virtual const char *name() const = 0;  // "mpi", "nccl", "single"
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // The CUDA device this module is bound to (an NCCL communicator's), which
+  // the runtime then uses for this PE; -1 when the module has none.
+  virtual int device() const { return -1; }
   // Collective: out receives size()*bytes, rank r's `in` at out + r*bytes.
   // Returns GSHMEM_SUCCESS or a GSHMEMX_ERROR_* code.
   virtual int allgather(const void *in, void *out, std::size_t bytes) = 0;

@@ -28,10 +28,21 @@ int heap_init(Bootstrap &boot, const HeapConfig &config, gshmemi_device_state_t 
 // Unmaps peers and releases this PE's heap. Collective.
 int heap_finalize(Bootstrap &boot);
 
-// Collective symmetric allocation (see gshmem_align). NULL on failure, with
-// the cause reported through GSHMEMI_ERROR.
+// Collective symmetric allocation (src/heap/collective_heap.h): every PE's
+// request is compared before any PE's heap changes; PEs that disagree all get
+// NULL and a GSHMEMX_ERROR_SYMMETRY report naming the PEs and their calls.
+// NULL on failure, with the cause reported through GSHMEMI_ERROR. A zero size
+// returns NULL without an error (as OpenSHMEM's shmem_malloc(0)). The
+// allgather inside is a barrier: on return every PE has made the call.
+// heap_allocate is gshmem_align (alignment must be a power of two).
 void *heap_allocate(Bootstrap &boot, std::size_t alignment, std::size_t size);
-// Collective free; reports double free and foreign pointers.
+// gshmem_malloc: 256-byte alignment.
+void *heap_malloc(Bootstrap &boot, std::size_t size);
+// gshmem_calloc: count*size overflow is an error; the block is zeroed
+// (device-synchronized) on every PE before any PE returns.
+void *heap_calloc(Bootstrap &boot, std::size_t count, std::size_t size);
+// Collective free; reports double free and foreign pointers. NULL is a
+// collective no-op (every PE must still call it, like any heap call).
 void heap_release(Bootstrap &boot, void *ptr);
 // Bytes handed out to users (the internal region not counted).
 std::size_t heap_bytes_in_use();

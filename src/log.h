@@ -17,6 +17,9 @@ void log(LogLevel level, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int report_error(int code, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+// Records a status for gshmemx_get_last_error() without logging (for calls
+// whose misuse is reported by their return value, like gshmem_my_pe() == -1).
+void set_last_error(int code);
 // The PE number that prefixes log lines (-1 until the bootstrap knows it).
 void set_log_pe(int pe);
 

@@ -1,2 +1,95 @@
-// Placeholder: filled in by the component that owns it.
+// Host on-stream forms: waits, signals, puts, quiet and barrier as
+// stream-ordered work (part of <gshmem/gshmemx.h>).
+//
+// Every routine here enqueues work on `stream` and returns at once; none
+// blocks the host. All are capturable in CUDA graphs and replay correctly.
+//
+// Ordering guarantee of every wait (scalar, _all, _any, _some, vector,
+// signal): work enqueued on the stream after the wait starts only after the
+// condition held, and observes every write the updater made before its
+// update (the update being a release store / release atomic / signal_op /
+// put_signal of gshmem, from any PE). Waits are served by one CUDA stream
+// memory operation where the comparison maps onto one exactly (EQ; NE 0;
+// some GE/LE bounds; see host/stream_mapping.h), else by a small wait kernel
+// that polls with acquire loads at system scope. `_any`/`_some` write their
+// result (`*result`, `indices[]`, `*nresult`) to device-accessible memory
+// when the wait completes, in stream order; `status` and `cmp_values` are
+// read at execution time. Semantics of the sets (status, empty sets, SIZE_MAX)
+// are those of the device routines of <gshmem/sync.h>.
+//
+// Errors: arguments are checked before anything is enqueued (invalid cmp or
+// sig_op, NULL ivars with nelems > 0, an address outside the symmetric heap,
+// a misaligned address, a stream of another device, a bad pe, use before
+// init). A failing call enqueues nothing, logs the cause and records the code
+// for gshmemx_get_last_error().
 #pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/types.h>
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+GSHMEM_BEGIN_EXTERN_C
+
+#define GSHMEMI_DECLARE_STREAM_WAITS(TYPENAME, TYPE)                                              \
+  GSHMEM_API void gshmemx_##TYPENAME##_wait_until_on_stream(TYPE *ivar, int cmp, TYPE cmp_value,  \
+                                                            cudaStream_t stream);                 \
+  GSHMEM_API void gshmemx_##TYPENAME##_wait_on_stream(TYPE *ivar, TYPE cmp_value,                 \
+                                                      cudaStream_t stream);                       \
+  GSHMEM_API void gshmemx_##TYPENAME##_wait_until_all_on_stream(                                  \
+      TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value, cudaStream_t stream); \
+  GSHMEM_API void gshmemx_##TYPENAME##_wait_until_all_vector_on_stream(                           \
+      TYPE *ivars, size_t nelems, const int *status, int cmp, const TYPE *cmp_values,             \
+      cudaStream_t stream);                                                                       \
+  GSHMEM_API void gshmemx_##TYPENAME##_wait_until_any_on_stream(                                  \
+      TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value, size_t *result,     \
+      cudaStream_t stream);                                                                       \
+  GSHMEM_API void gshmemx_##TYPENAME##_wait_until_any_vector_on_stream(                           \
+      TYPE *ivars, size_t nelems, const int *status, int cmp, const TYPE *cmp_values,             \
+      size_t *result, cudaStream_t stream);                                                       \
+  GSHMEM_API void gshmemx_##TYPENAME##_wait_until_some_on_stream(                                 \
+      TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp, TYPE cmp_value,    \
+      size_t *nresult, cudaStream_t stream);                                                      \
+  GSHMEM_API void gshmemx_##TYPENAME##_wait_until_some_vector_on_stream(                          \
+      TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp,                    \
+      const TYPE *cmp_values, size_t *nresult, cudaStream_t stream);
+GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_DECLARE_STREAM_WAITS)
+#undef GSHMEMI_DECLARE_STREAM_WAITS
+
+/* gshmemx_uint64_wait_until_on_stream on a signal word (a uint64_t in the heap). */
+GSHMEM_API void gshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
+                                                    cudaStream_t stream);
+
+/* Updates sig_addr at PE `pe` (SET: store, ADD: atomic add) once the
+ * stream's earlier work is complete. Release: a PE that observes the new
+ * value (by any gshmem wait) also observes every write the stream's earlier
+ * work made. */
+GSHMEM_API void gshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                            cudaStream_t stream);
+
+/* Copies nelems elements from `source` (device-accessible) to the symmetric
+ * `dest` at PE `pe`, then updates the signal as signal_op_on_stream does: a
+ * PE observing the signal observes the whole payload. */
+#define GSHMEMI_DECLARE_STREAM_PUT_SIGNAL(TYPENAME, TYPE)                                          \
+  GSHMEM_API void gshmemx_##TYPENAME##_put_signal_on_stream(                                       \
+      TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,          \
+      int sig_op, int pe, cudaStream_t stream);
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DECLARE_STREAM_PUT_SIGNAL)
+#undef GSHMEMI_DECLARE_STREAM_PUT_SIGNAL
+GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t bytes,
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                int pe, cudaStream_t stream);
+
+/* Every update the stream's earlier work made to any PE's heap is complete
+ * and visible at system scope before the stream's later work starts. */
+GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream);
+
+/* Collective over all PEs, each on one of its streams: the stream's later
+ * work starts only after every PE's stream reached its barrier, and then
+ * observes every heap write that any PE's stream made before its barrier.
+ * Calls must not overlap on one PE (one barrier stream at a time). */
+GSHMEM_API void gshmemx_barrier_all_on_stream(cudaStream_t stream);
+
+GSHMEM_END_EXTERN_C

@@ -1,2 +1,238 @@
-// Placeholder: filled in by the component that owns it.
+// Remote updates, the OpenSHMEM names: RMA (p, g, put, get), atomics,
+// signals, fence, quiet and the barrier. Part of <gshmem/gshmem.h>;
+// extensions (gshmemx_) are in <gshmem/update_ext.h>.
+//
+// Every device routine is inline here, so a kernel in any .cu file calls it
+// without -rdc. A peer is reached by plain loads, stores and atomics through
+// its mapped heap (NVLink P2P); `dest`/`source`/`sig_addr` naming the remote
+// side are symmetric addresses (as returned by gshmem_malloc on this PE).
+//
+// ORDERING, as OpenSHMEM states it: RMA and atomics are unordered with respect
+// to each other, even to the same PE, except through gshmem_fence (orders
+// this thread's earlier puts, AMOs and signals to each PE before its later
+// ones to that PE), gshmem_quiet (completes them: visible to every PE and the
+// host before anything the thread does next) and put_signal (the data before
+// the signal). Blocking routines return when the local buffers may be reused
+// (here, when the stores are issued); _nbi forms promise less and are the
+// same code here. fence and quiet order the calling thread's operations; the
+// warp/block forms end with a warp/block synchronization, so a fence or quiet
+// by any thread of the group after the call covers the whole group's stores.
+// The PTX behind each routine is listed in <gshmem/detail/update_signal.h>.
 #pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/runtime.h>
+#include <gshmem/types.h>
+#include <gshmem/detail/update_access.h>
+#include <gshmem/detail/update_amo.h>
+#include <gshmem/detail/update_api.h>
+#include <gshmem/detail/update_signal.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+
+/* ------------------------------------------------------------------- RMA
+ * gshmem_TYPENAME_p(dest, value, pe): one relaxed system-scope store
+ *   (st.relaxed.sys) of value into dest on PE pe. No ordering.
+ * gshmem_TYPENAME_g(source, pe): one relaxed system-scope load. No ordering.
+ * gshmem_TYPENAME_put[_nbi](dest, source, nelems, pe): copies nelems elements
+ *   from local `source` to `dest` on PE pe with relaxed system-scope stores,
+ *   16 bytes wide where the alignment allows. No ordering among elements.
+ * gshmem_TYPENAME_get[_nbi](dest, source, nelems, pe): copies from `source` on
+ *   PE pe into local `dest` (relaxed system-scope loads). Data is in `dest`
+ *   when the call returns (also for _nbi). */
+#define GSHMEMI_DEFINE_RMA(NAME, TYPE)                                                             \
+  GSHMEM_DEVICE void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe) {                           \
+    gshmem::detail::store_object<gshmem::memory_order::relaxed, gshmem::thread_scope::system>(     \
+        gshmem::detail::peer_address(dest, pe, "gshmem_" #NAME "_p"), value);                     \
+  }                                                                                                \
+  GSHMEM_DEVICE TYPE gshmem_##NAME##_g(const TYPE *source, int pe) {                               \
+    return gshmem::detail::load_object<gshmem::memory_order::relaxed, gshmem::thread_scope::system>( \
+        gshmem::detail::peer_address(source, pe, "gshmem_" #NAME "_g"));                           \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems, int pe) {  \
+    gshmem::detail::putmem_group(dest, source, nelems * sizeof(TYPE), pe,                          \
+                                 gshmem::detail::group_thread{}, "gshmem_" #NAME "_put");          \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
+    gshmem::detail::putmem_group(dest, source, nelems * sizeof(TYPE), pe,                          \
+                                 gshmem::detail::group_thread{}, "gshmem_" #NAME "_put_nbi");      \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems, int pe) {  \
+    gshmem::detail::getmem_group(dest, source, nelems * sizeof(TYPE), pe,                          \
+                                 gshmem::detail::group_thread{}, "gshmem_" #NAME "_get");          \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
+    gshmem::detail::getmem_group(dest, source, nelems * sizeof(TYPE), pe,                          \
+                                 gshmem::detail::group_thread{}, "gshmem_" #NAME "_get_nbi");      \
+  }                                                                                                \
+  /* put with a signal: data first, then the signal with release at system \
+   * scope (st.release.sys for SET, red.release.sys.add for ADD): a PE that \
+   * observes the signal observes the data. */                                                     \
+  GSHMEM_DEVICE void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source, size_t nelems,     \
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, \
+                                        gshmem::detail::group_thread{}, "gshmem_" #NAME "_put_signal"); \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source, size_t nelems, \
+                                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, \
+                                        gshmem::detail::group_thread{}, "gshmem_" #NAME "_put_signal_nbi"); \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_RMA)
+#undef GSHMEMI_DEFINE_RMA
+
+/* Byte forms of put/get/put_signal; ordering as the typed forms. */
+GSHMEM_DEVICE void gshmem_putmem(void *dest, const void *source, size_t nbytes, int pe) {
+  gshmem::detail::putmem_group(dest, source, nbytes, pe, gshmem::detail::group_thread{}, "gshmem_putmem");
+}
+GSHMEM_DEVICE void gshmem_putmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
+  gshmem::detail::putmem_group(dest, source, nbytes, pe, gshmem::detail::group_thread{}, "gshmem_putmem_nbi");
+}
+GSHMEM_DEVICE void gshmem_getmem(void *dest, const void *source, size_t nbytes, int pe) {
+  gshmem::detail::getmem_group(dest, source, nbytes, pe, gshmem::detail::group_thread{}, "gshmem_getmem");
+}
+GSHMEM_DEVICE void gshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
+  gshmem::detail::getmem_group(dest, source, nbytes, pe, gshmem::detail::group_thread{}, "gshmem_getmem_nbi");
+}
+GSHMEM_DEVICE void gshmem_putmem_signal(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
+                                        uint64_t signal, int sig_op, int pe) {
+  gshmem::detail::putmem_signal_group(dest, source, nbytes, sig_addr, signal, sig_op, pe,
+                                      gshmem::detail::group_thread{}, "gshmem_putmem_signal");
+}
+GSHMEM_DEVICE void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
+                                            uint64_t signal, int sig_op, int pe) {
+  gshmem::detail::putmem_signal_group(dest, source, nbytes, sig_addr, signal, sig_op, pe,
+                                      gshmem::detail::group_thread{}, "gshmem_putmem_signal_nbi");
+}
+
+/* ---------------------------------------------------------------- signals */
+
+/* The value of the local signal object *sig_addr, loaded with acquire at
+ * system scope (ld.acquire.sys): data that a put_signal delivered before the
+ * signal value read here is visible to the caller's later reads. */
+GSHMEM_DEVICE uint64_t gshmem_signal_fetch(const uint64_t *sig_addr) {
+  return (uint64_t)gshmem::detail::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(
+      reinterpret_cast<const unsigned long long *>(sig_addr));
+}
+
+/* ---------------------------------------------------------------- atomics
+ * The OpenSHMEM atomics. Each is atomic with respect to every other gshmem
+ * atomic on the same object from any PE, and relaxed at system scope
+ * (atom/red/ld/st .relaxed.sys): no ordering with other operations except
+ * through gshmem_fence / gshmem_quiet. (For explicit orders use the C++ forms
+ * gshmem::atomic_*<order, scope>.) The non-fetching forms (inc, add, and,
+ * or, xor) are a single `red` instruction that does not wait for the peer. */
+#define GSHMEMI_RLX gshmem::memory_order::relaxed, gshmem::thread_scope::system
+#define GSHMEMI_PEER(ptr, name) gshmem::detail::peer_address(ptr, pe, "gshmem_" name)
+
+/* fetch, set, swap, compare_swap: AMO types and the extended (float) types. */
+#define GSHMEMI_DEFINE_AMO_BASIC(NAME, TYPE)                                                       \
+  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe) {                    \
+    return gshmem::detail::load_object<GSHMEMI_RLX>(GSHMEMI_PEER(source, #NAME "_atomic_fetch"));  \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe) {                  \
+    gshmem::detail::store_object<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_set"), value);     \
+  }                                                                                                \
+  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe) {                 \
+    return gshmem::detail::addr_exchange<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_swap"), value); \
+  }                                                                                                \
+  /* Stores value if *dest has the bit pattern of cond; returns the old value. */                 \
+  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) { \
+    TYPE expected = cond;                                                                          \
+    gshmem::detail::addr_compare_exchange<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_compare_swap"), \
+                                                       expected, value);                          \
+    return expected;                                                                               \
+  }
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_AMO_BASIC)
+GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_AMO_BASIC)
+#undef GSHMEMI_DEFINE_AMO_BASIC
+
+/* inc, add and their fetching forms: AMO types. */
+#define GSHMEMI_DEFINE_AMO_ARITH(NAME, TYPE)                                                       \
+  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe) {                        \
+    return gshmem::detail::addr_fetch_add<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_fetch_inc"), (TYPE)1); \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe) {                              \
+    gshmem::detail::addr_add<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_inc"), (TYPE)1);       \
+  }                                                                                                \
+  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe) {            \
+    return gshmem::detail::addr_fetch_add<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_fetch_add"), value); \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe) {                  \
+    gshmem::detail::addr_add<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_add"), value);         \
+  }
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_AMO_ARITH)
+#undef GSHMEMI_DEFINE_AMO_ARITH
+
+/* and, or, xor and their fetching forms: bitwise AMO types. */
+#define GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, op)                                              \
+  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_fetch_##op(TYPE *dest, TYPE value, int pe) {           \
+    return gshmem::detail::addr_fetch_##op<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_fetch_" #op), value); \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_##NAME##_atomic_##op(TYPE *dest, TYPE value, int pe) {                 \
+    gshmem::detail::addr_##op<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_" #op), value);       \
+  }
+#define GSHMEMI_DEFINE_AMO_BITWISE(NAME, TYPE)    \
+  GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, and) \
+  GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, or)  \
+  GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, xor)
+GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_DEFINE_AMO_BITWISE)
+#undef GSHMEMI_DEFINE_AMO_BITWISE
+#undef GSHMEMI_DEFINE_AMO_BITWISE_OP
+#undef GSHMEMI_PEER
+#undef GSHMEMI_RLX
+
+#endif  // __CUDACC__
+
+/* ------------------------------------------------- fence, quiet, barrier
+ * Host and device. */
+
+/* Orders the calling thread's earlier puts, AMOs and signals to each PE
+ * before its later ones to that PE (device: fence.acq_rel.sys, which in fact
+ * orders them towards all PEs). Host: gshmemi_host_fence. */
+GSHMEM_HD void gshmem_fence(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmem::detail::atomic_fence<gshmem::memory_order::acq_rel, gshmem::thread_scope::system>();
+#else
+  gshmemi_host_fence();
+#endif
+}
+
+/* Completes the calling thread's earlier puts, AMOs and signals: they are
+ * visible to every PE and the host before any later memory operation of the
+ * thread (device: fence.sc.sys). Host: gshmemi_host_quiet. */
+GSHMEM_HD void gshmem_quiet(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmem::detail::atomic_fence<gshmem::memory_order::seq_cst, gshmem::thread_scope::system>();
+#else
+  gshmemi_host_quiet();
+#endif
+}
+
+/* Device: every thread of exactly one block on every PE calls it; returns
+ * when all PEs have entered. Every store the calling block made before the
+ * call (local or remote) is visible to every PE after it (each announcement
+ * is a release store at system scope; the waits are acquire loads).
+ * Host: gshmemi_host_sync_all. */
+GSHMEM_HD void gshmem_sync_all(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmem::detail::block_sync_all<false>("gshmem_sync_all");
+#else
+  gshmemi_host_sync_all();
+#endif
+}
+
+/* Device: gshmem_quiet by the block, then gshmem_sync_all: every update the
+ * block issued before the call is complete and visible to all PEs when any
+ * PE returns. One block per PE, as sync_all. Host: gshmemi_host_barrier_all
+ * (waits for this PE's device work first). */
+GSHMEM_HD void gshmem_barrier_all(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmem::detail::block_sync_all<true>("gshmem_barrier_all");
+#else
+  gshmemi_host_barrier_all();
+#endif
+}

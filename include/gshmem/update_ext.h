@@ -1,2 +1,193 @@
-// Placeholder: filled in by the component that owns it.
+// Remote-update extensions (gshmemx_): cooperative warp/block RMA and
+// put_signal, signal_op, sub/max/min/nanmax/nanmin atomics, bulk atomics,
+// and the order/scope validation of the C++ API. Part of <gshmem/gshmemx.h>.
+//
+// Ordering is as in <gshmem/update.h> unless a routine says otherwise.
+// Warp forms: all 32 lanes of the warp call with the same arguments. Block
+// forms: all threads of the block call with the same arguments. Both end
+// with a warp/block synchronization.
 #pragma once
+
+#include <gshmem/update.h>
+#include <gshmem/detail/update_bulk.h>
+#include <gshmem/detail/update_order.h>
+
+#if defined(__CUDACC__)
+
+/* ------------------------------------------------------------- signal_op
+ * Updates the signal *sig_addr on PE pe: GSHMEM_SIGNAL_SET stores `signal`
+ * (st.relaxed.sys), GSHMEM_SIGNAL_ADD adds it (red.relaxed.sys.add.u64).
+ * Relaxed: earlier puts are NOT ordered before it; use put_signal, or
+ * gshmem_fence before it, when the signal announces data. Any other sig_op
+ * prints a diagnostic and traps. */
+GSHMEM_DEVICE void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  gshmem::detail::apply_signal<gshmem::memory_order::relaxed>(
+      gshmem::detail::peer_address(sig_addr, pe, "gshmemx_signal_op"), signal, sig_op, "gshmemx_signal_op");
+}
+
+/* -------------------------------------------------- cooperative RMA forms
+ * The group's threads share the copy, 16 bytes per access where both
+ * addresses allow; the group synchronizes before returning. put_signal
+ * forms: after that synchronization one thread updates the signal with
+ * release at system scope, so the whole group's data precedes the signal. */
+#define GSHMEMI_DEFINE_COOP_RMA_GROUP(NAME, TYPE, GROUP)                                             \
+  GSHMEM_DEVICE void gshmemx_##NAME##_put_##GROUP(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
+    gshmem::detail::putmem_group(dest, source, nelems * sizeof(TYPE), pe, gshmem::detail::group_##GROUP{}, \
+                                 "gshmemx_" #NAME "_put_" #GROUP);                                 \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_##NAME##_put_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
+    gshmem::detail::putmem_group(dest, source, nelems * sizeof(TYPE), pe, gshmem::detail::group_##GROUP{}, \
+                                 "gshmemx_" #NAME "_put_nbi_" #GROUP);                             \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_##NAME##_get_##GROUP(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
+    gshmem::detail::getmem_group(dest, source, nelems * sizeof(TYPE), pe, gshmem::detail::group_##GROUP{}, \
+                                 "gshmemx_" #NAME "_get_" #GROUP);                                 \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_##NAME##_get_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
+    gshmem::detail::getmem_group(dest, source, nelems * sizeof(TYPE), pe, gshmem::detail::group_##GROUP{}, \
+                                 "gshmemx_" #NAME "_get_nbi_" #GROUP);                             \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_##NAME##_put_signal_##GROUP(TYPE *dest, const TYPE *source, size_t nelems, \
+                                                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, \
+                                        gshmem::detail::group_##GROUP{}, "gshmemx_" #NAME "_put_signal_" #GROUP); \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_##NAME##_put_signal_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t nelems, \
+                                                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, \
+                                        gshmem::detail::group_##GROUP{}, "gshmemx_" #NAME "_put_signal_nbi_" #GROUP); \
+  }
+#define GSHMEMI_DEFINE_COOP_RMA(NAME, TYPE)          \
+  GSHMEMI_DEFINE_COOP_RMA_GROUP(NAME, TYPE, warp)    \
+  GSHMEMI_DEFINE_COOP_RMA_GROUP(NAME, TYPE, block)
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_COOP_RMA)
+#undef GSHMEMI_DEFINE_COOP_RMA
+#undef GSHMEMI_DEFINE_COOP_RMA_GROUP
+
+#define GSHMEMI_DEFINE_COOP_MEM(GROUP)                                                               \
+  GSHMEM_DEVICE void gshmemx_putmem_##GROUP(void *dest, const void *source, size_t nbytes, int pe) { \
+    gshmem::detail::putmem_group(dest, source, nbytes, pe, gshmem::detail::group_##GROUP{}, "gshmemx_putmem_" #GROUP); \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_putmem_nbi_##GROUP(void *dest, const void *source, size_t nbytes, int pe) { \
+    gshmem::detail::putmem_group(dest, source, nbytes, pe, gshmem::detail::group_##GROUP{}, "gshmemx_putmem_nbi_" #GROUP); \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_getmem_##GROUP(void *dest, const void *source, size_t nbytes, int pe) { \
+    gshmem::detail::getmem_group(dest, source, nbytes, pe, gshmem::detail::group_##GROUP{}, "gshmemx_getmem_" #GROUP); \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_getmem_nbi_##GROUP(void *dest, const void *source, size_t nbytes, int pe) { \
+    gshmem::detail::getmem_group(dest, source, nbytes, pe, gshmem::detail::group_##GROUP{}, "gshmemx_getmem_nbi_" #GROUP); \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_putmem_signal_##GROUP(void *dest, const void *source, size_t nbytes,    \
+                                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nbytes, sig_addr, signal, sig_op, pe,          \
+                                        gshmem::detail::group_##GROUP{}, "gshmemx_putmem_signal_" #GROUP); \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_putmem_signal_nbi_##GROUP(void *dest, const void *source, size_t nbytes, \
+                                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nbytes, sig_addr, signal, sig_op, pe,          \
+                                        gshmem::detail::group_##GROUP{}, "gshmemx_putmem_signal_nbi_" #GROUP); \
+  }
+GSHMEMI_DEFINE_COOP_MEM(warp)
+GSHMEMI_DEFINE_COOP_MEM(block)
+#undef GSHMEMI_DEFINE_COOP_MEM
+
+/* ------------------------------------------------------ extended atomics
+ * gshmemx_TYPENAME_atomic_fetch_<op>(dest, value, pe) / _atomic_<op>:
+ * sub (wraps modulo 2^N for integers), max, min for the AMO types and float/
+ * double; nanmax, nanmin for float/double. Relaxed at system scope, like the
+ * OpenSHMEM atomics. Integers: one atom instruction. Floating point: a
+ * compare-and-swap loop on the bit pattern (no write when the value would
+ * not change). max/min follow fmax/fmin: a NaN operand leaves the target,
+ * a NaN target takes the operand; max(-0.0, +0.0) = +0.0 and
+ * min(-0.0, +0.0) = -0.0 whatever the order. nanmax/nanmin: NaN is a
+ * missing value (nanmax(a, NaN) leaves a, nanmax(NaN, n) stores n). */
+#define GSHMEMI_RLX gshmem::memory_order::relaxed, gshmem::thread_scope::system
+#define GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, op)                                                      \
+  GSHMEM_DEVICE TYPE gshmemx_##NAME##_atomic_fetch_##op(TYPE *dest, TYPE value, int pe) {           \
+    return gshmem::detail::addr_fetch_##op<GSHMEMI_RLX>(                                            \
+        gshmem::detail::peer_address(dest, pe, "gshmemx_" #NAME "_atomic_fetch_" #op), value);      \
+  }                                                                                                 \
+  GSHMEM_DEVICE void gshmemx_##NAME##_atomic_##op(TYPE *dest, TYPE value, int pe) {                 \
+    (void)gshmem::detail::addr_fetch_##op<GSHMEMI_RLX>(                                             \
+        gshmem::detail::peer_address(dest, pe, "gshmemx_" #NAME "_atomic_" #op), value);            \
+  }
+#define GSHMEMI_DEFINE_XAMO(NAME, TYPE)       \
+  GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, sub)     \
+  GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, max)     \
+  GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, min)
+#define GSHMEMI_DEFINE_XAMO_NAN(NAME, TYPE)   \
+  GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, nanmax)  \
+  GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, nanmin)
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_XAMO)
+GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO)
+GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_NAN)
+#undef GSHMEMI_DEFINE_XAMO_NAN
+#undef GSHMEMI_DEFINE_XAMO
+#undef GSHMEMI_DEFINE_XAMO_OP
+
+/* ---------------------------------------------------------- bulk atomics
+ * gshmemx_TYPENAME_atomic_<op>_bulk_{warp,block}: element i (0 <= i < n)
+ * applies <op> with operand values[i] to dest[target(i)] on PE pe, where
+ * target(i) comes from `index` (gshmemx_bulk_index_t). dest_nelems is the
+ * length of the symmetric array dest; targets outside it are skipped unless
+ * flags has GSHMEMX_BULK_NO_BOUNDS_CHECK. mask (may be NULL) skips elements
+ * whose entry is false. fetched (may be NULL) receives each old value; for a
+ * skipped element it receives conds[i] (compare_swap) or is left unwritten
+ * (all others: unspecified). Each element's update is atomic and relaxed at
+ * system scope; the whole is not atomic, and the order among elements is
+ * unspecified. The group synchronizes before returning.
+ * Operations: compare_swap and swap (AMO and float types), fetch_add (AMO
+ * types), fetch_and/or/xor (bitwise types), fetch_max/min (AMO and float). */
+#define GSHMEMI_BULK_ARGS(TYPE) \
+  TYPE *dest, size_t dest_nelems, gshmemx_bulk_index_t index, const TYPE *values, TYPE *fetched, size_t n, \
+      const bool *mask, unsigned flags, int pe
+#define GSHMEMI_DEFINE_BULK_FETCH_OP_GROUP(NAME, TYPE, op, fn, GROUP)                                 \
+  GSHMEM_DEVICE void gshmemx_##NAME##_atomic_##op##_bulk_##GROUP(GSHMEMI_BULK_ARGS(TYPE)) {          \
+    TYPE *remote = gshmem::detail::peer_address(dest, pe, "gshmemx_" #NAME "_atomic_" #op "_bulk_" #GROUP); \
+    gshmem::detail::bulk_apply(remote, dest_nelems, index, mask, n, flags, fetched, (const TYPE *)nullptr, \
+                               [values](TYPE *p, size_t i) {                                          \
+                                 return gshmem::detail::fn<GSHMEMI_RLX>(p, values[i]);                \
+                               },                                                                     \
+                               gshmem::detail::group_##GROUP{});                                      \
+  }
+#define GSHMEMI_DEFINE_BULK_FETCH_OP(NAME, TYPE, op, fn)              \
+  GSHMEMI_DEFINE_BULK_FETCH_OP_GROUP(NAME, TYPE, op, fn, warp)        \
+  GSHMEMI_DEFINE_BULK_FETCH_OP_GROUP(NAME, TYPE, op, fn, block)
+#define GSHMEMI_DEFINE_BULK_CAS_GROUP(NAME, TYPE, GROUP)                                                \
+  GSHMEM_DEVICE void gshmemx_##NAME##_atomic_compare_swap_bulk_##GROUP(                                  \
+      TYPE *dest, size_t dest_nelems, gshmemx_bulk_index_t index, const TYPE *conds, const TYPE *values,   \
+      TYPE *fetched, size_t n, const bool *mask, unsigned flags, int pe) {                               \
+    TYPE *remote = gshmem::detail::peer_address(dest, pe, "gshmemx_" #NAME "_atomic_compare_swap_bulk_" #GROUP); \
+    gshmem::detail::bulk_apply(remote, dest_nelems, index, mask, n, flags, fetched, conds,             \
+                               [conds, values](TYPE *p, size_t i) {                                     \
+                                 TYPE expected = conds[i];                                              \
+                                 gshmem::detail::addr_compare_exchange<GSHMEMI_RLX>(p, expected, values[i]); \
+                                 return expected;                                                       \
+                               },                                                                       \
+                               gshmem::detail::group_##GROUP{});                                        \
+  }
+#define GSHMEMI_DEFINE_BULK_BASIC(NAME, TYPE)                           \
+  GSHMEMI_DEFINE_BULK_CAS_GROUP(NAME, TYPE, warp)                       \
+  GSHMEMI_DEFINE_BULK_CAS_GROUP(NAME, TYPE, block)                      \
+  GSHMEMI_DEFINE_BULK_FETCH_OP(NAME, TYPE, swap, addr_exchange)         \
+  GSHMEMI_DEFINE_BULK_FETCH_OP(NAME, TYPE, fetch_max, addr_fetch_max)   \
+  GSHMEMI_DEFINE_BULK_FETCH_OP(NAME, TYPE, fetch_min, addr_fetch_min)
+#define GSHMEMI_DEFINE_BULK_ADD(NAME, TYPE) GSHMEMI_DEFINE_BULK_FETCH_OP(NAME, TYPE, fetch_add, addr_fetch_add)
+#define GSHMEMI_DEFINE_BULK_BITWISE(NAME, TYPE)                         \
+  GSHMEMI_DEFINE_BULK_FETCH_OP(NAME, TYPE, fetch_and, addr_fetch_and)   \
+  GSHMEMI_DEFINE_BULK_FETCH_OP(NAME, TYPE, fetch_or, addr_fetch_or)     \
+  GSHMEMI_DEFINE_BULK_FETCH_OP(NAME, TYPE, fetch_xor, addr_fetch_xor)
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_BULK_BASIC)
+GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_BULK_BASIC)
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_BULK_ADD)
+GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_DEFINE_BULK_BITWISE)
+#undef GSHMEMI_DEFINE_BULK_BITWISE
+#undef GSHMEMI_DEFINE_BULK_ADD
+#undef GSHMEMI_DEFINE_BULK_BASIC
+#undef GSHMEMI_DEFINE_BULK_CAS_GROUP
+#undef GSHMEMI_DEFINE_BULK_FETCH_OP
+#undef GSHMEMI_DEFINE_BULK_FETCH_OP_GROUP
+#undef GSHMEMI_BULK_ARGS
+#undef GSHMEMI_RLX
+
+#endif  // __CUDACC__

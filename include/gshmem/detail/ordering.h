@@ -125,6 +125,182 @@ GSHMEM_HD void atomic_fence() {
   cuda::atomic_thread_fence(to_cuda(O), cuda_scope<S>::value);
 }
 
+// ------------------------------------------------- no-return updates (red)
+//
+// A read-modify-write whose old value nobody reads. On the GPU this is one
+// `red.<sem>.<scope>.<op>` instruction: the issuing thread does not wait for
+// the old value to travel back over NVLink, so it costs a store, not a round
+// trip. Orders: relaxed and release (the only ones `red` has); any other
+// order falls back to the fetching form, whose result is dropped.
+
+enum class reduce_op : int { add, and_, or_, xor_ };
+
+namespace reduce_detail {
+template <class T>
+using uint_of = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
+}  // namespace reduce_detail
+
+#if GSHMEM_IN_DEVICE_CODE
+#define GSHMEMI_RED_ASM(sem, scope, op, w, cons)                                             \
+  asm volatile("red." sem "." scope "." op "." w " [%0], %1;" ::"l"(p), cons(u) : "memory")
+#define GSHMEMI_RED_SCOPES(sem, op, w, cons)                                                  \
+  if constexpr (S == thread_scope::system) GSHMEMI_RED_ASM(sem, "sys", op, w, cons);          \
+  else if constexpr (S == thread_scope::device) GSHMEMI_RED_ASM(sem, "gpu", op, w, cons);     \
+  else GSHMEMI_RED_ASM(sem, "cta", op, w, cons);
+#define GSHMEMI_RED_SEMS(op, w, cons)                                                         \
+  if constexpr (O == memory_order::release) { GSHMEMI_RED_SCOPES("release", op, w, cons) }    \
+  else { GSHMEMI_RED_SCOPES("relaxed", op, w, cons) }
+#endif
+
+template <reduce_op Op, memory_order O = memory_order::relaxed,
+          thread_scope S = thread_scope::system, class T>
+GSHMEM_HD void atomic_reduce(T* p, T v) {
+  static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                "atomic_reduce needs a 4- or 8-byte integral type");
+#if GSHMEM_IN_DEVICE_CODE
+  if constexpr (O == memory_order::relaxed || O == memory_order::release) {
+    using U = reduce_detail::uint_of<T>;
+    U u = (U)v;  // two's complement: signed and unsigned add are the same bits
+    if constexpr (sizeof(T) == 4) {
+      if constexpr (Op == reduce_op::add) { GSHMEMI_RED_SEMS("add", "u32", "r") }
+      else if constexpr (Op == reduce_op::and_) { GSHMEMI_RED_SEMS("and", "b32", "r") }
+      else if constexpr (Op == reduce_op::or_) { GSHMEMI_RED_SEMS("or", "b32", "r") }
+      else { GSHMEMI_RED_SEMS("xor", "b32", "r") }
+    } else {
+      if constexpr (Op == reduce_op::add) { GSHMEMI_RED_SEMS("add", "u64", "l") }
+      else if constexpr (Op == reduce_op::and_) { GSHMEMI_RED_SEMS("and", "b64", "l") }
+      else if constexpr (Op == reduce_op::or_) { GSHMEMI_RED_SEMS("or", "b64", "l") }
+      else { GSHMEMI_RED_SEMS("xor", "b64", "l") }
+    }
+    return;
+  }
+#endif
+  if constexpr (Op == reduce_op::add) (void)atomic_fetch_add<O, S>(p, v);
+  else if constexpr (Op == reduce_op::and_) (void)atomic_fetch_and<O, S>(p, v);
+  else if constexpr (Op == reduce_op::or_) (void)atomic_fetch_or<O, S>(p, v);
+  else (void)atomic_fetch_xor<O, S>(p, v);
+}
+#if GSHMEM_IN_DEVICE_CODE
+#undef GSHMEMI_RED_SEMS
+#undef GSHMEMI_RED_SCOPES
+#undef GSHMEMI_RED_ASM
+#endif
+
+// ------------------------------------------------------- 16-byte loads/stores
+//
+// Objects of 16 bytes (aligned to 16) move as one vector access
+// (`ld.<sem>.<scope>.v2.b64`, `st.<sem>.<scope>.v2.b64`). The order applies to
+// the access as a whole; the PTX memory model promises single-copy atomicity
+// per 8-byte half only, so a racing reader may see halves from two writes.
+// seq_cst follows the PTX mapping of C++: `fence.sc` before the access.
+// On the host the halves are two 8-byte atomics (the same guarantee).
+
+struct alignas(16) wide16 { unsigned long long lo, hi; };
+
+#if GSHMEM_IN_DEVICE_CODE
+#define GSHMEMI_LD16_ASM(sem, scope)                                                          \
+  asm volatile("ld." sem "." scope ".v2.b64 {%0, %1}, [%2];" : "=l"(r.lo), "=l"(r.hi) : "l"(p) \
+               : "memory")
+#define GSHMEMI_ST16_ASM(sem, scope)                                                          \
+  asm volatile("st." sem "." scope ".v2.b64 [%0], {%1, %2};" ::"l"(p), "l"(v.lo), "l"(v.hi)   \
+               : "memory")
+#define GSHMEMI_WIDE_SCOPES(MAC, sem)                                                         \
+  if constexpr (S == thread_scope::system) MAC(sem, "sys");                                   \
+  else if constexpr (S == thread_scope::device) MAC(sem, "gpu");                              \
+  else MAC(sem, "cta");
+#endif
+
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_HD wide16 atomic_load16(const wide16* p) {
+  static_assert(is_load_order(O), "a load cannot have release or acq_rel order");
+#if GSHMEM_IN_DEVICE_CODE
+  wide16 r;
+  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();
+  if constexpr (O == memory_order::relaxed) { GSHMEMI_WIDE_SCOPES(GSHMEMI_LD16_ASM, "relaxed") }
+  else { GSHMEMI_WIDE_SCOPES(GSHMEMI_LD16_ASM, "acquire") }
+  return r;
+#else
+  wide16 r;
+  r.lo = atomic_load<O, S>(&p->lo);
+  r.hi = atomic_load<O, S>(&p->hi);
+  return r;
+#endif
+}
+
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_HD void atomic_store16(wide16* p, wide16 v) {
+  static_assert(is_store_order(O), "a store cannot have acquire, consume or acq_rel order");
+#if GSHMEM_IN_DEVICE_CODE
+  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();
+  if constexpr (O == memory_order::relaxed) { GSHMEMI_WIDE_SCOPES(GSHMEMI_ST16_ASM, "relaxed") }
+  else { GSHMEMI_WIDE_SCOPES(GSHMEMI_ST16_ASM, "release") }
+#else
+  atomic_store<O, S>(&p->lo, v.lo);
+  atomic_store<O, S>(&p->hi, v.hi);
+#endif
+}
+#if GSHMEM_IN_DEVICE_CODE
+#undef GSHMEMI_WIDE_SCOPES
+#undef GSHMEMI_ST16_ASM
+#undef GSHMEMI_LD16_ASM
+#endif
+
+// --------------------------------------------------------- 1-byte loads/stores
+//
+// cuda::atomic_ref stores a byte with a compare-and-swap loop on the
+// enclosing word (two round trips over NVLink). PTX has byte-wide strong
+// accesses (`st.relaxed.sys.b8`), so these are single instructions.
+
+#if GSHMEM_IN_DEVICE_CODE
+#define GSHMEMI_LD8_ASM(sem, scope)                                                           \
+  asm volatile("ld." sem "." scope ".b8 %0, [%1];" : "=r"(r) : "l"(p) : "memory")
+#define GSHMEMI_ST8_ASM(sem, scope)                                                           \
+  asm volatile("st." sem "." scope ".b8 [%0], %1;" ::"l"(p), "r"(w) : "memory")
+#define GSHMEMI_BYTE_SCOPES(MAC, sem)                                                         \
+  if constexpr (S == thread_scope::system) MAC(sem, "sys");                                   \
+  else if constexpr (S == thread_scope::device) MAC(sem, "gpu");                              \
+  else MAC(sem, "cta");
+#endif
+
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_HD unsigned char atomic_load8(const unsigned char* p) {
+  static_assert(is_load_order(O), "a load cannot have release or acq_rel order");
+#if GSHMEM_IN_DEVICE_CODE
+  unsigned int r;
+  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();
+  if constexpr (O == memory_order::relaxed) { GSHMEMI_BYTE_SCOPES(GSHMEMI_LD8_ASM, "relaxed") }
+  else { GSHMEMI_BYTE_SCOPES(GSHMEMI_LD8_ASM, "acquire") }
+  return (unsigned char)r;
+#else
+  return atomic_load<O, S>(p);
+#endif
+}
+
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_HD void atomic_store8(unsigned char* p, unsigned char v) {
+  static_assert(is_store_order(O), "a store cannot have acquire, consume or acq_rel order");
+#if GSHMEM_IN_DEVICE_CODE
+  unsigned int w = v;
+  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();
+  if constexpr (O == memory_order::relaxed) { GSHMEMI_BYTE_SCOPES(GSHMEMI_ST8_ASM, "relaxed") }
+  else { GSHMEMI_BYTE_SCOPES(GSHMEMI_ST8_ASM, "release") }
+#else
+  atomic_store<O, S>(p, v);
+#endif
+}
+#if GSHMEM_IN_DEVICE_CODE
+#undef GSHMEMI_BYTE_SCOPES
+#undef GSHMEMI_ST8_ASM
+#undef GSHMEMI_LD8_ASM
+#endif
+
+// ------------------------------------------------ floating-point bit access
+//
+// Float and double atomics that the GPU lacks (max, min, nan forms) are built
+// from compare-and-swap on the bit pattern; these give the integer twin.
+template <class T>
+using float_bits_t = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
+
 // ------------------------------------------------------------------ clocks
 
 // Nanoseconds from a clock that all threads of the calling processor share

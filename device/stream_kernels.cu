@@ -1,0 +1,285 @@
+// Kernels behind the on-stream routines of <gshmem/stream.h>, and their
+// launchers (host/stream_internal.h).
+//
+// Every poll is an acquire load at system scope, so when a wait kernel ends
+// the polling threads have observed every write the updater released before
+// its update; later work on the stream starts after the kernel ends (stream
+// order), which carries those observations to it.
+//
+// Every kernel here is listed in gshmemi_stream_preload_kernels: the runtime
+// loads them at init, never at first launch, because a launch that has to
+// load a module while a peer GPU's kernel spins can deadlock (lazy loading).
+// Set to 1 once the device wait routines of <gshmem/sync.h> exist: the wait
+// kernels then call gshmem::wait_until / wait_until_{all,any,some}[_vector]
+// (one thread) instead of the block-wide scans below.
+#ifndef GSHMEMI_STREAM_USE_SYNC_API
+#define GSHMEMI_STREAM_USE_SYNC_API 0
+#endif
+
+#if GSHMEMI_STREAM_USE_SYNC_API
+#include <gshmem/gshmem.h>
+#endif
+#include <gshmem/detail/ordering.h>
+#include <gshmem/detail/state.h>
+#include <gshmem/runtime.h>
+#include <gshmem/types.h>
+
+#include <climits>
+#include <cstdio>
+
+#include "../host/stream_internal.h"
+#include "../src/log.h"
+
+namespace gshmemi {
+namespace stream {
+namespace {
+
+using gshmem::memory_order;
+using gshmem::thread_scope;
+namespace gd = gshmem::detail;
+
+constexpr unsigned kSetThreads = 256;
+constexpr unsigned kBarrierThreads = 128;
+
+template <class T>
+__device__ __forceinline__ bool satisfied(int cmp, T x, T v) {
+  switch (cmp) {
+    case GSHMEM_CMP_EQ: return x == v;
+    case GSHMEM_CMP_NE: return x != v;
+    case GSHMEM_CMP_GT: return x > v;
+    case GSHMEM_CMP_GE: return x >= v;
+    case GSHMEM_CMP_LT: return x < v;
+    case GSHMEM_CMP_LE: return x <= v;
+  }
+  return false;  // cmp was validated on the host before launch
+}
+
+template <class T>
+__device__ __forceinline__ T poll(const T *p) {
+  return gd::atomic_load<memory_order::acquire, thread_scope::system>(p);
+}
+
+// GSHMEM_WAIT_TIMEOUT: a wait that exceeds it prints what it waited for and traps.
+struct TimeoutClock {
+  unsigned long long limit_ns, start_ns;
+  __device__ TimeoutClock() : limit_ns(gshmemi_state().wait_timeout_ns), start_ns(limit_ns ? gd::now_ns() : 0) {}
+  __device__ bool expired() const { return limit_ns != 0 && gd::now_ns() - start_ns > limit_ns; }
+};
+
+template <class T>
+__device__ void timeout_trap(const char *routine, const T *addr, int cmp, T expected, T seen) {
+  printf("gshmem[PE %d] ERROR %s: wait timed out (GSHMEM_WAIT_TIMEOUT) at %p: cmp %d, expected %lld, last seen %lld\n",
+         gshmemi_state().my_pe, routine, (const void *)addr, cmp, (long long)expected, (long long)seen);
+  __trap();
+}
+
+template <class T>
+__global__ void wait_until_kernel(T *ivar, int cmp, T value) {
+#if GSHMEMI_STREAM_USE_SYNC_API
+  gshmem::wait_until(ivar, cmp, value);
+#else
+  TimeoutClock clock;
+  for (;;) {
+    const T seen = poll(ivar);
+    if (satisfied(cmp, seen, value)) return;
+    if (clock.expired()) timeout_trap("wait_until_on_stream", ivar, cmp, value, seen);
+  }
+#endif
+}
+
+// Rotates where wait_until_any starts scanning, so a series of calls returns
+// every element that stays satisfied (no starvation).
+__device__ unsigned long long any_rotation;
+
+// _all / _any / _some, scalar or vector (values != NULL), one block.
+// Semantics as the device routines: status NULL includes all, nonzero
+// excludes; an empty set returns at once (any: SIZE_MAX, some: 0).
+template <class T>
+__global__ void __launch_bounds__(kSetThreads)
+    wait_set_kernel(SetKind kind, T *ivars, size_t nelems, const int *status, int cmp, T value,
+                    const T *values, size_t *indices, size_t *out) {
+#if GSHMEMI_STREAM_USE_SYNC_API
+  if (threadIdx.x != 0) return;
+  switch (kind) {
+    case SetKind::all:
+      values ? gshmem::wait_until_all_vector(ivars, nelems, status, cmp, values)
+             : gshmem::wait_until_all(ivars, nelems, status, cmp, value);
+      return;
+    case SetKind::any:
+      *out = values ? gshmem::wait_until_any_vector(ivars, nelems, status, cmp, values)
+                    : gshmem::wait_until_any(ivars, nelems, status, cmp, value);
+      return;
+    case SetKind::some:
+      *out = values ? gshmem::wait_until_some_vector(ivars, nelems, indices, status, cmp, values)
+                    : gshmem::wait_until_some(ivars, nelems, indices, status, cmp, value);
+      return;
+  }
+#else
+  __shared__ unsigned long long first_found;  // any: smallest rotated position found this pass
+  __shared__ unsigned long long found_count;  // some: elements found this pass
+  __shared__ size_t start;
+  const unsigned tid = threadIdx.x;
+
+  int has_active = 0;
+  for (size_t i = tid; i < nelems && !has_active; i += blockDim.x) has_active = !status || status[i] == 0;
+  if (!__syncthreads_or(has_active)) {
+    if (tid == 0 && kind == SetKind::any) *out = SIZE_MAX;
+    if (tid == 0 && kind == SetKind::some) *out = 0;
+    return;
+  }
+
+  if (kind == SetKind::all) {
+    // Each element waited on until seen satisfied once (OpenSHMEM's reading).
+    for (size_t i = tid; i < nelems; i += blockDim.x) {
+      if (status && status[i]) continue;
+      const T v = values ? values[i] : value;
+      TimeoutClock clock;
+      T seen;
+      while (!satisfied(cmp, seen = poll(ivars + i), v))
+        if (clock.expired()) timeout_trap("wait_until_all_on_stream", ivars + i, cmp, v, seen);
+    }
+    return;
+  }
+
+  if (tid == 0) start = kind == SetKind::any ? size_t(atomicAdd(&any_rotation, 1ull) % nelems) : 0;
+  TimeoutClock clock;
+  for (;;) {
+    if (tid == 0) { first_found = ULLONG_MAX; found_count = 0; }
+    __syncthreads();
+    for (size_t k = tid; k < nelems; k += blockDim.x) {
+      size_t i = start + k;
+      if (i >= nelems) i -= nelems;
+      if (status && status[i]) continue;
+      const T v = values ? values[i] : value;
+      if (!satisfied(cmp, poll(ivars + i), v)) continue;
+      if (kind == SetKind::any) {
+        atomicMin(&first_found, (unsigned long long)k);
+        break;
+      }
+      indices[atomicAdd(&found_count, 1ull)] = i;  // each element tested once per pass: unique
+    }
+    __syncthreads();
+    const bool done = kind == SetKind::any ? first_found != ULLONG_MAX : found_count != 0;
+    if (done) {
+      if (tid == 0) {
+        if (kind == SetKind::any) {
+          size_t i = start + size_t(first_found);
+          *out = i >= nelems ? i - nelems : i;
+        } else {
+          *out = size_t(found_count);
+        }
+      }
+      return;
+    }
+    if (tid == 0 && clock.expired())
+      timeout_trap(kind == SetKind::any ? "wait_until_any_on_stream" : "wait_until_some_on_stream", ivars, cmp,
+                   values ? values[0] : value, poll(ivars));
+    __syncthreads();  // everyone read first_found/found_count before thread 0 resets them
+  }
+#endif
+}
+
+__global__ void signal_kernel(std::uint64_t *target, std::uint64_t value, int sig_op) {
+  if (sig_op == GSHMEM_SIGNAL_ADD)
+    gd::atomic_fetch_add<memory_order::release, thread_scope::system>(target, value);
+  else
+    gd::atomic_store<memory_order::release, thread_scope::system>(target, value);
+}
+
+__global__ void quiet_kernel() { gd::atomic_fence<memory_order::seq_cst, thread_scope::system>(); }
+
+// Dissemination-free all-to-all barrier on monotonic counters: PE j adds one
+// to barrier_arrivals[j] on every PE, then waits until each of its own
+// arrivals[i] reaches its epoch. Counters only grow, so graph replays work.
+__global__ void __launch_bounds__(kBarrierThreads) barrier_all_kernel() {
+  const gshmemi_device_state_t &s = gshmemi_state();
+  InternalArea *mine = reinterpret_cast<InternalArea *>(s.heap_base + GSHMEMI_INTERNAL_STREAM_OFFSET);
+  __shared__ unsigned long long epoch;
+  if (threadIdx.x == 0) {
+    epoch = mine->barrier_epoch + 1;  // only this PE's barrier kernels touch it, one after another
+    mine->barrier_epoch = epoch;
+    // Writes of the stream's earlier work (and of this thread) become visible
+    // to a peer before it can see this PE's arrival.
+    gd::atomic_fence<memory_order::seq_cst, thread_scope::system>();
+    for (int pe = 0; pe < s.n_pes; ++pe) {
+      InternalArea *peer = reinterpret_cast<InternalArea *>(s.peer_base[pe] + GSHMEMI_INTERNAL_STREAM_OFFSET);
+      gd::atomic_fetch_add<memory_order::release, thread_scope::system>(&peer->barrier_arrivals[s.my_pe], 1ull);
+    }
+  }
+  __syncthreads();
+  const unsigned long long target = epoch;
+  for (int pe = threadIdx.x; pe < s.n_pes; pe += blockDim.x) {
+    TimeoutClock clock;
+    unsigned long long seen;
+    while ((seen = poll(&mine->barrier_arrivals[pe])) < target)
+      if (clock.expired()) timeout_trap("barrier_all_on_stream", &mine->barrier_arrivals[pe], GSHMEM_CMP_GE, target, seen);
+  }
+}
+
+unsigned set_threads(size_t nelems) {
+  if (nelems >= kSetThreads) return kSetThreads;
+  return nelems <= 32 ? 32u : unsigned((nelems + 31) / 32 * 32);
+}
+
+}  // namespace
+
+#define GSHMEMI_DEFINE_STREAM_LAUNCHERS(TYPENAME, TYPE)                                          \
+  cudaError_t launch_wait_until_##TYPENAME(TYPE *ivar, int cmp, TYPE value, cudaStream_t stream) { \
+    wait_until_kernel<TYPE><<<1, 1, 0, stream>>>(ivar, cmp, value);                               \
+    return cudaGetLastError();                                                                    \
+  }                                                                                               \
+  cudaError_t launch_wait_set_##TYPENAME(SetKind kind, TYPE *ivars, size_t nelems,                 \
+                                         const int *status, int cmp, TYPE value,                  \
+                                         const TYPE *values, size_t *indices, size_t *out,        \
+                                         cudaStream_t stream) {                                   \
+    const unsigned threads = GSHMEMI_STREAM_USE_SYNC_API ? 1u : set_threads(nelems);              \
+    wait_set_kernel<TYPE><<<1, threads, 0, stream>>>(kind, ivars, nelems, status, cmp, value,     \
+                                                     values, indices, out);                       \
+    return cudaGetLastError();                                                                    \
+  }
+GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_DEFINE_STREAM_LAUNCHERS)
+#undef GSHMEMI_DEFINE_STREAM_LAUNCHERS
+
+cudaError_t launch_signal(std::uint64_t *target, std::uint64_t value, int sig_op, cudaStream_t stream) {
+  signal_kernel<<<1, 1, 0, stream>>>(target, value, sig_op);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_quiet(cudaStream_t stream) {
+  quiet_kernel<<<1, 1, 0, stream>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t launch_barrier_all(cudaStream_t stream) {
+  barrier_all_kernel<<<1, kBarrierThreads, 0, stream>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t zero_internal_area(void *area) {
+  cudaError_t err = cudaMemset(area, 0, GSHMEMI_INTERNAL_STREAM_BYTES);
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  return err;
+}
+
+}  // namespace stream
+}  // namespace gshmemi
+
+GSHMEM_EXTERN_C int gshmemi_stream_preload_kernels(void) {
+  using namespace gshmemi::stream;
+  cudaFuncAttributes attr;
+  cudaError_t err = cudaSuccess;
+  auto load = [&](const void *kernel) {
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, kernel);
+  };
+#define GSHMEMI_PRELOAD_STREAM_KERNELS(TYPENAME, TYPE)           \
+  load(reinterpret_cast<const void *>(&wait_until_kernel<TYPE>)); \
+  load(reinterpret_cast<const void *>(&wait_set_kernel<TYPE>));
+  GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_PRELOAD_STREAM_KERNELS)
+#undef GSHMEMI_PRELOAD_STREAM_KERNELS
+  load(reinterpret_cast<const void *>(&signal_kernel));
+  load(reinterpret_cast<const void *>(&quiet_kernel));
+  load(reinterpret_cast<const void *>(&barrier_all_kernel));
+  if (err != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "loading the on-stream kernels failed: %s", cudaGetErrorString(err));
+  return GSHMEM_SUCCESS;
+}

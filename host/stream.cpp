@@ -1,0 +1,390 @@
+// Host on-stream routines (<gshmem/stream.h>): argument checks, the choice
+// between a stream memory operation and a kernel, and the enqueue.
+//
+// Stream memory operations come from the driver through
+// cudaGetDriverEntryPoint (libgshmem does not link libcuda).
+//
+// Ordering of a memop wait: the updater's release store/atomic makes its
+// earlier writes reach this GPU's memory before the flag does; the wait
+// completes only after the flag is in memory, and work after it on the stream
+// starts later, reading from the same memory. Where the platform supports it
+// (CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES) the wait also carries
+// CU_STREAM_WAIT_VALUE_FLUSH, which makes writes that reached the device
+// before the wait visible to downstream work even if the device reordered
+// them internally. The pipeline litmus of tests/stream checks this ordering.
+//
+// Ordering of a memop signal (SET): cuStreamWriteValue64 without
+// CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER issues a system-wide memory fence
+// scoped to the stream before the write: a release of the stream's earlier work.
+#include <gshmem/detail/state.h>
+#include <gshmem/runtime.h>
+#include <gshmem/stream.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <type_traits>
+
+#include "../src/log.h"
+#include "stream_internal.h"
+#include "stream_mapping.h"
+#include "stream_validate.h"
+
+namespace gshmemi {
+namespace stream {
+namespace {
+
+// ------------------------------------------------------------ driver access
+
+using WaitValue32Fn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+using WaitValue64Fn = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+using WriteValue64Fn = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+using DeviceGetFn = CUresult (*)(CUdevice *, int);
+using DeviceGetAttributeFn = CUresult (*)(int *, CUdevice_attribute, CUdevice);
+
+struct DriverApi {
+  WaitValue32Fn wait32 = nullptr;
+  WaitValue64Fn wait64 = nullptr;
+  WriteValue64Fn write64 = nullptr;
+  DeviceGetFn device_get = nullptr;
+  DeviceGetAttributeFn device_attribute = nullptr;
+};
+
+void *driver_symbol(const char *name) {
+  void *fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+  cudaError_t err = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found);
+#else
+  cudaError_t err = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &found);
+#endif
+  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    GSHMEMI_INFO("driver entry point %s not available: on-stream waits use kernels", name);
+    return nullptr;
+  }
+  return fn;
+}
+
+const DriverApi &driver() {
+  static DriverApi api;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    api.wait32 = reinterpret_cast<WaitValue32Fn>(driver_symbol("cuStreamWaitValue32"));
+    api.wait64 = reinterpret_cast<WaitValue64Fn>(driver_symbol("cuStreamWaitValue64"));
+    api.write64 = reinterpret_cast<WriteValue64Fn>(driver_symbol("cuStreamWriteValue64"));
+    api.device_get = reinterpret_cast<DeviceGetFn>(driver_symbol("cuDeviceGet"));
+    api.device_attribute = reinterpret_cast<DeviceGetAttributeFn>(driver_symbol("cuDeviceGetAttribute"));
+  });
+  return api;
+}
+
+// What the heap's device supports; found once per heap (init).
+struct DeviceCaps {
+  const char *heap_base = nullptr;  // the heap these were found for
+  int device = -1;
+  MemopSupport wait;
+  bool write64 = false;
+  bool flush_remote_writes = false;
+};
+
+std::mutex caps_mutex;
+DeviceCaps caps_cache;
+
+int device_attribute(const DriverApi &api, CUdevice dev, CUdevice_attribute attr) {
+  int value = 0;
+  if (!api.device_attribute || api.device_attribute(&value, attr, dev) != CUDA_SUCCESS) return 0;
+  return value;
+}
+
+int find_caps(const char *heap_base, DeviceCaps *out) {
+  DeviceCaps caps;
+  caps.heap_base = heap_base;
+  cudaPointerAttributes attr{};
+  GSHMEMI_CUDA_CHECK(cudaPointerGetAttributes(&attr, heap_base));
+  caps.device = attr.device;
+  const DriverApi &api = driver();
+  CUdevice dev = 0;
+  const bool have_dev = api.device_get && api.device_get(&dev, caps.device) == CUDA_SUCCESS;
+  // Since CUDA 12 stream memops are always available; 64-bit ones and NOR are per device.
+  caps.wait.wait32 = have_dev && api.wait32;
+  caps.wait.wait64 = have_dev && api.wait64 && device_attribute(api, dev, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS);
+  caps.wait.nor = have_dev && device_attribute(api, dev, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR);
+  caps.write64 = have_dev && api.write64 && device_attribute(api, dev, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS);
+  caps.flush_remote_writes = have_dev && device_attribute(api, dev, CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES);
+  GSHMEMI_INFO("on-stream: device %d memops wait32=%d wait64=%d nor=%d write64=%d flush=%d", caps.device,
+               caps.wait.wait32, caps.wait.wait64, caps.wait.nor, caps.write64, caps.flush_remote_writes);
+  *out = caps;
+  return GSHMEM_SUCCESS;
+}
+
+int current_caps(DeviceCaps *out) {
+  const char *heap_base = gshmemi_host_state()->heap_base;
+  std::lock_guard<std::mutex> lock(caps_mutex);
+  if (caps_cache.heap_base != heap_base) GSHMEMI_CHECK(find_caps(heap_base, &caps_cache));
+  *out = caps_cache;
+  return GSHMEM_SUCCESS;
+}
+
+// ------------------------------------------------------------ common checks
+
+struct Context {
+  const gshmemi_device_state_t *state = nullptr;
+  HeapRange user_heap;
+  DeviceCaps caps;
+};
+
+bool report(const char *fn, Verdict v) {
+  if (v.ok()) return true;
+  GSHMEMI_ERROR(v.code, "%s: %s", fn, v.problem);
+  return false;
+}
+
+bool report_cuda(const char *fn, const char *what, cudaError_t err) {
+  if (err == cudaSuccess) return true;
+  GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: %s failed: %s", fn, what, cudaGetErrorString(err));
+  return false;
+}
+
+bool report_driver(const char *fn, const char *what, CUresult res) {
+  if (res == CUDA_SUCCESS) return true;
+  GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: %s failed: CUresult %d", fn, what, (int)res);
+  return false;
+}
+
+// Init, then the stream's device. Every routine starts here.
+bool begin(const char *fn, cudaStream_t stream, Context *ctx) {
+  if (!report(fn, check_initialized(gshmemx_initialized() != 0))) return false;
+  ctx->state = gshmemi_host_state();
+  if (ctx->state->heap_size > GSHMEMI_INTERNAL_REGION_BYTES) {
+    ctx->user_heap.base = reinterpret_cast<std::uintptr_t>(ctx->state->heap_base) + GSHMEMI_INTERNAL_REGION_BYTES;
+    ctx->user_heap.size = ctx->state->heap_size - GSHMEMI_INTERNAL_REGION_BYTES;
+  }
+  if (current_caps(&ctx->caps) != GSHMEM_SUCCESS) return false;
+#if CUDART_VERSION >= 12080
+  int stream_device = -1;
+  if (!report_cuda(fn, "cudaStreamGetDevice", cudaStreamGetDevice(stream, &stream_device))) return false;
+  if (!report(fn, check_stream_device(stream_device, ctx->caps.device))) return false;
+#else
+  (void)stream;  // older runtimes cannot name a stream's device; a foreign stream fails at launch
+#endif
+  return true;
+}
+
+// ------------------------------------------------------------ waits
+
+template <class T>
+using WaitUntilLauncher = cudaError_t (*)(T *, int, T, cudaStream_t);
+template <class T>
+using WaitSetLauncher = cudaError_t (*)(SetKind, T *, size_t, const int *, int, T, const T *, size_t *, size_t *,
+                                        cudaStream_t);
+
+template <class T>
+std::uint64_t bits_of(T v) {
+  return static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
+}
+
+bool enqueue_memop_wait(const char *fn, const void *addr, const WaitMapping &m, const DeviceCaps &caps,
+                        cudaStream_t stream) {
+  const DriverApi &api = driver();
+  unsigned flags = static_cast<unsigned>(m.condition);
+  if (caps.flush_remote_writes) flags |= CU_STREAM_WAIT_VALUE_FLUSH;
+  const CUdeviceptr p = reinterpret_cast<CUdeviceptr>(addr);
+  if (m.width_bits == 32)
+    return report_driver(fn, "cuStreamWaitValue32", api.wait32(stream, p, static_cast<cuuint32_t>(m.operand), flags));
+  return report_driver(fn, "cuStreamWaitValue64", api.wait64(stream, p, m.operand, flags));
+}
+
+template <class T>
+void wait_until_impl(const char *fn, T *ivar, int cmp, T value, cudaStream_t stream, WaitUntilLauncher<T> launch) {
+  Context ctx;
+  if (!begin(fn, stream, &ctx)) return;
+  if (!report(fn, check_cmp(cmp)) || !report(fn, check_ivar(ivar, sizeof(T), ctx.user_heap))) return;
+  const WaitMapping m = map_wait(cmp, sizeof(T), std::is_signed<T>::value, bits_of(value), ctx.caps.wait);
+  switch (m.plan) {
+    case WaitPlan::no_wait: return;  // every value satisfies it: nothing to wait for
+    case WaitPlan::memop: enqueue_memop_wait(fn, ivar, m, ctx.caps, stream); return;
+    case WaitPlan::never_true:
+      GSHMEMI_WARN("%s: no value satisfies cmp %d with this cmp_value: the stream waits until GSHMEM_WAIT_TIMEOUT", fn, cmp);
+      break;
+    case WaitPlan::invalid_cmp: return;  // rejected above
+    case WaitPlan::kernel: break;
+  }
+  report_cuda(fn, "wait kernel launch", launch(ivar, cmp, value, stream));
+}
+
+template <class T>
+void wait_set_impl(const char *fn, SetKind kind, T *ivars, size_t nelems, const int *status, int cmp, T value,
+                   const T *values, bool vector, size_t *indices, size_t *out, cudaStream_t stream,
+                   WaitSetLauncher<T> launch) {
+  Context ctx;
+  if (!begin(fn, stream, &ctx)) return;
+  if (!report(fn, check_cmp(cmp)) || !report(fn, check_ivars(ivars, nelems, sizeof(T), ctx.user_heap))) return;
+  if (!report(fn, check_device_array(status, status ? nelems : 0, alignof(int), "", "status is misaligned"))) return;
+  if (vector && !report(fn, check_device_array(values, nelems, alignof(T), "cmp_values is NULL with nelems > 0",
+                                               "cmp_values is misaligned")))
+    return;
+  if (kind == SetKind::some &&
+      !report(fn, check_device_array(indices, nelems, alignof(size_t), "indices is NULL with nelems > 0",
+                                     "indices is misaligned")))
+    return;
+  if (kind != SetKind::all &&
+      !report(fn, check_device_array(out, 1, alignof(size_t),
+                                     kind == SetKind::any ? "result is NULL" : "nresult is NULL",
+                                     kind == SetKind::any ? "result is misaligned" : "nresult is misaligned")))
+    return;
+  if (kind == SetKind::all && nelems == 0) return;  // empty set: satisfied at once, nothing to write
+  report_cuda(fn, "wait kernel launch",
+              launch(kind, ivars, nelems, status, cmp, value, vector ? values : nullptr, indices, out, stream));
+}
+
+// ------------------------------------------------------------ updates
+
+// The address of symmetric `local` (this PE's heap) as PE `pe`'s copy, mapped here.
+template <class P>
+P *peer_address(const Context &ctx, P *local, int pe) {
+  const char *c = reinterpret_cast<const char *>(local);
+  return reinterpret_cast<P *>(ctx.state->peer_base[pe] + (c - ctx.state->heap_base));
+}
+
+bool check_signal_args(const char *fn, const Context &ctx, std::uint64_t *sig_addr, int sig_op, int pe) {
+  return report(fn, check_sig_op(sig_op)) &&
+         report(fn, check_ivar(sig_addr, sizeof(std::uint64_t), ctx.user_heap)) &&
+         report(fn, check_pe(pe, ctx.state->n_pes, pe >= 0 && pe < ctx.state->n_pes &&
+                                                       pe < GSHMEMI_MAX_PES && ctx.state->peer_base[pe] != nullptr));
+}
+
+void enqueue_signal(const char *fn, const Context &ctx, std::uint64_t *sig_addr, std::uint64_t signal, int sig_op,
+                    int pe, cudaStream_t stream) {
+  std::uint64_t *target = peer_address(ctx, sig_addr, pe);
+  if (sig_op == GSHMEM_SIGNAL_SET && ctx.caps.write64) {
+    // Default flags: a stream-scoped system fence precedes the write (release).
+    report_driver(fn, "cuStreamWriteValue64",
+                  driver().write64(stream, reinterpret_cast<CUdeviceptr>(target), signal, CU_STREAM_WRITE_VALUE_DEFAULT));
+    return;
+  }
+  report_cuda(fn, "signal kernel launch", launch_signal(target, signal, sig_op, stream));
+}
+
+void put_signal_impl(const char *fn, void *dest, const void *source, size_t nelems, size_t elem_size,
+                     std::uint64_t *sig_addr, std::uint64_t signal, int sig_op, int pe, cudaStream_t stream) {
+  Context ctx;
+  if (!begin(fn, stream, &ctx)) return;
+  if (!check_signal_args(fn, ctx, sig_addr, sig_op, pe)) return;
+  if (!report(fn, check_symmetric_array(dest, nelems, elem_size, elem_size, ctx.user_heap, "dest is NULL with nelems > 0",
+                                        "dest[0..nelems) is not inside the symmetric heap",
+                                        "dest is not aligned to its type's size")))
+    return;
+  if (!report(fn, check_device_array(source, nelems, 1, "source is NULL with nelems > 0", ""))) return;
+  if (nelems > 0 &&
+      !report_cuda(fn, "cudaMemcpyAsync",
+                   cudaMemcpyAsync(peer_address(ctx, dest, pe), source, nelems * elem_size, cudaMemcpyDefault, stream)))
+    return;
+  enqueue_signal(fn, ctx, sig_addr, signal, sig_op, pe, stream);
+}
+
+}  // namespace
+}  // namespace stream
+}  // namespace gshmemi
+
+using namespace gshmemi::stream;
+
+// ------------------------------------------------------------ C entry points
+
+#define GSHMEMI_DEFINE_STREAM_WAITS(TYPENAME, TYPE)                                                       \
+  void gshmemx_##TYPENAME##_wait_until_on_stream(TYPE *ivar, int cmp, TYPE cmp_value, cudaStream_t stream) { \
+    wait_until_impl<TYPE>(__func__, ivar, cmp, cmp_value, stream, &launch_wait_until_##TYPENAME);         \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_wait_on_stream(TYPE *ivar, TYPE cmp_value, cudaStream_t stream) {             \
+    wait_until_impl<TYPE>(__func__, ivar, GSHMEM_CMP_NE, cmp_value, stream, &launch_wait_until_##TYPENAME); \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_wait_until_all_on_stream(TYPE *ivars, size_t nelems, const int *status,       \
+                                                     int cmp, TYPE cmp_value, cudaStream_t stream) {      \
+    wait_set_impl<TYPE>(__func__, SetKind::all, ivars, nelems, status, cmp, cmp_value, nullptr, false,    \
+                        nullptr, nullptr, stream, &launch_wait_set_##TYPENAME);                           \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_wait_until_all_vector_on_stream(TYPE *ivars, size_t nelems,                  \
+                                                            const int *status, int cmp,                  \
+                                                            const TYPE *cmp_values, cudaStream_t stream) { \
+    wait_set_impl<TYPE>(__func__, SetKind::all, ivars, nelems, status, cmp, static_cast<TYPE>(0), cmp_values, true,     \
+                        nullptr, nullptr, stream, &launch_wait_set_##TYPENAME);                           \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_wait_until_any_on_stream(TYPE *ivars, size_t nelems, const int *status,       \
+                                                     int cmp, TYPE cmp_value, size_t *result,            \
+                                                     cudaStream_t stream) {                              \
+    wait_set_impl<TYPE>(__func__, SetKind::any, ivars, nelems, status, cmp, cmp_value, nullptr, false,    \
+                        nullptr, result, stream, &launch_wait_set_##TYPENAME);                            \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_wait_until_any_vector_on_stream(TYPE *ivars, size_t nelems,                  \
+                                                            const int *status, int cmp,                  \
+                                                            const TYPE *cmp_values, size_t *result,      \
+                                                            cudaStream_t stream) {                       \
+    wait_set_impl<TYPE>(__func__, SetKind::any, ivars, nelems, status, cmp, static_cast<TYPE>(0), cmp_values, true,     \
+                        nullptr, result, stream, &launch_wait_set_##TYPENAME);                            \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_wait_until_some_on_stream(TYPE *ivars, size_t nelems, size_t *indices,        \
+                                                      const int *status, int cmp, TYPE cmp_value,        \
+                                                      size_t *nresult, cudaStream_t stream) {            \
+    wait_set_impl<TYPE>(__func__, SetKind::some, ivars, nelems, status, cmp, cmp_value, nullptr, false,   \
+                        indices, nresult, stream, &launch_wait_set_##TYPENAME);                           \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_wait_until_some_vector_on_stream(TYPE *ivars, size_t nelems, size_t *indices, \
+                                                             const int *status, int cmp,                 \
+                                                             const TYPE *cmp_values, size_t *nresult,    \
+                                                             cudaStream_t stream) {                      \
+    wait_set_impl<TYPE>(__func__, SetKind::some, ivars, nelems, status, cmp, static_cast<TYPE>(0), cmp_values, true,    \
+                        indices, nresult, stream, &launch_wait_set_##TYPENAME);                           \
+  }
+GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_DEFINE_STREAM_WAITS)
+#undef GSHMEMI_DEFINE_STREAM_WAITS
+
+void gshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value, cudaStream_t stream) {
+  wait_until_impl<uint64_t>(__func__, sig_addr, cmp, cmp_value, stream, &launch_wait_until_uint64);
+}
+
+void gshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, cudaStream_t stream) {
+  const char *fn = __func__;
+  Context ctx;
+  if (!begin(fn, stream, &ctx) || !check_signal_args(fn, ctx, sig_addr, sig_op, pe)) return;
+  enqueue_signal(fn, ctx, sig_addr, signal, sig_op, pe, stream);
+}
+
+#define GSHMEMI_DEFINE_STREAM_PUT_SIGNAL(TYPENAME, TYPE)                                                 \
+  void gshmemx_##TYPENAME##_put_signal_on_stream(TYPE *dest, const TYPE *source, size_t nelems,          \
+                                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, \
+                                                 cudaStream_t stream) {                                  \
+    put_signal_impl(__func__, dest, source, nelems, sizeof(TYPE), sig_addr, signal, sig_op, pe, stream);   \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_STREAM_PUT_SIGNAL)
+#undef GSHMEMI_DEFINE_STREAM_PUT_SIGNAL
+
+void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr, uint64_t signal,
+                                     int sig_op, int pe, cudaStream_t stream) {
+  put_signal_impl(__func__, dest, source, bytes, 1, sig_addr, signal, sig_op, pe, stream);
+}
+
+void gshmemx_quiet_on_stream(cudaStream_t stream) {
+  Context ctx;
+  if (!begin(__func__, stream, &ctx)) return;
+  report_cuda(__func__, "quiet kernel launch", launch_quiet(stream));
+}
+
+void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
+  const char *fn = __func__;
+  Context ctx;
+  if (!begin(fn, stream, &ctx)) return;
+  for (int pe = 0; pe < ctx.state->n_pes; ++pe)
+    if (!report(fn, check_pe(pe, ctx.state->n_pes, ctx.state->peer_base[pe] != nullptr))) return;
+  report_cuda(fn, "barrier kernel launch", launch_barrier_all(stream));
+}
+
+int gshmemi_stream_init(void) {
+  const gshmemi_device_state_t *state = gshmemi_host_state();
+  if (state->heap_base == nullptr || state->heap_size < GSHMEMI_INTERNAL_REGION_BYTES)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "gshmemi_stream_init: the heap does not exist yet");
+  GSHMEMI_CHECK(gshmemi_stream_preload_kernels());
+  GSHMEMI_CUDA_CHECK(zero_internal_area(state->heap_base + GSHMEMI_INTERNAL_STREAM_OFFSET));
+  std::lock_guard<std::mutex> lock(caps_mutex);
+  return find_caps(state->heap_base, &caps_cache);
+}

@@ -1,0 +1,59 @@
+// Internal interface between the on-stream host routines (host/stream.cpp)
+// and the kernels behind them (device/stream_kernels.cu). Not installed.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/state.h>
+#include <gshmem/types.h>
+
+#include <cuda_runtime_api.h>
+#include <cstddef>
+#include <cstdint>
+
+// Hooks for the runtime's init. Both return GSHMEM_SUCCESS or an error code
+// (already logged).
+//
+// gshmemi_stream_preload_kernels: forces every kernel the on-stream routines
+//   launch to be loaded now (cudaFuncGetAttributes), so no launch ever waits
+//   for a lazy module load while a peer's kernel spins (a deadlock under
+//   CUDA_MODULE_LOADING=LAZY). Needs the PE's device current.
+// gshmemi_stream_init: preloads the kernels, zeroes this PE's on-stream
+//   internal area (GSHMEMI_INTERNAL_STREAM_OFFSET of the heap: the counters
+//   of barrier_all_on_stream) and records the heap's device. Call it after
+//   the heap exists and before the last barrier of gshmem_init, so no peer
+//   can arrive at a barrier before the counters are zero.
+GSHMEM_EXTERN_C int gshmemi_stream_preload_kernels(void);
+GSHMEM_EXTERN_C int gshmemi_stream_init(void);
+
+namespace gshmemi {
+namespace stream {
+
+enum class SetKind : int { all = 0, any = 1, some = 2 };
+
+// Layout of the on-stream internal area of each PE's heap. Counters only
+// grow, so replays of a captured graph need no reset.
+struct InternalArea {
+  unsigned long long barrier_arrivals[GSHMEMI_MAX_PES];  // [j]: barriers PE j entered (written by j)
+  unsigned long long barrier_epoch;                                 // barriers this PE entered (local only)
+};
+
+// Launchers, one per TYPENAME (kernels are templates instantiated per type in
+// device/stream_kernels.cu). `values` NULL means the scalar cmp_value.
+#define GSHMEMI_DECLARE_STREAM_LAUNCHERS(TYPENAME, TYPE)                                         \
+  cudaError_t launch_wait_until_##TYPENAME(TYPE *ivar, int cmp, TYPE value, cudaStream_t stream); \
+  cudaError_t launch_wait_set_##TYPENAME(SetKind kind, TYPE *ivars, size_t nelems,                \
+                                         const int *status, int cmp, TYPE value,                  \
+                                         const TYPE *values, size_t *indices, size_t *out,        \
+                                         cudaStream_t stream);
+GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_DECLARE_STREAM_LAUNCHERS)
+#undef GSHMEMI_DECLARE_STREAM_LAUNCHERS
+
+// sig_op SET: release store; ADD: release atomic add; target may be a peer address.
+cudaError_t launch_signal(std::uint64_t *target, std::uint64_t value, int sig_op, cudaStream_t stream);
+cudaError_t launch_quiet(cudaStream_t stream);
+cudaError_t launch_barrier_all(cudaStream_t stream);
+// Synchronous: zeroes this PE's internal area (at init, before any peer uses it).
+cudaError_t zero_internal_area(void *area);
+
+}  // namespace stream
+}  // namespace gshmemi

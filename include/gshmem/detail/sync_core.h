@@ -1,0 +1,329 @@
+// Building blocks of the wait/test families: comparison, element access,
+// diagnostics (invalid cmp, timeout), the timeout watchdog and the rotation
+// cursor of the _any routines. Everything here compiles for the device (nvcc)
+// and the host (any C++17 compiler): the CPU test suite runs the very same
+// code with host threads playing the remote PEs.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/ordering.h>
+#include <gshmem/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <type_traits>
+#if !GSHMEM_IN_DEVICE_CODE
+#include <atomic>
+#include <cstdio>
+#endif
+
+#if defined(__CUDACC__)
+#  define GSHMEMI_UNROLL _Pragma("unroll")
+#elif defined(__clang__)
+#  define GSHMEMI_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#  define GSHMEMI_UNROLL _Pragma("GCC unroll 16")
+#else
+#  define GSHMEMI_UNROLL
+#endif
+
+namespace gshmem {
+
+// ---------------------------------------------------------- host diagnostics
+//
+// A wait/test routine that cannot go on (invalid cmp, a wait past the
+// timeout) prints one line and traps. On the GPU that is printf + __trap().
+// On the host the line goes to the handler installed here (stderr if none);
+// if the handler returns, the process traps too. A handler may throw: the
+// CPU tests install one that throws to observe the diagnostic.
+enum class sync_failure { invalid_cmp, timeout };
+
+struct sync_diagnostic {
+  sync_failure kind;
+  const char *routine;     // e.g. "gshmem_int_wait_until"
+  int pe;                  // the calling PE
+  int cmp;                 // the comparison operator passed in
+  const void *address;     // the element reported (timeout), else the first argument
+  size_t index;            // its index in the array (0 for single-element routines)
+  size_t nelems;           // array length (1 for single-element routines)
+  char expected[48];       // timeout: "<CMP> <value>", e.g. "GE 5"
+  char seen[32];           // timeout: the last value seen at `address`
+  char line[384];          // the full diagnostic line, as printed
+};
+
+#if !GSHMEM_IN_DEVICE_CODE
+using sync_diagnostic_handler = void (*)(const sync_diagnostic &);
+
+namespace detail {
+inline std::atomic<sync_diagnostic_handler> &sync_handler_slot() {
+  static std::atomic<sync_diagnostic_handler> slot{nullptr};
+  return slot;
+}
+}  // namespace detail
+
+// Installs `handler` for host-side wait/test failures; returns the previous
+// one. nullptr restores the default (print to stderr, then trap).
+inline sync_diagnostic_handler set_sync_diagnostic_handler(sync_diagnostic_handler handler) {
+  return detail::sync_handler_slot().exchange(handler);
+}
+#endif
+
+namespace detail {
+
+// Who is waiting and for how long it may wait: the PE number goes into
+// diagnostics; timeout_ns > 0 arms the watchdog. The public routines take it
+// from the runtime state; tests may pass their own.
+struct wait_context {
+  int pe;
+  unsigned long long timeout_ns;
+};
+
+// ---------------------------------------------------------------- comparison
+
+GSHMEM_HD constexpr bool is_valid_cmp(int cmp) { return cmp >= GSHMEM_CMP_EQ && cmp <= GSHMEM_CMP_LE; }
+
+GSHMEM_HD constexpr const char *cmp_name(int cmp) {
+  return cmp == GSHMEM_CMP_EQ   ? "EQ"
+         : cmp == GSHMEM_CMP_NE ? "NE"
+         : cmp == GSHMEM_CMP_GT ? "GT"
+         : cmp == GSHMEM_CMP_GE ? "GE"
+         : cmp == GSHMEM_CMP_LT ? "LT"
+         : cmp == GSHMEM_CMP_LE ? "LE"
+                                : "??";
+}
+
+// `a <cmp> b` in T itself: both operands have the same type, so the usual
+// conversions never mix signed and unsigned and the extremes compare exactly.
+// An invalid cmp compares false; the routines reject it before they poll.
+template <class T>
+GSHMEM_HD bool compare(int cmp, T a, T b) {
+  switch (cmp) {
+    case GSHMEM_CMP_EQ: return a == b;
+    case GSHMEM_CMP_NE: return a != b;
+    case GSHMEM_CMP_GT: return a > b;
+    case GSHMEM_CMP_GE: return a >= b;
+    case GSHMEM_CMP_LT: return a < b;
+    case GSHMEM_CMP_LE: return a <= b;
+    default: return false;
+  }
+}
+
+// ------------------------------------------------------------ element access
+//
+// Single-element polls are ld.acquire.sys: on the GPUs this targets an
+// acquire poll costs the same as a relaxed one, and no fence is needed after
+// it succeeds. Array scans load a batch of elements with relaxed (strong,
+// system-scope) loads so that many are in flight, and order a success with
+// either one acquire reload of the element reported (_any) or one
+// acquire fence (_all, _some): a strong load followed in program order by a
+// fence is an acquire pattern in the PTX and C++ models.
+
+template <class T>
+GSHMEM_HD T poll_acquire(const T *p) {
+  return atomic_load<memory_order::acquire, thread_scope::system>(p);
+}
+template <class T>
+GSHMEM_HD T poll_relaxed(const T *p) {
+  return atomic_load<memory_order::relaxed, thread_scope::system>(p);
+}
+GSHMEM_HD void acquire_fence() { atomic_fence<memory_order::acquire, thread_scope::system>(); }
+
+// The comparison value of element i: one value for all, or one per element.
+template <class T>
+struct same_value {
+  T value;
+  GSHMEM_HD T operator()(size_t) const { return value; }
+};
+template <class T>
+struct per_element_value {
+  const T *values;
+  GSHMEM_HD T operator()(size_t i) const { return values[i]; }
+};
+
+GSHMEM_HD bool is_included(const int *status, size_t i) { return status == nullptr || status[i] == 0; }
+
+// ------------------------------------------------------------- diagnostics
+
+GSHMEM_HD void sync_trap() {
+#if GSHMEM_IN_DEVICE_CODE
+  __trap();
+#else
+  __builtin_trap();
+#endif
+}
+
+#if !GSHMEM_IN_DEVICE_CODE
+template <class T>
+inline void format_value(char *out, size_t size, T v) {
+  if (std::is_signed<T>::value) std::snprintf(out, size, "%lld", (long long)v);
+  else std::snprintf(out, size, "%llu", (unsigned long long)v);
+}
+
+inline void deliver_diagnostic(const sync_diagnostic &d) {
+  if (sync_diagnostic_handler h = sync_handler_slot().load()) {
+    h(d);  // may throw
+  } else {
+    std::fputs(d.line, stderr);
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+  sync_trap();
+}
+#endif
+
+// Prints "PE, routine, cmp value" and traps. Never returns normally (a host
+// handler may throw).
+GSHMEM_HD void fail_invalid_cmp(const wait_context &ctx, const char *routine, int cmp, const void *address) {
+#if GSHMEM_IN_DEVICE_CODE
+  printf("gshmem: PE %d: %s: invalid cmp %d (valid: GSHMEM_CMP_EQ=0 .. GSHMEM_CMP_LE=5)\n", ctx.pe,
+         routine, cmp);
+  (void)address;
+  sync_trap();
+#else
+  sync_diagnostic d{};
+  d.kind = sync_failure::invalid_cmp;
+  d.routine = routine;
+  d.pe = ctx.pe;
+  d.cmp = cmp;
+  d.address = address;
+  std::snprintf(d.line, sizeof d.line,
+                "gshmem: PE %d: %s: invalid cmp %d (valid: GSHMEM_CMP_EQ=0 .. GSHMEM_CMP_LE=5)", ctx.pe,
+                routine, cmp);
+  deliver_diagnostic(d);
+#endif
+}
+
+// Prints PE, routine, address, expected (cmp + value) and the value last
+// seen there, then traps.
+template <class T>
+GSHMEM_HD void fail_timeout(const wait_context &ctx, const char *routine, const T *address, size_t index,
+                            size_t nelems, int cmp, T expected, T seen) {
+#if GSHMEM_IN_DEVICE_CODE
+  if (std::is_signed<T>::value)
+    printf("gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s %lld, "
+           "last seen %lld\n",
+           ctx.pe, routine, ctx.timeout_ns, (const void *)address, (unsigned long long)index,
+           (unsigned long long)nelems, cmp_name(cmp), (long long)expected, (long long)seen);
+  else
+    printf("gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s %llu, "
+           "last seen %llu\n",
+           ctx.pe, routine, ctx.timeout_ns, (const void *)address, (unsigned long long)index,
+           (unsigned long long)nelems, cmp_name(cmp), (unsigned long long)expected,
+           (unsigned long long)seen);
+  sync_trap();
+#else
+  sync_diagnostic d{};
+  d.kind = sync_failure::timeout;
+  d.routine = routine;
+  d.pe = ctx.pe;
+  d.cmp = cmp;
+  d.address = address;
+  d.index = index;
+  d.nelems = nelems;
+  char value[32];
+  format_value(value, sizeof value, expected);
+  std::snprintf(d.expected, sizeof d.expected, "%s %s", cmp_name(cmp), value);
+  format_value(d.seen, sizeof d.seen, seen);
+  std::snprintf(d.line, sizeof d.line,
+                "gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s, "
+                "last seen %s",
+                ctx.pe, routine, ctx.timeout_ns, (const void *)address, (unsigned long long)index,
+                (unsigned long long)nelems, d.expected, d.seen);
+  deliver_diagnostic(d);
+#endif
+}
+
+// Reports a timed-out array wait: names the first included element that is
+// still unsatisfied (or the first included one if all look satisfied now).
+template <class T, class Expect>
+GSHMEM_HD void fail_array_timeout(const wait_context &ctx, const char *routine, const T *ivars, size_t nelems,
+                                  const int *status, int cmp, const Expect &expect) {
+  size_t pick = nelems;
+  for (size_t i = 0; i < nelems; ++i) {
+    if (!is_included(status, i)) continue;
+    if (pick == nelems) pick = i;
+    if (!compare(cmp, poll_relaxed(ivars + i), expect(i))) { pick = i; break; }
+  }
+  if (pick == nelems) pick = 0;
+  fail_timeout(ctx, routine, ivars + pick, pick, nelems, cmp, expect(pick), poll_relaxed(ivars + pick));
+}
+
+// --------------------------------------------------------------- watchdog
+//
+// Disarmed (timeout 0) it costs one register test per tick. Armed, it reads
+// the clock once per ~1024 polls, so the poll loop itself stays a pure
+// acquire poll.
+struct watchdog {
+  unsigned long long timeout_ns;
+  unsigned long long start_ns;
+  unsigned polls;
+
+  GSHMEM_HD explicit watchdog(unsigned long long timeout) : timeout_ns(timeout), start_ns(0), polls(0) {
+    if (timeout_ns) start_ns = now_ns();
+  }
+  // Counts `n` more polls; true once the wait has lasted longer than the timeout.
+  GSHMEM_HD bool expired(unsigned n) {
+    if (timeout_ns == 0) return false;
+    polls += n;
+    if (polls < 1024) return false;
+    polls = 0;
+    return now_ns() - start_ns > timeout_ns;
+  }
+};
+
+// --------------------------------------------------------- rotation cursor
+//
+// _any rotates where its scan starts so that a series of calls returns every
+// element that stays satisfied: each call starts just after the index the
+// previous call on the same array returned. The cursor lives in a small
+// table indexed by a hash of the array address: on the GPU one table per
+// translation unit (static __device__, no -rdc needed), on the host one per
+// program. A caller alone on its slot gets strict round-robin (every
+// satisfied element within nelems calls); callers sharing a slot still get a
+// correct index each time, with rotation shared between them.
+constexpr unsigned kAnyCursorSlots = 64;
+
+#if defined(__CUDACC__)
+static __device__ unsigned long long gshmemi_any_cursor_device[kAnyCursorSlots];
+#endif
+inline unsigned long long any_cursor_host[kAnyCursorSlots];
+
+GSHMEM_HD unsigned long long *any_cursor_slot(const void *ivars) {
+  unsigned long long h = (unsigned long long)(uintptr_t)ivars;
+  h ^= h >> 29;
+  h *= 0x9E3779B97F4A7C15ull;
+  unsigned slot = (unsigned)(h >> 58);  // 64 slots
+#if GSHMEM_IN_DEVICE_CODE
+  return &gshmemi_any_cursor_device[slot];
+#else
+  return &any_cursor_host[slot];
+#endif
+}
+
+GSHMEM_HD size_t any_cursor_load(const void *ivars, size_t nelems) {
+  unsigned long long c = atomic_load<memory_order::relaxed, thread_scope::device>(any_cursor_slot(ivars));
+  return nelems ? (size_t)(c % nelems) : 0;
+}
+GSHMEM_HD void any_cursor_store(const void *ivars, size_t next) {
+  atomic_store<memory_order::relaxed, thread_scope::device>(any_cursor_slot(ivars),
+                                                           (unsigned long long)next);
+}
+
+// Count-trailing-zeros / population count of a batch mask.
+GSHMEM_HD unsigned lowest_bit(unsigned m) {
+#if GSHMEM_IN_DEVICE_CODE
+  return (unsigned)(__ffs((int)m) - 1);
+#else
+  return (unsigned)__builtin_ctz(m);
+#endif
+}
+GSHMEM_HD unsigned bit_count(unsigned m) {
+#if GSHMEM_IN_DEVICE_CODE
+  return (unsigned)__popc(m);
+#else
+  return (unsigned)__builtin_popcount(m);
+#endif
+}
+
+}  // namespace detail
+}  // namespace gshmem

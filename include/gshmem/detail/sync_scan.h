@@ -1,0 +1,219 @@
+// The wait/test algorithms, written once over an execution group (one
+// thread, a warp, a block; see sync_group.h) and a comparison-value policy
+// (one value, or one per element). The same code is compiled for the GPU and,
+// for the CPU test suite, for the host.
+//
+// Scanning: each member loads kScanBatch elements (stride = group size, so a
+// warp's loads coalesce) with relaxed system-scope loads into registers, all
+// in flight at once, and only then compares. A success is ordered by one
+// acquire reload (_any) or one acquire fence per member (_all, _some).
+#pragma once
+
+#include <gshmem/detail/sync_group.h>
+
+namespace gshmem {
+namespace detail {
+
+constexpr unsigned kScanBatch = 16;
+constexpr size_t kNone = (size_t)-1;  // SIZE_MAX
+
+struct batch_masks {
+  unsigned satisfied;  // bit j: element j of the batch is included and satisfied
+  unsigned included;   // bit j: element j exists and is not excluded by status
+};
+
+// Loads the member's batch of logical positions p = first + j*stride
+// (j < kScanBatch, p < nelems); position p is element (start + p) mod nelems.
+template <class T, class Expect>
+GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *status, int cmp,
+                                 const Expect &expect, size_t start, size_t first, size_t stride) {
+  T value[kScanBatch];
+  size_t index[kScanBatch];
+  GSHMEMI_UNROLL
+  for (unsigned j = 0; j < kScanBatch; ++j) {
+    size_t p = first + j * stride;
+    size_t i = start + p;
+    if (i >= nelems) i -= nelems;
+    index[j] = i;
+    value[j] = p < nelems ? poll_relaxed(ivars + i) : T{};
+  }
+  batch_masks m{0u, 0u};
+  GSHMEMI_UNROLL
+  for (unsigned j = 0; j < kScanBatch; ++j) {
+    size_t p = first + j * stride;
+    if (p < nelems && is_included(status, index[j])) {
+      m.included |= 1u << j;
+      if (compare(cmp, value[j], expect(index[j]))) m.satisfied |= 1u << j;
+    }
+  }
+  return m;
+}
+
+template <class G>
+GSHMEM_HD void check_cmp(G &g, const wait_context &ctx, const char *routine, int cmp, const void *address) {
+  if (is_valid_cmp(cmp)) return;
+  // One line per group: the leader prints; everyone traps.
+  if (g.is_leader()) fail_invalid_cmp(ctx, routine, cmp, address);
+  g.sync();
+  sync_trap();
+}
+
+// ------------------------------------------------------------ single element
+
+// Polls *ivar with acquire loads until `*ivar <cmp> cmp_value`; returns the
+// satisfying value. No fence follows: the acquire poll that succeeded orders
+// every later access of the caller.
+template <class T>
+GSHMEM_HD T wait_one(const wait_context &ctx, const char *routine, T *ivar, int cmp, T cmp_value) {
+  single_group g;
+  check_cmp(g, ctx, routine, cmp, ivar);
+  T v = poll_acquire(ivar);
+  if (compare(cmp, v, cmp_value)) return v;
+  watchdog wd(ctx.timeout_ns);
+  for (;;) {
+    v = poll_acquire(ivar);
+    if (compare(cmp, v, cmp_value)) return v;
+    if (wd.expired(1)) fail_timeout(ctx, routine, ivar, 0, 1, cmp, cmp_value, v);
+  }
+}
+
+template <class T>
+GSHMEM_HD int test_one(const wait_context &ctx, const char *routine, T *ivar, int cmp, T cmp_value) {
+  single_group g;
+  check_cmp(g, ctx, routine, cmp, ivar);
+  return compare(cmp, poll_acquire(ivar), cmp_value) ? 1 : 0;
+}
+
+// ------------------------------------------------------------------- _all
+//
+// A pass scans from `lo`, the first position not yet known satisfied, and
+// stops at the first batch step holding an unsatisfied element; the next
+// pass starts there. Elements are thus accepted in order, each once it has
+// been seen satisfied (the OpenSHMEM reading of wait_until_all).
+// Returns true when all included elements were seen satisfied.
+template <bool Wait, class G, class T, class Expect>
+GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
+                        const int *status, int cmp, const Expect &expect) {
+  check_cmp(g, ctx, routine, cmp, ivars);
+  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
+  const size_t step = (size_t)g.size() * kScanBatch;
+  size_t lo = 0;
+  for (;;) {
+    bool complete = true;
+    unsigned steps = 0;
+    for (size_t base = lo; base < nelems; base += step) {
+      ++steps;
+      batch_masks m = scan_batch(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      unsigned unsatisfied = m.included & ~m.satisfied;
+      if (g.any(unsatisfied != 0)) {
+        unsigned long long mine =
+            unsatisfied ? base + g.rank() + (size_t)lowest_bit(unsatisfied) * g.size() : ~0ull;
+        lo = (size_t)g.min(mine);
+        complete = false;
+        break;
+      }
+    }
+    if (complete) {
+      // Each member fences after its own relaxed loads (the acquire pattern
+      // must be in the thread that read), then the barrier hands the
+      // ordering to the whole group.
+      acquire_fence();
+      g.sync();
+      return true;
+    }
+    if (!Wait) return false;
+    if (wd.expired(steps * kScanBatch)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+  }
+}
+
+// ------------------------------------------------------------------- _any
+//
+// Scans from the rotation cursor, wrapping around. The first satisfied
+// position found is confirmed by its owner with an acquire reload (which
+// also orders the success); if the value changed meanwhile, the next
+// candidate is tried. Returns the element index, or kNone when no element
+// is included (or, for a test, none is satisfied).
+template <bool Wait, class G, class T, class Expect>
+GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
+                          const int *status, int cmp, const Expect &expect) {
+  check_cmp(g, ctx, routine, cmp, ivars);
+  if (nelems == 0) return kNone;
+  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
+  const size_t step = (size_t)g.size() * kScanBatch;
+  // Every member must use the same start: take the leader's reading.
+  const size_t start = (size_t)g.min(g.is_leader() ? (unsigned long long)any_cursor_load(ivars, nelems) : ~0ull);
+  for (;;) {
+    bool any_included = false;
+    unsigned steps = 0;
+    for (size_t base = 0; base < nelems; base += step) {
+      ++steps;
+      batch_masks m = scan_batch(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
+      any_included |= m.included != 0;
+      unsigned candidates = m.satisfied;
+      while (g.any(candidates != 0)) {
+        unsigned long long mine =
+            candidates ? base + g.rank() + (size_t)lowest_bit(candidates) * g.size() : ~0ull;
+        size_t winner = (size_t)g.min(mine);
+        size_t index = start + winner;
+        if (index >= nelems) index -= nelems;
+        bool confirmed = false;
+        if (mine == winner) {
+          confirmed = compare(cmp, poll_acquire(ivars + index), expect(index));
+          candidates &= candidates - 1;
+        }
+        if (g.min(confirmed ? 0ull : 1ull) == 0ull) {
+          g.sync();  // the confirming member acquired; the barrier passes it on
+          if (g.is_leader()) any_cursor_store(ivars, index + 1);
+          return index;
+        }
+      }
+    }
+    if (!g.any(any_included)) return kNone;  // empty set
+    if (!Wait) return kNone;
+    if (wd.expired(steps * kScanBatch)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+  }
+}
+
+// ------------------------------------------------------------------ _some
+//
+// One full pass tests every element; every satisfied included element found
+// goes to `indices` (unique; order unspecified for groups). A wait repeats
+// passes until one finds at least one. Returns the count (0: empty set, or
+// a test that found none).
+template <bool Wait, class G, class T, class Expect>
+GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
+                           size_t *indices, const int *status, int cmp, const Expect &expect) {
+  check_cmp(g, ctx, routine, cmp, ivars);
+  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
+  const size_t step = (size_t)g.size() * kScanBatch;
+  for (;;) {
+    g.reset_claims();
+    bool any_included = false;
+    bool found_any = false;
+    unsigned steps = 0;
+    for (size_t base = 0; base < nelems; base += step) {
+      ++steps;
+      batch_masks m = scan_batch(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      any_included |= m.included != 0;
+      unsigned found = m.satisfied;
+      size_t slot = g.claim(bit_count(found));
+      found_any |= found != 0;
+      while (found) {
+        indices[slot++] = base + g.rank() + (size_t)lowest_bit(found) * g.size();
+        found &= found - 1;
+      }
+    }
+    size_t total = g.claimed();
+    if (total) {
+      if (found_any) acquire_fence();  // members that reported acquire what they saw
+      g.sync();
+      return total;
+    }
+    if (!g.any(any_included)) return 0;  // empty set
+    if (!Wait) return 0;
+    if (wd.expired(steps * kScanBatch)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+  }
+}
+
+}  // namespace detail
+}  // namespace gshmem

@@ -1,0 +1,189 @@
+// Reaching a peer's symmetric object, and moving bytes to and from it.
+//
+// Peers' heaps are mapped into this process (CUDA IPC / NVLink P2P), so a
+// remote update is an ordinary load, store or atomic on the peer's address:
+// peer_base[pe] + (address - heap_base). Every data access to a peer is a
+// strong (relaxed, system-scope) access: it cannot be served from a stale L1
+// line, it forms a release pattern with a later fence, and an acquire poll on
+// the target observes it morally strongly. Host and device where noted.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/ordering.h>
+#include <gshmem/detail/state.h>
+
+#include <cstring>
+#include <cstdio>
+#include <type_traits>
+
+namespace gshmem {
+namespace detail {
+
+// Bit-pattern twin of an object of 1, 2, 4 or 8 bytes.
+template <size_t N> struct uint_of_size;
+template <> struct uint_of_size<1> { using type = unsigned char; };
+template <> struct uint_of_size<2> { using type = unsigned short; };
+template <> struct uint_of_size<4> { using type = unsigned int; };
+template <> struct uint_of_size<8> { using type = unsigned long long; };
+
+template <class To, class From>
+GSHMEM_HD To bit_cast(const From& f) {
+  static_assert(sizeof(To) == sizeof(From), "bit_cast needs equal sizes");
+  To t;
+  std::memcpy(&t, &f, sizeof(To));
+  return t;
+}
+
+// An atomic load of any trivially copyable object of 1, 2, 4, 8 or 16 bytes
+// (16: see atomic_load16 for its per-half atomicity).
+template <memory_order O, thread_scope S, class T>
+GSHMEM_HD T load_object(const T* p) {
+  static_assert(std::is_trivially_copyable<T>::value, "atomic load needs a trivially copyable type");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+                "atomic load/store takes objects of 1, 2, 4, 8 or 16 bytes");
+  if constexpr (sizeof(T) == 16) {
+    return bit_cast<T>(atomic_load16<O, S>(reinterpret_cast<const wide16*>(p)));
+  } else if constexpr (sizeof(T) == 1) {
+    return bit_cast<T>(atomic_load8<O, S>(reinterpret_cast<const unsigned char*>(p)));
+  } else {
+    using U = typename uint_of_size<sizeof(T)>::type;
+    return bit_cast<T>(atomic_load<O, S>(reinterpret_cast<const U*>(p)));
+  }
+}
+
+template <memory_order O, thread_scope S, class T>
+GSHMEM_HD void store_object(T* p, T v) {
+  static_assert(std::is_trivially_copyable<T>::value, "atomic store needs a trivially copyable type");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+                "atomic load/store takes objects of 1, 2, 4, 8 or 16 bytes");
+  if constexpr (sizeof(T) == 16) {
+    atomic_store16<O, S>(reinterpret_cast<wide16*>(p), bit_cast<wide16>(v));
+  } else if constexpr (sizeof(T) == 1) {
+    atomic_store8<O, S>(reinterpret_cast<unsigned char*>(p), bit_cast<unsigned char>(v));
+  } else {
+    using U = typename uint_of_size<sizeof(T)>::type;
+    atomic_store<O, S>(reinterpret_cast<U*>(p), bit_cast<U>(v));
+  }
+}
+
+// ------------------------------------------------------------ thread groups
+// The cooperative forms run the same loop with a different (rank, size):
+// one thread, the 32 lanes of a warp, or all threads of the block.
+struct group_thread {
+  GSHMEM_HD unsigned rank() const { return 0; }
+  GSHMEM_HD unsigned size() const { return 1; }
+  GSHMEM_HD void sync() const {}
+};
+
+// A group given by explicit (rank, size): the CPU tests use it to play the
+// lanes of a warp or the threads of a block one after another.
+struct group_explicit {
+  unsigned r, n;
+  GSHMEM_HD unsigned rank() const { return r; }
+  GSHMEM_HD unsigned size() const { return n; }
+  GSHMEM_HD void sync() const {}
+};
+
+#if defined(__CUDACC__)
+// Every lane of the warp must call (full warp).
+struct group_warp {
+  GSHMEM_DEVICE unsigned rank() const { return threadIdx.x & 31u; }
+  GSHMEM_DEVICE unsigned size() const { return 32u; }
+  // bar.warp.sync: also orders memory among the lanes (CUDA programming guide).
+  GSHMEM_DEVICE void sync() const { __syncwarp(); }
+};
+
+// Every thread of the block must call.
+struct group_block {
+  GSHMEM_DEVICE unsigned rank() const {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  }
+  GSHMEM_DEVICE unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
+  GSHMEM_DEVICE void sync() const { __syncthreads(); }
+};
+#endif
+
+// ---------------------------------------------------- address translation
+#if defined(__CUDACC__)
+// The address of symmetric object `sym` (a local heap address) on PE `pe`.
+// A non-symmetric address or an unreachable PE is a programming error that
+// cannot return a status from the device: one diagnostic line, then a trap.
+template <class T>
+GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  unsigned long long offset =
+      (unsigned long long)((const char*)sym - (const char*)s.heap_base);
+  char* base = ((unsigned)pe < (unsigned)s.n_pes) ? s.peer_base[pe] : nullptr;
+  if (offset >= s.heap_size || base == nullptr) {
+#if GSHMEM_IN_DEVICE_CODE
+    printf("gshmem: PE %d: %s: address %p is not in the symmetric heap or PE %d is not reachable "
+           "(n_pes %d)\n", s.my_pe, routine, (const void*)sym, pe, s.n_pes);
+    __trap();
+#endif
+    return nullptr;
+  }
+  return reinterpret_cast<T*>(base + offset);
+}
+#endif
+
+// ------------------------------------------------------------- byte copies
+//
+// Copies n bytes with every rank of `g` taking a share. The widest unit that
+// both addresses allow (16, 8, 4, 2 or 1 bytes, from their relative
+// alignment) carries the body; head and tail go byte by byte. A strong side
+// (the peer's side) uses relaxed system-scope accesses; the local side plain
+// ones. Four units per thread are in flight before the first is stored, so a
+// single thread does not pay one NVLink round trip per unit on a get.
+template <bool StrongDst, bool StrongSrc, class Unit>
+GSHMEM_HD Unit copy_load(const Unit* p) {
+  if constexpr (StrongSrc) return load_object<memory_order::relaxed, thread_scope::system>(p);
+  else return *p;
+}
+template <bool StrongDst, bool StrongSrc, class Unit>
+GSHMEM_HD void copy_store(Unit* p, Unit v) {
+  if constexpr (StrongDst) store_object<memory_order::relaxed, thread_scope::system>(p, v);
+  else *p = v;
+}
+
+template <bool StrongDst, bool StrongSrc, class Unit, class Group>
+GSHMEM_HD void copy_units(Unit* dst, const Unit* src, size_t n, const Group& g) {
+  constexpr unsigned kInFlight = 4;
+  const size_t rank = g.rank(), size = g.size();
+  size_t i = rank;
+  for (; i + (kInFlight - 1) * size < n; i += kInFlight * size) {
+    Unit v[kInFlight];
+#pragma unroll
+    for (unsigned k = 0; k < kInFlight; ++k) v[k] = copy_load<StrongDst, StrongSrc>(src + i + k * size);
+#pragma unroll
+    for (unsigned k = 0; k < kInFlight; ++k) copy_store<StrongDst, StrongSrc>(dst + i + k * size, v[k]);
+  }
+  for (; i < n; i += size) copy_store<StrongDst, StrongSrc>(dst + i, copy_load<StrongDst, StrongSrc>(src + i));
+}
+
+template <bool StrongDst, bool StrongSrc, class Unit, class Group>
+GSHMEM_HD void copy_aligned(char* dst, const char* src, size_t n, const Group& g) {
+  constexpr size_t W = sizeof(Unit);
+  size_t head = (W - ((size_t)dst % W)) % W;
+  if (head > n) head = n;
+  size_t body = (n - head) / W;
+  size_t tail_start = head + body * W;
+  copy_units<StrongDst, StrongSrc>(dst, src, head, g);
+  copy_units<StrongDst, StrongSrc>(reinterpret_cast<Unit*>(dst + head),
+                                   reinterpret_cast<const Unit*>(src + head), body, g);
+  copy_units<StrongDst, StrongSrc>(dst + tail_start, src + tail_start, n - tail_start, g);
+}
+
+template <bool StrongDst, bool StrongSrc, class Group>
+GSHMEM_HD void copy_bytes(void* dst_v, const void* src_v, size_t n, const Group& g) {
+  char* dst = static_cast<char*>(dst_v);
+  const char* src = static_cast<const char*>(src_v);
+  size_t rel = ((size_t)dst ^ (size_t)src);
+  if (rel % 16 == 0) copy_aligned<StrongDst, StrongSrc, wide16>(dst, src, n, g);
+  else if (rel % 8 == 0) copy_aligned<StrongDst, StrongSrc, unsigned long long>(dst, src, n, g);
+  else if (rel % 4 == 0) copy_aligned<StrongDst, StrongSrc, unsigned int>(dst, src, n, g);
+  else if (rel % 2 == 0) copy_aligned<StrongDst, StrongSrc, unsigned short>(dst, src, n, g);
+  else copy_units<StrongDst, StrongSrc>(dst, src, n, g);
+}
+
+}  // namespace detail
+}  // namespace gshmem

@@ -1,0 +1,234 @@
+// The C++ interface to remote atomics: operations on a symmetric object at a
+// PE with an explicit memory order and thread scope.
+//
+//   gshmem::atomic_fetch_add<gshmem::memory_order::relaxed>(&counter, 1ull, pe);
+//   gshmem::atomic_store<gshmem::memory_order::release>(&flag, 1, pe);
+//   T v = gshmem::atomic_load<gshmem::memory_order::acquire,
+//                             gshmem::thread_scope::system>(&x, pe);
+//
+// Defaults: seq_cst, system. Orders: relaxed, consume (as acquire), acquire,
+// release, acq_rel, seq_cst; loads cannot be release/acq_rel, stores cannot
+// be consume/acquire/acq_rel, fences cannot be relaxed: with order and scope
+// as template arguments that is a compile-time error (static_assert); the
+// overloads that take them as trailing run-time arguments print one
+// diagnostic line and trap (check first on the host with
+// gshmemx_validate_order). The ordering guarantee of each operation is
+// exactly its order at its scope, as in the C++/CUDA memory model, towards
+// every thread within the scope (system: all PEs and the host).
+//
+// Sizes: load and store take trivially copyable objects of 1, 2, 4, 8 or 16
+// bytes (16: single-copy atomic per 8-byte half); exchange and
+// compare_exchange up to 8 bytes; the arithmetic needs a 4- or 8-byte integer
+// (add, and, or, xor) or a 4- or 8-byte integer or float/double (sub, max,
+// min) or float/double (nanmax, nanmin). Floating max/min/nanmax/nanmin/sub
+// are compare-and-swap loops on the bit pattern. Device only.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/ordering.h>
+#include <gshmem/detail/update_access.h>
+#include <gshmem/detail/update_amo.h>
+#include <gshmem/detail/update_order.h>
+
+#include <type_traits>
+
+#if defined(__CUDACC__)
+namespace gshmem {
+
+namespace detail {
+template <class T> struct nondeduced { using type = T; };
+template <class T> using nondeduced_t = typename nondeduced<T>::type;
+
+template <memory_order O> using order_c = std::integral_constant<memory_order, O>;
+template <thread_scope S> using scope_c = std::integral_constant<thread_scope, S>;
+
+GSHMEM_DEVICE void trap_invalid_order(int op, memory_order o, thread_scope s, const char* routine,
+                                      const char* why) {
+#if GSHMEM_IN_DEVICE_CODE
+  printf("gshmem: PE %d: %s: invalid memory order %d / thread scope %d for operation %d: %s\n",
+         gshmemi_state().my_pe, routine, (int)o, (int)s, op, why);
+  __trap();
+#endif
+}
+
+// Calls f(order_c<O>, scope_c<S>) for the run-time (o, s). Instantiates only
+// valid combinations (an invalid one, already trapped on, maps to seq_cst).
+template <int Op, memory_order O, class F>
+GSHMEM_DEVICE decltype(auto) dispatch_scope(thread_scope s, F& f) {
+  constexpr memory_order V = op_order_valid(Op, (int)O) ? O : memory_order::seq_cst;
+  switch (s) {
+    case thread_scope::thread: return f(order_c<V>{}, scope_c<thread_scope::thread>{});
+    case thread_scope::block: return f(order_c<V>{}, scope_c<thread_scope::block>{});
+    case thread_scope::device: return f(order_c<V>{}, scope_c<thread_scope::device>{});
+    default: return f(order_c<V>{}, scope_c<thread_scope::system>{});
+  }
+}
+
+template <int Op, class F>
+GSHMEM_DEVICE decltype(auto) dispatch_order(memory_order o, thread_scope s, const char* routine, F f) {
+  if (const char* why = order_error_message(Op, (int)o, (int)s)) trap_invalid_order(Op, o, s, routine, why);
+  switch (o) {
+    case memory_order::relaxed: return dispatch_scope<Op, memory_order::relaxed>(s, f);
+    case memory_order::consume: return dispatch_scope<Op, memory_order::acquire>(s, f);
+    case memory_order::acquire: return dispatch_scope<Op, memory_order::acquire>(s, f);
+    case memory_order::release: return dispatch_scope<Op, memory_order::release>(s, f);
+    case memory_order::acq_rel: return dispatch_scope<Op, memory_order::acq_rel>(s, f);
+    default: return dispatch_scope<Op, memory_order::seq_cst>(s, f);
+  }
+}
+}  // namespace detail
+
+// ------------------------------------------------------------- load / store
+
+// Loads *source as it is on PE `pe`, with order O at scope S.
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
+GSHMEM_DEVICE T atomic_load(const T* source, int pe) {
+  static_assert(detail::is_load_order(O), "a load cannot have release or acq_rel order");
+  return detail::load_object<O, S>(detail::peer_address(source, pe, "gshmem::atomic_load"));
+}
+
+// Stores v into *dest on PE `pe`, with order O at scope S.
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
+GSHMEM_DEVICE void atomic_store(T* dest, detail::nondeduced_t<T> v, int pe) {
+  static_assert(detail::is_store_order(O), "a store cannot have consume, acquire or acq_rel order");
+  detail::store_object<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_store"), v);
+}
+
+// --------------------------------------------------- exchange / compare-exchange
+
+// Replaces *dest on PE `pe` by v; returns the previous value. Order O at scope S.
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
+GSHMEM_DEVICE T atomic_exchange(T* dest, detail::nondeduced_t<T> v, int pe) {
+  return detail::addr_exchange<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_exchange"), v);
+}
+
+// If *dest on PE `pe` has the bit pattern of `expected`, stores `desired` and
+// returns true (order O); otherwise copies the value found into `expected`
+// and returns false (order O without its release part).
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
+GSHMEM_DEVICE bool atomic_compare_exchange(T* dest, T& expected, detail::nondeduced_t<T> desired, int pe) {
+  return detail::addr_compare_exchange<O, S>(
+      detail::peer_address(dest, pe, "gshmem::atomic_compare_exchange"), expected, desired);
+}
+
+// ------------------------------------------------------------- arithmetic
+// atomic_fetch_<op>(dest, v, pe): *dest = op(*dest, v) on PE `pe`, returns the
+// old value; atomic_<op>: the same without the result (add/and/or/xor become
+// a single `red` for relaxed and release). Order O at scope S. max/min on
+// floating point follow fmax/fmin (NaN operand ignored) and order
+// -0.0 < +0.0; nanmax/nanmin treat NaN as missing (see update_arith.h).
+#define GSHMEMI_CXX_FETCH_OP(op)                                                               \
+  template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,    \
+            class T>                                                                           \
+  GSHMEM_DEVICE T atomic_fetch_##op(T* dest, detail::nondeduced_t<T> v, int pe) {              \
+    return detail::addr_fetch_##op<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_fetch_" #op), v); \
+  }
+GSHMEMI_CXX_FETCH_OP(add)
+GSHMEMI_CXX_FETCH_OP(sub)
+GSHMEMI_CXX_FETCH_OP(and)
+GSHMEMI_CXX_FETCH_OP(or)
+GSHMEMI_CXX_FETCH_OP(xor)
+GSHMEMI_CXX_FETCH_OP(max)
+GSHMEMI_CXX_FETCH_OP(min)
+GSHMEMI_CXX_FETCH_OP(nanmax)
+GSHMEMI_CXX_FETCH_OP(nanmin)
+#undef GSHMEMI_CXX_FETCH_OP
+
+#define GSHMEMI_CXX_REDUCE_OP(op)                                                               \
+  template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,     \
+            class T>                                                                            \
+  GSHMEM_DEVICE void atomic_##op(T* dest, detail::nondeduced_t<T> v, int pe) {                  \
+    detail::addr_##op<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_" #op), v);          \
+  }
+GSHMEMI_CXX_REDUCE_OP(add)
+GSHMEMI_CXX_REDUCE_OP(and)
+GSHMEMI_CXX_REDUCE_OP(or)
+GSHMEMI_CXX_REDUCE_OP(xor)
+#undef GSHMEMI_CXX_REDUCE_OP
+
+#define GSHMEMI_CXX_DROP_RESULT_OP(op)                                                          \
+  template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,     \
+            class T>                                                                            \
+  GSHMEM_DEVICE void atomic_##op(T* dest, detail::nondeduced_t<T> v, int pe) {                  \
+    (void)detail::addr_fetch_##op<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_" #op), v); \
+  }
+GSHMEMI_CXX_DROP_RESULT_OP(sub)
+GSHMEMI_CXX_DROP_RESULT_OP(max)
+GSHMEMI_CXX_DROP_RESULT_OP(min)
+GSHMEMI_CXX_DROP_RESULT_OP(nanmax)
+GSHMEMI_CXX_DROP_RESULT_OP(nanmin)
+#undef GSHMEMI_CXX_DROP_RESULT_OP
+
+// ------------------------------------------------------------------ fence
+
+// A fence of order O at scope S for the calling thread (fence.<sem>.<scope>;
+// seq_cst -> fence.sc, the others -> fence.acq_rel).
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_DEVICE void atomic_fence() {
+  static_assert(detail::is_fence_order(O), "a fence cannot have relaxed order");
+  detail::atomic_fence<O, S>();
+}
+
+// ---------------------------------------------- run-time order and scope
+// The same operations with order and scope as values. An invalid pair prints
+// one line (PE, routine, order, scope, reason) and traps.
+
+template <class T>
+GSHMEM_DEVICE T atomic_load(const T* source, int pe, memory_order o, thread_scope s = thread_scope::system) {
+  return detail::dispatch_order<GSHMEMX_OP_LOAD>(o, s, "gshmem::atomic_load", [&](auto oc, auto sc) {
+    return atomic_load<decltype(oc)::value, decltype(sc)::value>(source, pe);
+  });
+}
+
+template <class T>
+GSHMEM_DEVICE void atomic_store(T* dest, detail::nondeduced_t<T> v, int pe, memory_order o,
+                                thread_scope s = thread_scope::system) {
+  detail::dispatch_order<GSHMEMX_OP_STORE>(o, s, "gshmem::atomic_store", [&](auto oc, auto sc) {
+    atomic_store<decltype(oc)::value, decltype(sc)::value>(dest, v, pe);
+  });
+}
+
+template <class T>
+GSHMEM_DEVICE T atomic_exchange(T* dest, detail::nondeduced_t<T> v, int pe, memory_order o,
+                                thread_scope s = thread_scope::system) {
+  return detail::dispatch_order<GSHMEMX_OP_EXCHANGE>(o, s, "gshmem::atomic_exchange", [&](auto oc, auto sc) {
+    return atomic_exchange<decltype(oc)::value, decltype(sc)::value>(dest, v, pe);
+  });
+}
+
+template <class T>
+GSHMEM_DEVICE bool atomic_compare_exchange(T* dest, T& expected, detail::nondeduced_t<T> desired, int pe,
+                                           memory_order o, thread_scope s = thread_scope::system) {
+  return detail::dispatch_order<GSHMEMX_OP_COMPARE_EXCHANGE>(
+      o, s, "gshmem::atomic_compare_exchange", [&](auto oc, auto sc) {
+        return atomic_compare_exchange<decltype(oc)::value, decltype(sc)::value>(dest, expected, desired, pe);
+      });
+}
+
+#define GSHMEMI_CXX_RT_FETCH_OP(op, OPCODE)                                                       \
+  template <class T>                                                                               \
+  GSHMEM_DEVICE T atomic_fetch_##op(T* dest, detail::nondeduced_t<T> v, int pe, memory_order o,    \
+                                    thread_scope s = thread_scope::system) {                      \
+    return detail::dispatch_order<OPCODE>(o, s, "gshmem::atomic_fetch_" #op, [&](auto oc, auto sc) { \
+      return atomic_fetch_##op<decltype(oc)::value, decltype(sc)::value>(dest, v, pe);             \
+    });                                                                                            \
+  }
+GSHMEMI_CXX_RT_FETCH_OP(add, GSHMEMX_OP_FETCH_ADD)
+GSHMEMI_CXX_RT_FETCH_OP(sub, GSHMEMX_OP_FETCH_SUB)
+GSHMEMI_CXX_RT_FETCH_OP(and, GSHMEMX_OP_FETCH_AND)
+GSHMEMI_CXX_RT_FETCH_OP(or, GSHMEMX_OP_FETCH_OR)
+GSHMEMI_CXX_RT_FETCH_OP(xor, GSHMEMX_OP_FETCH_XOR)
+GSHMEMI_CXX_RT_FETCH_OP(max, GSHMEMX_OP_FETCH_MAX)
+GSHMEMI_CXX_RT_FETCH_OP(min, GSHMEMX_OP_FETCH_MIN)
+GSHMEMI_CXX_RT_FETCH_OP(nanmax, GSHMEMX_OP_FETCH_NANMAX)
+GSHMEMI_CXX_RT_FETCH_OP(nanmin, GSHMEMX_OP_FETCH_NANMIN)
+#undef GSHMEMI_CXX_RT_FETCH_OP
+
+GSHMEM_DEVICE void atomic_fence(memory_order o, thread_scope s = thread_scope::system) {
+  detail::dispatch_order<GSHMEMX_OP_FENCE>(o, s, "gshmem::atomic_fence", [&](auto oc, auto sc) {
+    atomic_fence<decltype(oc)::value, decltype(sc)::value>();
+  });
+}
+
+}  // namespace gshmem
+#endif  // __CUDACC__

@@ -1,0 +1,105 @@
+// gshmem_perf_bw: one-directional put / put_signal bandwidth from PE 0 to
+// PE 1, 64 KiB .. 64 MiB, issued by one block or by many blocks (each block
+// moves its slice with the block-cooperative routine; put_signal adds 1 to
+// one signal per slice). Floor: a hand-written copy kernel with 16-byte
+// stores to the peer's mapped memory (plus a release add per slice for
+// put_signal), same grid. Reported in GB/s (higher is better).
+#include "perf_common.cuh"
+
+using namespace gshmem_perf;
+
+namespace {
+
+__global__ void bw_kernel(bool raw, bool signal, char *dst, const char *src, char *peer_dst,
+                          uint64_t *sig, uint64_t *peer_sig, size_t bytes, uint64_t iters) {
+  const size_t slice = (bytes / gridDim.x) & ~size_t(15);
+  const size_t off = slice * blockIdx.x;
+  const size_t len = blockIdx.x == gridDim.x - 1 ? bytes - off : slice;
+  for (uint64_t it = 0; it < iters; ++it) {
+    if (raw) {
+      raw_copy(peer_dst + off, src + off, len, threadIdx.x, blockDim.x);
+      if (signal) {
+        __syncthreads();
+        if (threadIdx.x == 0)
+          (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(peer_sig,
+                                                                                (uint64_t)1);
+      }
+    } else {
+#if GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_PUT_COOP
+      if (signal)
+        gshmemx_putmem_signal_block(dst + off, src + off, len, sig, 1, GSHMEM_SIGNAL_ADD, 1);
+      else
+        gshmemx_putmem_block(dst + off, src + off, len, 1);
+#endif
+    }
+  }
+  // Completion: the copy is done when the kernel ends (raw); gshmem's puts
+  // are completed by quiet.
+#if GSHMEM_PERF_HAVE_UPDATE
+  if (!raw && threadIdx.x == 0) gshmem_quiet();
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Context ctx;
+  int exit_code = 0;
+  if (!perf_begin(argc, argv, "gshmem_perf_bw", 2, ctx, &exit_code)) return exit_code;
+  Reporter rep("gshmem_perf_bw", ctx.opt, ctx.pe == 0);
+  ctx.rep = &rep;
+  const bool quick = ctx.opt.quick;
+  Range sizes = ctx.opt.range_set ? ctx.opt.range : Range{64u << 10, 64u << 20, quick ? 16u : 4u};
+  const size_t max_bytes = sizes.max;
+  char *src = (char *)gshmem_malloc(max_bytes);
+  char *dst = (char *)gshmem_malloc(max_bytes);
+  uint64_t *sig = (uint64_t *)gshmem_malloc(sizeof(uint64_t));
+  if (!src || !dst || !sig) {
+    std::fprintf(stderr, "PE %d: gshmem_malloc(%zu) failed\n", ctx.pe, max_bytes);
+    return 1;
+  }
+  PERF_CUDA(cudaMemset(src, 0x3c, max_bytes));
+  char *peer_dst = ctx.pe == 0 ? (char *)gshmem_ptr(dst, 1) : nullptr;
+  uint64_t *peer_sig = ctx.pe == 0 ? (uint64_t *)gshmem_ptr(sig, 1) : nullptr;
+  if (ctx.pe == 0 && (!peer_dst || !peer_sig)) {
+    std::fprintf(stderr, "PE 0: PE 1 not reachable by load/store\n");
+    return 1;
+  }
+  auto reset = [&] { PERF_CUDA(cudaMemsetAsync(sig, 0, sizeof(uint64_t), ctx.stream)); };
+  const bool have = GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_PUT_COOP;
+  if (!have) rep.note("block put API not built: floor rows only");
+  // Issuers: one block of 1024 threads; 32 blocks of 1024 (reported as the
+  // total thread count).
+  const int grids[] = {1, 32};
+  for (bool signal : {false, true}) {
+    rep.section(std::string(signal ? "putmem_signal" : "putmem") + " bandwidth PE 0 -> PE 1 (GB/s)");
+    for (int grid : grids) {
+      for (uint64_t bytes : sizes.values()) {
+        double est_ns = 2000 + double(bytes) / (grid == 1 ? 100.0 : 350.0);
+        uint64_t iters = iters_for(est_ns, quick ? 10e6 : 50e6, ctx.opt.iterations(10000, 1000), 3);
+        auto run = [&](bool raw) {
+          std::vector<double> ns = time_loop(ctx, iters, 1, reset, [&](uint64_t n) {
+            if (ctx.pe == 0)
+              bw_kernel<<<grid, 1024, 0, ctx.stream>>>(raw, signal, dst, src, peer_dst, sig,
+                                                       peer_sig, bytes, n);
+          });
+          std::vector<double> gbs;
+          for (double v : ns) gbs.push_back(double(bytes) / v);  // bytes/ns = GB/s
+          return compute_stats(gbs);
+        };
+        std::string name = std::string(signal ? "putmem_signal" : "putmem") +
+                           (grid == 1 ? "_block" : "_block_x32");
+        Stats f = run(true);
+        if (have)
+          add_row(ctx, name, "size", bytes, grid * 1024, "bandwidth", run(false), &f, iters, "GB/s", false);
+        else
+          add_row(ctx, "raw_floor:" + name, "size", bytes, grid * 1024, "bandwidth", f, nullptr, iters,
+                  "GB/s", false);
+      }
+    }
+  }
+  gshmem_free(sig);
+  gshmem_free(dst);
+  gshmem_free(src);
+  return perf_end(ctx);
+}

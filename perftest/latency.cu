@@ -1,0 +1,215 @@
+// gshmem_perf_latency: one-way and round-trip latency of the point-to-point
+// exchanges between PE 0 (initiator) and PE 1 (responder); other PEs idle.
+//   signal_op(SET) + signal_wait_until     floor: st.relaxed.sys / ld.acquire.sys
+//   uint64_p + uint64_wait_until           floor: st.relaxed.sys / ld.acquire.sys
+//   uint64_atomic_add + uint64_wait_until  floor: red.add.relaxed.sys / ld.acquire.sys
+//   putmem_signal, 8 B .. 4 MiB, thread / warp / block issuers
+//                                          floor: copy + st.release.sys flag
+// Each iteration is a full round trip inside one kernel; one-way = round trip / 2.
+#include "perf_common.cuh"
+
+using namespace gshmem_perf;
+
+namespace {
+
+enum class Exchange { signal, p, atomic_add };
+
+struct Buffers {
+  uint64_t *flag;   // symmetric: the word each side waits on
+  char *send;       // symmetric: payload source
+  char *recv;       // symmetric: payload destination
+  size_t max_bytes;
+};
+
+// One-word ping-pong. `raw` selects the hand-written floor.
+__global__ void word_pingpong(Exchange ex, bool raw, uint64_t *flag, uint64_t *peer_flag,
+                              int peer, uint64_t iters, bool initiator) {
+  auto send = [&](uint64_t i) {
+    if (raw) {
+      if (ex == Exchange::atomic_add) raw_add_relaxed(peer_flag, 1);
+      else raw_store_relaxed(peer_flag, i);
+      return;
+    }
+#if GSHMEM_PERF_HAVE_UPDATE
+    if (ex == Exchange::signal) gshmemx_signal_op(flag, i, GSHMEM_SIGNAL_SET, peer);
+    else if (ex == Exchange::p) gshmem_uint64_p(flag, i, peer);
+    else gshmem_uint64_atomic_add(flag, 1, peer);
+#endif
+  };
+  auto wait = [&](uint64_t i) {
+    if (raw) {
+      raw_wait_ge(flag, i);
+      return;
+    }
+#if GSHMEM_PERF_HAVE_SYNC
+    if (ex == Exchange::signal) (void)gshmem_signal_wait_until(flag, GSHMEM_CMP_EQ, i);
+    else gshmem_uint64_wait_until(flag, GSHMEM_CMP_GE, i);
+#endif
+  };
+  for (uint64_t i = 1; i <= iters; ++i) {
+    if (initiator) {
+      send(i);
+      wait(i);
+    } else {
+      wait(i);
+      send(i);
+    }
+  }
+}
+
+// put_signal ping-pong with `width` issuing threads (1, 32 or the block).
+__global__ void put_signal_pingpong(bool raw, Buffers b, char *peer_recv, uint64_t *peer_flag,
+                                    size_t bytes, int width, int peer, uint64_t iters,
+                                    bool initiator) {
+  const unsigned t = threadIdx.x;
+  auto send = [&](uint64_t i) {
+    if (raw) {
+      if (t < (unsigned)width) raw_copy(peer_recv, b.send, bytes, t, width);
+      group_sync(width);
+      if (t == 0) raw_store_release(peer_flag, i);
+      return;
+    }
+#if GSHMEM_PERF_HAVE_UPDATE
+    if (width == 1) {
+      if (t == 0) gshmem_putmem_signal(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
+    }
+#if GSHMEM_PERF_HAVE_PUT_COOP
+    else if (width == 32) {
+      if (t < 32)
+        gshmemx_putmem_signal_warp(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
+    } else {
+      gshmemx_putmem_signal_block(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
+    }
+#endif
+#endif
+  };
+  auto wait = [&](uint64_t i) {
+    if (t == 0) {
+      if (raw) raw_wait_ge(b.flag, i);
+#if GSHMEM_PERF_HAVE_SYNC
+      else (void)gshmem_signal_wait_until(b.flag, GSHMEM_CMP_GE, i);
+#endif
+    }
+    group_sync(width);
+  };
+  for (uint64_t i = 1; i <= iters; ++i) {
+    if (initiator) {
+      send(i);
+      wait(i);
+    } else {
+      wait(i);
+      send(i);
+    }
+  }
+}
+
+const char *exchange_name(Exchange ex) {
+  switch (ex) {
+    case Exchange::signal: return "signal_op+signal_wait_until";
+    case Exchange::p: return "uint64_p+wait_until";
+    default: return "uint64_atomic_add+wait_until";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Context ctx;
+  int exit_code = 0;
+  if (!perf_begin(argc, argv, "gshmem_perf_latency", 2, ctx, &exit_code)) return exit_code;
+  Reporter rep("gshmem_perf_latency", ctx.opt, ctx.pe == 0);
+  ctx.rep = &rep;
+
+  const bool quick = ctx.opt.quick;
+  const size_t max_default = 4u << 20;
+  Range sizes = ctx.opt.range_set ? ctx.opt.range : Range{8, max_default, quick ? 8u : 2u};
+  std::vector<int> widths = ctx.opt.threads.empty() ? std::vector<int>{1, 32, 1024} : ctx.opt.threads;
+  size_t max_bytes = std::max<size_t>(sizes.max, 8);
+
+  Buffers b;
+  b.flag = (uint64_t *)gshmem_malloc(sizeof(uint64_t));
+  b.send = (char *)gshmem_malloc(max_bytes);
+  b.recv = (char *)gshmem_malloc(max_bytes);
+  b.max_bytes = max_bytes;
+  if (!b.flag || !b.send || !b.recv) {
+    std::fprintf(stderr, "PE %d: gshmem_malloc failed (%zu bytes)\n", ctx.pe, max_bytes);
+    return 1;
+  }
+  PERF_CUDA(cudaMemset(b.send, 0x5a, max_bytes));
+  const bool active = ctx.pe < 2;
+  const int peer = ctx.pe == 0 ? 1 : 0;
+  const bool initiator = ctx.pe == 0;
+  uint64_t *peer_flag = active ? (uint64_t *)gshmem_ptr(b.flag, peer) : nullptr;
+  char *peer_recv = active ? (char *)gshmem_ptr(b.recv, peer) : nullptr;
+  if (active && (!peer_flag || !peer_recv)) {
+    std::fprintf(stderr, "PE %d: PE %d is not reachable by load/store (gshmem_ptr NULL)\n",
+                 ctx.pe, peer);
+    return 1;
+  }
+  auto reset = [&] { PERF_CUDA(cudaMemsetAsync(b.flag, 0, sizeof(uint64_t), ctx.stream)); };
+
+  // ---- one-word exchanges
+  rep.section("one-thread ping-pong, PE 0 <-> PE 1 (us)");
+  const uint64_t word_iters = ctx.opt.iterations(100000, 20000);
+  const uint64_t word_warm = ctx.opt.warmup_iterations(10000, 2000);
+  for (Exchange ex : {Exchange::signal, Exchange::p, Exchange::atomic_add}) {
+    auto run = [&](bool raw) {
+      return time_loop(ctx, word_iters, word_warm, reset, [&](uint64_t n) {
+        if (active)
+          word_pingpong<<<1, 1, 0, ctx.stream>>>(ex, raw, b.flag, peer_flag, peer, n, initiator);
+      });
+    };
+    std::vector<double> floor_ns = run(true);
+    Stats f1 = us_stats(floor_ns, 0.5), f2 = us_stats(floor_ns);
+    bool have = GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_SYNC;
+    if (!have) {
+      rep.note(std::string(exchange_name(ex)) + ": API not built (update/sync headers missing); floor only");
+      add_row(ctx, std::string("raw_floor:") + exchange_name(ex), "size", 8, 1, "one_way", f1, nullptr, word_iters);
+      continue;
+    }
+    std::vector<double> ns = run(false);
+    add_row(ctx, exchange_name(ex), "size", 8, 1, "one_way", us_stats(ns, 0.5), &f1, word_iters);
+    add_row(ctx, exchange_name(ex), "size", 8, 1, "round_trip", us_stats(ns), &f2, word_iters);
+  }
+
+  // ---- put_signal
+  rep.section("putmem_signal ping-pong by issuer width (us); floor: copy + st.release.sys flag");
+  for (int width : widths) {
+    bool have = GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_SYNC &&
+                (width == 1 || GSHMEM_PERF_HAVE_PUT_COOP);
+    if (!have) rep.note("putmem_signal " + threads_label(width) + ": API not built; floor only");
+    int block = width == 1 ? 1 : width;
+    // One thread moving megabytes over NVLink takes milliseconds per message;
+    // cap its sizes so the suite stays bounded.
+    uint64_t width_max = width == 1 ? (quick ? (64u << 10) : (1u << 20)) : sizes.max;
+    for (uint64_t bytes : sizes.values()) {
+      if (bytes > width_max) break;
+      double bw = width == 1 ? 2e9 : width == 32 ? 15e9 : 60e9;  // bytes/s, a rough guess
+      double est_ns = 3000 + 2e9 * double(bytes) / bw;
+      uint64_t iters = iters_for(est_ns, quick ? 10e6 : 50e6, ctx.opt.iterations(20000, 5000));
+      uint64_t warm = std::max<uint64_t>(2, iters / 10);
+      auto run = [&](bool raw) {
+        return time_loop(ctx, iters, warm, reset, [&](uint64_t n) {
+          if (active)
+            put_signal_pingpong<<<1, block, 0, ctx.stream>>>(raw, b, peer_recv, peer_flag, bytes,
+                                                             width, peer, n, initiator);
+        });
+      };
+      std::vector<double> floor_ns = run(true);
+      Stats f1 = us_stats(floor_ns, 0.5);
+      if (!have) {
+        add_row(ctx, "raw_floor:putmem_signal", "size", bytes, width, "one_way", f1, nullptr, iters);
+        continue;
+      }
+      std::vector<double> ns = run(false);
+      Stats f2 = us_stats(floor_ns);
+      add_row(ctx, "putmem_signal", "size", bytes, width, "one_way", us_stats(ns, 0.5), &f1, iters);
+      add_row(ctx, "putmem_signal", "size", bytes, width, "round_trip", us_stats(ns), &f2, iters);
+    }
+  }
+
+  gshmem_free(b.recv);
+  gshmem_free(b.send);
+  gshmem_free(b.flag);
+  return perf_end(ctx);
+}

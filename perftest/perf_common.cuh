@@ -1,0 +1,260 @@
+// Device-side pieces every perftest binary shares: start-up, timing of
+// device-side loops with CUDA events, and the raw memory operations of the
+// floors. The raw floors use the ordering layer directly (the same
+// instructions gshmem is meant to compile to), never the gshmem API.
+//
+// Which parts of the API exist is decided at configure time (see
+// perftest/CMakeLists.txt): GSHMEM_PERF_HAVE_{UPDATE,SYNC,SYNC_COOP,PUT_COOP,
+// STREAM,BARRIER}. A benchmark whose API is missing is skipped with a note.
+#pragma once
+
+#include <gshmem/gshmemx.h>
+#include <gshmem/detail/ordering.h>
+
+#include <cuda.h>  // stream-memop types only: nothing here links libcuda
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+#ifndef GSHMEM_PERF_HAVE_UPDATE
+#define GSHMEM_PERF_HAVE_UPDATE 0
+#endif
+#ifndef GSHMEM_PERF_HAVE_SYNC
+#define GSHMEM_PERF_HAVE_SYNC 0
+#endif
+#ifndef GSHMEM_PERF_HAVE_SYNC_COOP
+#define GSHMEM_PERF_HAVE_SYNC_COOP 0
+#endif
+#ifndef GSHMEM_PERF_HAVE_PUT_COOP
+#define GSHMEM_PERF_HAVE_PUT_COOP 0
+#endif
+#ifndef GSHMEM_PERF_HAVE_STREAM
+#define GSHMEM_PERF_HAVE_STREAM 0
+#endif
+#ifndef GSHMEM_PERF_HAVE_BARRIER
+#define GSHMEM_PERF_HAVE_BARRIER 0
+#endif
+
+// A CUDA failure in a benchmark is fatal: the numbers would be meaningless.
+#define PERF_CUDA(call)                                                                  \
+  do {                                                                                   \
+    cudaError_t e_ = (call);                                                             \
+    if (e_ != cudaSuccess) {                                                             \
+      std::fprintf(stderr, "PE %d: %s failed at %s:%d: %s\n", gshmem_my_pe(), #call,     \
+                   __FILE__, __LINE__, cudaGetErrorString(e_));                          \
+      std::exit(1);                                                                      \
+    }                                                                                    \
+  } while (0)
+
+namespace gshmem_perf {
+
+using gshmem::memory_order;
+using gshmem::thread_scope;
+namespace gd = gshmem::detail;
+
+// ------------------------------------------------------------ raw accesses
+// The floors' vocabulary: one PTX instruction each (see ordering.h).
+__device__ __forceinline__ void raw_store_relaxed(uint64_t *p, uint64_t v) {
+  gd::atomic_store<memory_order::relaxed, thread_scope::system>(p, v);
+}
+__device__ __forceinline__ void raw_store_release(uint64_t *p, uint64_t v) {
+  gd::atomic_store<memory_order::release, thread_scope::system>(p, v);
+}
+__device__ __forceinline__ uint64_t raw_load_acquire(const uint64_t *p) {
+  return gd::atomic_load<memory_order::acquire, thread_scope::system>(p);
+}
+__device__ __forceinline__ void raw_add_relaxed(uint64_t *p, uint64_t v) {
+  (void)gd::atomic_fetch_add<memory_order::relaxed, thread_scope::system>(p, v);
+}
+__device__ __forceinline__ void raw_wait_ge(const uint64_t *p, uint64_t v) {
+  while (raw_load_acquire(p) < v) {
+  }
+}
+
+// Copies `bytes` with `nthreads` threads (thread index `t`), 16-byte accesses
+// where both pointers and the size allow, 8-byte otherwise.
+__device__ __forceinline__ void raw_copy(void *dst, const void *src, size_t bytes, unsigned t,
+                                         unsigned nthreads) {
+  if (((uintptr_t)dst | (uintptr_t)src | bytes) % 16 == 0) {
+    uint4 *d = (uint4 *)dst;
+    const uint4 *s = (const uint4 *)src;
+    for (size_t i = t; i < bytes / 16; i += nthreads) d[i] = s[i];
+  } else {
+    uint64_t *d = (uint64_t *)dst;
+    const uint64_t *s = (const uint64_t *)src;
+    for (size_t i = t; i < bytes / 8; i += nthreads) d[i] = s[i];
+    char *dc = (char *)dst;
+    const char *sc = (const char *)src;
+    for (size_t i = bytes / 8 * 8 + t; i < bytes; i += nthreads) dc[i] = sc[i];
+  }
+}
+
+// Barrier among the first `width` threads of a block (a warp or the block).
+__device__ __forceinline__ void group_sync(int width) {
+  if (width >= 64) __syncthreads();
+  else if (width == 32) __syncwarp();
+}
+
+// ------------------------------------------------------------ host side
+
+struct Context {
+  const char *program = "";
+  Options opt;
+  int pe = -1;
+  int npes = 0;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Reporter *rep = nullptr;
+};
+
+// Parses options, checks GPUs and PEs before touching gshmem, initializes
+// gshmem. Returns 0 to go on; otherwise the process should exit with
+// *exit_code (0 after --help).
+inline bool perf_begin(int argc, char **argv, const char *program, int min_pes, Context &ctx,
+                       int *exit_code) {
+  std::string err;
+  ctx.program = program;
+  if (!parse_options(argc, argv, ctx.opt, err)) {
+    std::fprintf(stderr, "%s: %s\n%s", program, err.c_str(), usage(program).c_str());
+    *exit_code = 1;
+    return false;
+  }
+  if (ctx.opt.help) {
+    std::printf("%s", usage(program).c_str());
+    *exit_code = 0;
+    return false;
+  }
+  if (int rc = check_environment(program, min_pes)) {
+    *exit_code = rc;
+    return false;
+  }
+  int rc = gshmem_init();
+  if (rc != GSHMEM_SUCCESS) {
+    std::fprintf(stderr, "%s: gshmem_init failed: %s (%d)\n", program, gshmemx_error_string(rc),
+                 rc);
+    *exit_code = kCannotRunExitCode;
+    return false;
+  }
+  ctx.pe = gshmem_my_pe();
+  ctx.npes = gshmem_n_pes();
+  PERF_CUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+  PERF_CUDA(cudaEventCreate(&ctx.start));
+  PERF_CUDA(cudaEventCreate(&ctx.stop));
+  return true;
+}
+
+inline int perf_end(Context &ctx) {
+  bool ok = !ctx.rep || ctx.rep->ok();
+  cudaEventDestroy(ctx.start);
+  cudaEventDestroy(ctx.stop);
+  cudaStreamDestroy(ctx.stream);
+  gshmem_finalize();
+  return ok ? 0 : 1;
+}
+
+inline void host_barrier() { gshmemi_host_barrier_all(); }
+
+// Runs one measured exchange: `reset()` clears this PE's flags, then all PEs
+// meet, then `launch(iters)` enqueues the device loop on ctx.stream. Returns
+// the nanoseconds per iteration of each repeat, as this PE's events saw them
+// (the reporting PE is the one whose loop spans the whole exchange).
+template <class Reset, class Launch>
+std::vector<double> time_loop(Context &ctx, uint64_t iters, uint64_t warmup, Reset reset,
+                              Launch launch) {
+  std::vector<double> per_iter;
+  auto one = [&](uint64_t n, bool timed) {
+    reset();
+    PERF_CUDA(cudaDeviceSynchronize());
+    host_barrier();
+    PERF_CUDA(cudaEventRecord(ctx.start, ctx.stream));
+    launch(n);
+    PERF_CUDA(cudaGetLastError());
+    PERF_CUDA(cudaEventRecord(ctx.stop, ctx.stream));
+    PERF_CUDA(cudaEventSynchronize(ctx.stop));
+    float ms = 0;
+    PERF_CUDA(cudaEventElapsedTime(&ms, ctx.start, ctx.stop));
+    if (timed) per_iter.push_back(ms * 1e6 / double(n));
+    host_barrier();
+  };
+  if (warmup) one(warmup, false);
+  for (int r = 0; r < ctx.opt.repeats; ++r) one(iters, true);
+  return per_iter;
+}
+
+// Converts nanosecond samples to microseconds, scaled (1/2 for one-way).
+inline Stats us_stats(const std::vector<double> &ns, double scale = 1.0) {
+  std::vector<double> us;
+  for (double v : ns) us.push_back(v * scale / 1000.0);
+  return compute_stats(us);
+}
+
+// Adds a value row with its floor (pass an empty floor when there is none).
+inline void add_row(Context &ctx, const std::string &name, const std::string &size_key,
+                    uint64_t size, int threads, const std::string &metric, const Stats &value,
+                    const Stats *floor, uint64_t iters, const std::string &unit = "us",
+                    bool lower_is_better = true) {
+  Row r;
+  r.name = name;
+  r.pes = ctx.npes;
+  r.size_key = size_key;
+  r.size = size;
+  r.threads = threads;
+  r.metric = metric;
+  r.stats = value;
+  r.unit = unit;
+  r.lower_is_better = lower_is_better;
+  r.iters = iters;
+  if (floor) {
+    r.has_floor = true;
+    r.floor = floor->median;
+  }
+  ctx.rep->add(r);
+}
+
+// Iterations so that one repeat takes about `budget_ns` given an estimate of
+// one iteration; deterministic, so every PE computes the same count.
+inline uint64_t iters_for(double estimate_ns, double budget_ns, uint64_t max_iters,
+                          uint64_t min_iters = 10) {
+  double n = budget_ns / std::max(estimate_ns, 1.0);
+  uint64_t it = n < 1 ? 1 : uint64_t(n);
+  return std::max(min_iters, std::min(max_iters, it));
+}
+
+typedef CUresult (*wait_value64_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+typedef CUresult (*write_value64_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+inline wait_value64_fn raw_wait_value64 = nullptr;
+inline write_value64_fn raw_write_value64 = nullptr;
+
+// The raw stream memory operations of the on-stream floors, fetched through
+// the runtime so the binaries need not link the driver library.
+inline bool load_stream_memops() {
+  cudaDriverEntryPointQueryResult q1, q2;
+  if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue64", (void **)&raw_wait_value64, 12000,
+                                       cudaEnableDefault, &q1) != cudaSuccess ||
+      cudaGetDriverEntryPointByVersion("cuStreamWriteValue64", (void **)&raw_write_value64, 12000,
+                                       cudaEnableDefault, &q2) != cudaSuccess ||
+      q1 != cudaDriverEntryPointSuccess || q2 != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+#define PERF_CU(call)                                                                   \
+  do {                                                                                  \
+    CUresult r_ = (call);                                                               \
+    if (r_ != CUDA_SUCCESS) {                                                           \
+      std::fprintf(stderr, "PE %d: %s failed: CUresult %d\n", gshmem_my_pe(), #call,    \
+                   (int)r_);                                                            \
+      std::exit(1);                                                                     \
+    }                                                                                   \
+  } while (0)
+
+}  // namespace gshmem_perf

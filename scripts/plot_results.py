@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Plots perftest JSON lines with matplotlib (no GPU needed).
+
+usage: plot_results.py RESULTS_DIR [--out DIR]
+
+Writes at most six PNGs into DIR (default RESULTS_DIR):
+  wait_any.png, wait_all.png, wait_some.png  round trip vs n, per form and issuer, floors dashed
+  put_signal.png                              one-way latency vs message size, per issuer
+  bandwidth.png                               put / put_signal bandwidth vs size
+  ratio_to_floor.png                          every figure's ratio to its raw floor
+Exits 77 when matplotlib is missing (so a test can report "skipped").
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+from collections import defaultdict
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("plot_results: matplotlib is not installed (pip install matplotlib); no plots made",
+          file=sys.stderr)
+    sys.exit(77)
+
+WIDTH_NAMES = {1: "thread", 32: "warp"}
+
+
+def width_name(t):
+    return WIDTH_NAMES.get(t, f"block{t}")
+
+
+def load_rows(results_dir):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "**", "*.jsonl"), recursive=True)):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError:
+                        pass
+    return rows
+
+
+def series(rows, key):
+    """Groups rows into {label: sorted [(x, value, floor)]} by `key(row)`."""
+    out = defaultdict(dict)
+    for r in rows:
+        label = key(r)
+        if label is None or r.get("value") is None:
+            continue
+        x = r.get("n", r.get("size"))
+        out[label][x] = (x, r["value"], r.get("floor"))  # the last run of a point wins
+    return {k: sorted(v.values()) for k, v in sorted(out.items())}
+
+
+def line_plot(path, title, xlabel, ylabel, groups, logy=True):
+    if not groups:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for i, (label, pts) in enumerate(groups.items()):
+        color = f"C{i % 10}"
+        xs = [p[0] for p in pts]
+        ax.plot(xs, [p[1] for p in pts], "o-", color=color, label=label, markersize=3)
+        fl = [(p[0], p[2]) for p in pts if p[2] is not None]
+        if fl:
+            ax.plot([p[0] for p in fl], [p[1] for p in fl], "--", color=color, alpha=0.5,
+                    linewidth=1)
+    ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title + "\n(dashed: raw floor of the same exchange)", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def ratio_plot(path, rows):
+    pts = [r for r in rows if r.get("ratio") is not None and not r["name"].startswith("raw_floor:")]
+    if not pts:
+        return False
+    by_binary = defaultdict(list)
+    for r in pts:
+        by_binary[r.get("binary", "?").replace("gshmem_perf_", "")].append(r["ratio"])
+    fig, ax = plt.subplots(figsize=(9, 5))
+    labels = sorted(by_binary)
+    for i, b in enumerate(labels):
+        ys = by_binary[b]
+        xs = [i + (j / max(len(ys), 1) - 0.5) * 0.7 for j in range(len(ys))]
+        ax.scatter(xs, ys, s=8, color=f"C{i % 10}")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.axhline(1.10, color="red", linestyle="--", linewidth=0.8, label="floor + 10%")
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels)
+    ax.set_ylabel("gshmem / raw floor")
+    ax.set_yscale("log")
+    ax.set_title("Ratio of every gshmem figure to its raw floor (lower is better)")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def make_plots(rows, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    made = []
+    api = [r for r in rows if not r["name"].startswith("raw_floor:")]
+    wait_rows = [r for r in api if r.get("binary") == "gshmem_perf_wait" and r.get("pes") == 2]
+    for fam in ("any", "all", "some"):
+        fam_rows = [r for r in wait_rows
+                    if r["name"].replace("wait_until_", "").replace("test_", "").split("_")[0] == fam]
+        groups = series(fam_rows, lambda r: f"{r['name']} {width_name(r['threads'])}")
+        path = os.path.join(out_dir, f"wait_{fam}.png")
+        if line_plot(path, f"_{fam} family: round trip vs n (2 PEs)", "n (ivars)",
+                     "round trip (us)", groups):
+            made.append(path)
+    ps = [r for r in api if r["name"] == "putmem_signal" and r["metric"] == "one_way"]
+    groups = series(ps, lambda r: f"putmem_signal {width_name(r['threads'])}")
+    path = os.path.join(out_dir, "put_signal.png")
+    if line_plot(path, "putmem_signal one-way latency vs size (2 PEs)", "bytes", "one-way (us)", groups):
+        made.append(path)
+    bw = [r for r in api if r["metric"] == "bandwidth"]
+    groups = series(bw, lambda r: f"{r['name']} {width_name(r['threads'])}")
+    path = os.path.join(out_dir, "bandwidth.png")
+    if line_plot(path, "Bandwidth vs size (2 PEs)", "bytes", "GB/s", groups, logy=False):
+        made.append(path)
+    path = os.path.join(out_dir, "ratio_to_floor.png")
+    if ratio_plot(path, api):
+        made.append(path)
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results_dir")
+    ap.add_argument("--out", help="folder for the PNGs (default RESULTS_DIR)")
+    args = ap.parse_args()
+    rows = load_rows(args.results_dir)
+    if not rows:
+        print(f"plot_results: no JSON rows under {args.results_dir}", file=sys.stderr)
+        return 1
+    made = make_plots(rows, args.out or args.results_dir)
+    for p in made:
+        print(f"plot_results: wrote {p}")
+    return 0 if made else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Builds summary.md from the perftest JSON lines of one benchmark run.
+
+usage: summarize.py RESULTS_DIR [--out FILE] [--title TEXT]
+
+Reads every *.jsonl under RESULTS_DIR. Writes a markdown file with
+  1. the targets table: benchmark, value, floor, ratio, target, the NVSHMEM
+     figure measured on an H200 NVLink pair, and pass/fail against the target;
+  2. every row with a floor, and whether it is within 10% of it;
+  3. rows without a floor.
+Needs only the Python standard library (no GPU, no matplotlib).
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+
+# Floors and targets are per figure; "match" selects the row.
+#   (label, match, target_us, nvshmem_us or None)
+TARGETS = [
+    ("one-way uint64_p + wait_until", dict(name="uint64_p+wait_until", metric="one_way", pes=2), 0.75, 1.306),
+    ("one-way signal_op + signal_wait_until", dict(name="signal_op+signal_wait_until", metric="one_way", pes=2), 0.70, 0.85),
+    ("wait_until_any n=1024, thread (round trip)", dict(name="wait_until_any", n=1024, threads=1, pes=2), 15.0, 141.426),
+    ("wait_until_any n=1024, block (round trip)", dict(name="wait_until_any", n=1024, threads=1024, pes=2), 4.5, None),
+    ("wait_until_all n=8192, thread (round trip)", dict(name="wait_until_all", n=8192, threads=1, pes=2), 100.0, 1501.069),
+    ("wait_until_all n=8192, block (round trip)", dict(name="wait_until_all", n=8192, threads=1024, pes=2), 10.0, None),
+    ("on-stream responder wait_until + signal_op (round trip)",
+     dict(name="uint64_wait_until_on_stream+signal_op_on_stream", metric="round_trip", pes=2), 5.5, 9.482),
+    ("on-stream responder signal_wait_until + signal_op (round trip)",
+     dict(name="signal_wait_until_on_stream+signal_op_on_stream", metric="round_trip", pes=2), None, 8.584),
+]
+# NVSHMEM figures for rows that have no target of their own (DEVICE.md).
+ANCHORS = [
+    (dict(name="wait_until_any", n=1, threads=1), 2.203),
+    (dict(name="wait_until_any", n=32, threads=1), 6.532),
+    (dict(name="wait_until_any", n=8192, threads=1), 1134.466),
+    (dict(name="test_any", n=1024, threads=1), 139.579),
+    (dict(name="wait_until_all", n=1024, threads=1), 183.436),
+]
+FLOOR_TOLERANCE = 1.10
+
+
+def load_rows(results_dir):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "**", "*.jsonl"), recursive=True)):
+        with open(path) as f:
+            for lineno, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as e:
+                    print(f"warning: {path}:{lineno}: not JSON ({e})", file=sys.stderr)
+    return rows
+
+
+def matches(row, match):
+    return all(row.get(k) == v for k, v in match.items())
+
+
+def find(rows, match):
+    found = [r for r in rows if matches(r, match)]
+    return found[-1] if found else None
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        if abs(v) >= 1000:
+            return f"{v:,.0f}"
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def size_of(row):
+    if "n" in row:
+        return f"n={row['n']}"
+    s = row.get("size", 0)
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if s >= div and s % div == 0:
+            return f"{s // div} {unit}"
+    return f"{s} B"
+
+
+def width(row):
+    t = row.get("threads", 1)
+    return {1: "thread", 32: "warp"}.get(t, f"block({t})")
+
+
+def within_floor(row):
+    """Within 10% of the floor, in the row's own direction (bandwidth: higher is better)."""
+    ratio = row.get("ratio")
+    if ratio is None:
+        return False
+    if row.get("better") == "higher":
+        return ratio >= 1 / FLOOR_TOLERANCE
+    return ratio <= FLOOR_TOLERANCE
+
+
+def nvshmem_anchor(row):
+    for match, value in ANCHORS:
+        if matches(row, match):
+            return value
+    return None
+
+
+def build(rows, title):
+    out = [f"# {title}", ""]
+    gpu_rows = [r for r in rows if not r["name"].startswith("raw_floor:")]
+    out += ["## Targets", "",
+            "| benchmark | value (us) | floor (us) | ratio | target (us) | NVSHMEM (us) | result |",
+            "|---|---|---|---|---|---|---|"]
+    failures = 0
+    for label, match, target, nv in TARGETS:
+        r = find(gpu_rows, match)
+        if r is None:
+            out.append(f"| {label} | not measured | - | - | {fmt(target, 2)} | {fmt(nv)} | MISSING |")
+            if target is not None:
+                failures += 1
+            continue
+        value = r["value"]
+        ok_target = target is None or (value is not None and value <= target)
+        ratio = r.get("ratio")
+        ok_floor = ratio is None or ratio <= FLOOR_TOLERANCE
+        verdict = "pass" if ok_target and ok_floor else "FAIL"
+        if target is None:
+            verdict = "info" if ok_floor else "FAIL (floor)"
+        elif ok_target and not ok_floor:
+            verdict = "FAIL (floor)"
+        if verdict.startswith("FAIL"):
+            failures += 1
+        out.append(f"| {label} | {fmt(value)} | {fmt(r.get('floor'))} | {fmt(ratio, 2)} | "
+                   f"{fmt(target, 2)} | {fmt(nv)} | {verdict} |")
+    out += ["", f"Targets: value <= target and ratio to the raw floor <= {FLOOR_TOLERANCE:.2f}.", ""]
+
+    with_floor = [r for r in gpu_rows if r.get("floor") is not None]
+    over = [r for r in with_floor if not within_floor(r)]
+    out += ["## Every figure against its raw floor", "",
+            f"{len(with_floor)} figures have a floor; {len(with_floor) - len(over)} are within "
+            f"{int(round((FLOOR_TOLERANCE - 1) * 100))}% of it.", "",
+            "| binary | benchmark | PEs | size/n | issuer | metric | value | min | max | floor | ratio | NVSHMEM | within 10% |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in with_floor:
+        ok = within_floor(r)
+        out.append(f"| {r.get('binary', '')} | {r['name']} | {r['pes']} | {size_of(r)} | {width(r)} | "
+                   f"{r['metric']} | {fmt(r['value'])} {r['unit']} | {fmt(r.get('min'))} | {fmt(r.get('max'))} | "
+                   f"{fmt(r['floor'])} | {fmt(r['ratio'], 2)} | {fmt(nvshmem_anchor(r))} | "
+                   f"{'yes' if ok else 'NO'} |")
+    without = [r for r in rows if r.get("floor") is None]
+    if without:
+        out += ["", "## Figures without a floor", "",
+                "| binary | benchmark | PEs | size/n | issuer | metric | value | min | max |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        for r in without:
+            out.append(f"| {r.get('binary', '')} | {r['name']} | {r['pes']} | {size_of(r)} | {width(r)} | "
+                       f"{r['metric']} | {fmt(r['value'])} {r['unit']} | {fmt(r.get('min'))} | {fmt(r.get('max'))} |")
+    out.append("")
+    return "\n".join(out), failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results_dir")
+    ap.add_argument("--out", help="output file (default RESULTS_DIR/summary.md)")
+    ap.add_argument("--title", default="gshmem perftest summary")
+    args = ap.parse_args()
+    rows = load_rows(args.results_dir)
+    if not rows:
+        print(f"summarize: no JSON rows under {args.results_dir}", file=sys.stderr)
+        return 1
+    text, failures = build(rows, args.title)
+    out = args.out or os.path.join(args.results_dir, "summary.md")
+    with open(out, "w") as f:
+        f.write(text)
+    print(f"summarize: {len(rows)} rows -> {out} ({failures} target(s) not met)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+// The MPI bootstrap plugin (libgshmem_bootstrap_mpi.so).
+//
+// Uses MPI_COMM_WORLD (initializing MPI if the program has not) or the
+// communicator the program passed with GSHMEMX_INIT_WITH_MPI_COMM. Either way
+// it works on a duplicate, so its messages never match the program's.
+#include <mpi.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+
+#include "../bootstrap_plugin.h"
+
+namespace {
+
+struct MpiContext {
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool initialized_mpi = false;  // we called MPI_Init, so we finalize
+  void (*report)(int, const char *) = nullptr;
+};
+
+void say(void (*report)(int, const char *), const char *what, int mpi_error) {
+  char text[MPI_MAX_ERROR_STRING + 200];
+  char mpi_text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (mpi_error != MPI_SUCCESS) MPI_Error_string(mpi_error, mpi_text, &len);
+  std::snprintf(text, sizeof(text), "MPI bootstrap: %s%s%s", what, len ? ": " : "", mpi_text);
+  if (report) report(1, text); else std::fprintf(stderr, "gshmem: %s\n", text);
+}
+
+int mpi_allgather(void *context, const void *in, void *out, size_t bytes) {
+  auto *ctx = static_cast<MpiContext *>(context);
+  if (bytes > static_cast<size_t>(INT_MAX)) {
+    say(ctx->report, "allgather of more than INT_MAX bytes per rank", MPI_SUCCESS);
+    return GSHMEMX_ERROR_INVALID_VALUE;
+  }
+  const int count = static_cast<int>(bytes);
+  const int rc = MPI_Allgather(in, count, MPI_BYTE, out, count, MPI_BYTE, ctx->comm);
+  if (rc != MPI_SUCCESS) {
+    say(ctx->report, "MPI_Allgather failed", rc);
+    return GSHMEMX_ERROR_BOOTSTRAP;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+int mpi_barrier(void *context) {
+  auto *ctx = static_cast<MpiContext *>(context);
+  const int rc = MPI_Barrier(ctx->comm);
+  if (rc != MPI_SUCCESS) {
+    say(ctx->report, "MPI_Barrier failed", rc);
+    return GSHMEMX_ERROR_BOOTSTRAP;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+void mpi_abort(void *context, int code, const char *why) {
+  auto *ctx = static_cast<MpiContext *>(context);
+  say(ctx->report, why ? why : "abort", MPI_SUCCESS);
+  MPI_Abort(ctx->comm != MPI_COMM_NULL ? ctx->comm : MPI_COMM_WORLD, code ? code : 1);
+  std::abort();  // MPI_Abort does not return; this is for broken MPIs
+}
+
+int mpi_close(void *context) {
+  auto *ctx = static_cast<MpiContext *>(context);
+  int status = GSHMEM_SUCCESS;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
+    if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+    if (ctx->initialized_mpi) {
+      const int rc = MPI_Finalize();
+      if (rc != MPI_SUCCESS) {
+        say(ctx->report, "MPI_Finalize failed", rc);
+        status = GSHMEMX_ERROR_BOOTSTRAP;
+      }
+    }
+  }
+  delete ctx;
+  return status;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int gshmemi_bootstrap_plugin_open(
+    const gshmemi_bootstrap_open_args_t *args, gshmemi_bootstrap_ops_t *ops) {
+  if (!args || !ops || args->abi_version != GSHMEMI_BOOTSTRAP_ABI_VERSION)
+    return GSHMEMX_ERROR_BOOTSTRAP;
+  const bool user_comm = (args->flags & GSHMEMX_INIT_WITH_MPI_COMM) != 0;
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    say(args->report, "MPI was already finalized; MPI cannot start again in this process", MPI_SUCCESS);
+    return GSHMEMX_ERROR_BOOTSTRAP;
+  }
+  if (user_comm && !initialized) {
+    say(args->report, "GSHMEMX_INIT_WITH_MPI_COMM was given but MPI is not initialized", MPI_SUCCESS);
+    return GSHMEMX_ERROR_BOOTSTRAP;
+  }
+  auto *ctx = new (std::nothrow) MpiContext;
+  if (!ctx) return GSHMEMX_ERROR_OUT_OF_MEMORY;
+  ctx->report = args->report;
+  if (!initialized) {
+    const int rc = MPI_Init(nullptr, nullptr);
+    if (rc != MPI_SUCCESS) {
+      say(args->report, "MPI_Init failed", rc);
+      delete ctx;
+      return GSHMEMX_ERROR_BOOTSTRAP;
+    }
+    ctx->initialized_mpi = true;
+  }
+  MPI_Comm parent = MPI_COMM_WORLD;
+  if (user_comm) {
+    if (!args->attr || !args->attr->mpi_comm) {
+      say(args->report, "GSHMEMX_INIT_WITH_MPI_COMM needs attr->mpi_comm", MPI_SUCCESS);
+      delete ctx;
+      return GSHMEMX_ERROR_INVALID_VALUE;
+    }
+    parent = *static_cast<const MPI_Comm *>(args->attr->mpi_comm);
+  }
+  int rc = MPI_Comm_dup(parent, &ctx->comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(ctx->comm, &ops->rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(ctx->comm, &ops->size);
+  if (rc != MPI_SUCCESS) {
+    say(args->report, "setting up the communicator failed", rc);
+    mpi_close(ctx);
+    return GSHMEMX_ERROR_BOOTSTRAP;
+  }
+  ops->abi_version = GSHMEMI_BOOTSTRAP_ABI_VERSION;
+  ops->name = "mpi";
+  ops->context = ctx;
+  ops->device = -1;
+  ops->allgather = &mpi_allgather;
+  ops->barrier = &mpi_barrier;
+  ops->abort = &mpi_abort;
+  ops->close = &mpi_close;
+  return GSHMEM_SUCCESS;
+}

@@ -1,0 +1,33 @@
+// Choosing, loading and wrapping bootstrap modules.
+#pragma once
+
+#include <gshmem/runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "bootstrap.h"
+
+namespace gshmemi {
+
+// The one-PE job (no launcher); built into libgshmem.
+std::unique_ptr<Bootstrap> make_single_bootstrap();
+
+// Loads plugin `module` ("mpi" or "nccl") and opens it with flags/attr.
+// Search order: the folder holding libgshmem, GSHMEM_BOOTSTRAP_PLUGIN_DIR,
+// then the install folder compiled in (GSHMEM_PLUGIN_DIR). Exported (with
+// GSHMEM_API) so that tests can drive a plugin without a GPU.
+GSHMEM_API int open_bootstrap_plugin(const std::string &module, unsigned int flags,
+                                     const gshmemx_init_attr_t *attr,
+                                     std::unique_ptr<Bootstrap> *out);
+
+// Picks the module for an init call: the flags decide for gshmemx_init_attr;
+// otherwise GSHMEM_BOOTSTRAP (auto: MPI under a launcher, else single PE).
+int create_bootstrap(unsigned int flags, const gshmemx_init_attr_t *attr,
+                     std::unique_ptr<Bootstrap> *out);
+
+// The bootstrap of the running job, or nullptr outside init..finalize.
+// Exported for tests and tools inside the project; not API.
+GSHMEM_API Bootstrap *current_bootstrap();
+
+}  // namespace gshmemi

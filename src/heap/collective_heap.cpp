@@ -1,0 +1,271 @@
+#include "collective_heap.h"
+
+#include <gshmem/runtime.h>
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdarg>
+#include <cstdio>
+#include <iterator>
+#include <cstring>
+#include <vector>
+
+namespace gshmemi {
+namespace {
+
+// How many disagreeing PEs one message names before it summarises the rest.
+constexpr int kPesNamedInMessage = 4;
+
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char *fmt, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buffer, sizeof buffer, fmt, args);
+  va_end(args);
+  return buffer;
+}
+
+const char *error_name(int code) {
+  switch (code) {
+    case GSHMEM_SUCCESS: return "success";
+    case GSHMEMX_ERROR_INVALID_VALUE: return "invalid value";
+    case GSHMEMX_ERROR_OUT_OF_MEMORY: return "out of symmetric memory";
+    case GSHMEMX_ERROR_NOT_SYMMETRIC: return "not a symmetric address";
+    case GSHMEMX_ERROR_CUDA: return "CUDA error";
+    case GSHMEMX_ERROR_BOOTSTRAP: return "bootstrap error";
+    default: return "error";
+  }
+}
+
+bool same_call(const HeapCallRecord &a, const HeapCallRecord &b) {
+  return a.kind == b.kind && a.arg0 == b.arg0 && a.arg1 == b.arg1;
+}
+
+bool same_record(const HeapCallRecord &a, const HeapCallRecord &b) {
+  return same_call(a, b) && a.call_number == b.call_number && a.offset == b.offset &&
+         a.bytes == b.bytes && a.local_code == b.local_code;
+}
+
+// One clause of a disagreement message: how PE `pe` differs from PE 0.
+std::string describe_difference(int pe, const HeapCallRecord &mine, const HeapCallRecord &ref) {
+  if (!same_call(mine, ref))
+    return format("PE %d asked %s but PE 0 asked %s (call #%" PRIu64 ")", pe, describe_call(mine).c_str(),
+                  describe_call(ref).c_str(), ref.call_number);
+  if (mine.call_number != ref.call_number)
+    return format("PE %d is at symmetric heap call #%" PRIu64 " but PE 0 is at call #%" PRIu64
+                  " (a PE skipped or repeated a gshmem_malloc/gshmem_free)",
+                  pe, mine.call_number, ref.call_number);
+  if (mine.local_code != ref.local_code) {
+    int failing_pe = mine.local_code != 0 ? pe : 0;
+    int code = mine.local_code != 0 ? mine.local_code : ref.local_code;
+    return format("PE %d could not do %s (%s; see PE %d's log) while PE %d could (call #%" PRIu64 ")",
+                  failing_pe, describe_call(ref).c_str(), error_name(code), failing_pe,
+                  failing_pe == 0 ? pe : 0, ref.call_number);
+  }
+  return format("PE %d placed %s at offset %" PRIu64 " (%" PRIu64 " bytes) but PE 0 at offset %" PRIu64
+                " (%" PRIu64 " bytes) (call #%" PRIu64 "): the heaps diverged earlier",
+                pe, describe_call(ref).c_str(), mine.offset, mine.bytes, ref.offset, ref.bytes,
+                ref.call_number);
+}
+
+}  // namespace
+
+
+std::string describe_call(const HeapCallRecord &record) {
+  switch (static_cast<HeapCallKind>(record.kind)) {
+    case HeapCallKind::malloc_call:
+      return format("gshmem_malloc(%" PRIu64 ")", record.arg0);
+    case HeapCallKind::calloc_call:
+      return format("gshmem_calloc(%" PRIu64 ", %" PRIu64 ")", record.arg0, record.arg1);
+    case HeapCallKind::align_call:
+      return format("gshmem_align(%" PRIu64 ", %" PRIu64 ")", record.arg0, record.arg1);
+    case HeapCallKind::free_call:
+      if (record.arg0 == HeapCallRecord::kNoOffset)
+        return record.local_code == 0 ? "gshmem_free(NULL)" : "gshmem_free(<non-symmetric pointer>)";
+      return format("gshmem_free(<block at heap offset %" PRIu64 ", %" PRIu64 " bytes>)", record.arg0,
+                    record.arg1);
+  }
+  return format("<unknown heap call %u>", record.kind);
+}
+
+int compare_call_records(const HeapCallRecord *records, int n_pes, int my_pe, std::string *message) {
+  (void)my_pe;
+  const HeapCallRecord &ref = records[0];
+  std::vector<int> differing;
+  for (int pe = 1; pe < n_pes; ++pe)
+    if (!same_record(records[pe], ref)) differing.push_back(pe);
+  if (differing.empty()) return GSHMEM_SUCCESS;
+
+  // A difference in the call itself, its number or its placement is a
+  // symmetry error; a difference only in the local outcome passes that
+  // outcome's code on, so that e.g. exhaustion on one PE reads as exhaustion.
+  int code = GSHMEMX_ERROR_SYMMETRY;
+  bool only_outcomes_differ = true;
+  int first_failure = ref.local_code;
+  for (int pe : differing) {
+    const HeapCallRecord &r = records[pe];
+    if (!same_call(r, ref) || r.call_number != ref.call_number || r.offset != ref.offset ||
+        r.bytes != ref.bytes)
+      only_outcomes_differ = false;
+    if (first_failure == 0) first_failure = r.local_code;
+  }
+  if (only_outcomes_differ && first_failure != 0) code = first_failure;
+
+  std::string text = format("PEs disagree on symmetric heap call #%" PRIu64 ": ", ref.call_number);
+  int named = 0;
+  for (int pe : differing) {
+    if (named == kPesNamedInMessage) {
+      text += format("; and %zu more PE(s)", differing.size() - named);
+      break;
+    }
+    if (named > 0) text += "; ";
+    text += describe_difference(pe, records[pe], ref);
+    ++named;
+  }
+  text += ". The call fails on every PE and no PE's heap changed";
+  if (message) *message = text;
+  return code;
+}
+
+int CollectiveHeap::agree(Bootstrap &boot, const HeapCallRecord &record, std::string *message) {
+  std::vector<HeapCallRecord> records(static_cast<std::size_t>(boot.size()));
+  int rc = boot.allgather(&record, records.data(), sizeof(HeapCallRecord));
+  if (rc != GSHMEM_SUCCESS) {
+    *message = format("exchanging symmetric heap call #%" PRIu64 " (%s) between PEs failed (code %d)",
+                      record.call_number, describe_call(record).c_str(), rc);
+    return GSHMEMX_ERROR_BOOTSTRAP;
+  }
+  return compare_call_records(records.data(), boot.size(), boot.rank(), message);
+}
+
+HeapOutcome CollectiveHeap::allocate(Bootstrap &boot, HeapCallRecord record, std::size_t total_bytes,
+                                     std::size_t alignment, const std::string &local_error,
+                                     const AfterCommit &after) {
+  HeapOutcome outcome;
+  record.call_number = ++calls_made_;
+  record.offset = HeapCallRecord::kNoOffset;
+  record.bytes = 0;
+  AllocationPlan plan;
+  if (!local_error.empty()) {
+    plan.code = GSHMEMX_ERROR_INVALID_VALUE;
+    plan.message = local_error;
+  } else {
+    plan = allocator_.plan_allocate(total_bytes, alignment);
+    if (plan.code == 0 && plan.bytes > 0) {
+      record.offset = plan.offset;
+      record.bytes = plan.bytes;
+    }
+  }
+  record.local_code = plan.code;
+
+  outcome.code = agree(boot, record, &outcome.message);
+  if (outcome.code != GSHMEM_SUCCESS) return outcome;
+  if (plan.code != GSHMEM_SUCCESS) {  // every PE failed the same way
+    outcome.code = plan.code;
+    outcome.message = describe_call(record) + ": " + plan.message;
+    return outcome;
+  }
+  if (plan.bytes == 0) return outcome;  // zero-size request: NULL, no error
+
+  allocator_.commit_allocate(plan);
+  if (after) {
+    std::string why;
+    std::int32_t local = after(plan.offset, plan.bytes, &why);
+    std::vector<std::int32_t> codes(static_cast<std::size_t>(boot.size()));
+    int rc = boot.allgather(&local, codes.data(), sizeof local);
+    int failing_pe = -1;
+    if (rc != GSHMEM_SUCCESS) {
+      local = GSHMEMX_ERROR_BOOTSTRAP;
+      why = "exchanging the completion status between PEs failed";
+    }
+    for (int pe = 0; pe < boot.size() && rc == GSHMEM_SUCCESS; ++pe)
+      if (codes[pe] != 0) { failing_pe = pe; local = codes[pe]; break; }
+    if (local != 0) {
+      // Every PE sees the same codes, so every PE undoes the same block.
+      allocator_.commit_release(allocator_.plan_release(plan.offset));
+      outcome.code = local;
+      if (failing_pe == boot.rank() || failing_pe < 0)
+        outcome.message = describe_call(record) + ": " + why;
+      else
+        outcome.message = format("%s failed on PE %d (see its log); undone on every PE",
+                                 describe_call(record).c_str(), failing_pe);
+      return outcome;
+    }
+  }
+  outcome.has_block = true;
+  outcome.offset = plan.offset;
+  outcome.bytes = plan.bytes;
+  return outcome;
+}
+
+HeapOutcome CollectiveHeap::malloc(Bootstrap &boot, std::size_t size) {
+  HeapCallRecord record{};
+  record.kind = static_cast<std::uint32_t>(HeapCallKind::malloc_call);
+  record.arg0 = size;
+  return allocate(boot, record, size, SymmetricAllocator::kMinAlignment, std::string(), AfterCommit());
+}
+
+HeapOutcome CollectiveHeap::calloc(Bootstrap &boot, std::size_t count, std::size_t size,
+                                   const AfterCommit &zero) {
+  HeapCallRecord record{};
+  record.kind = static_cast<std::uint32_t>(HeapCallKind::calloc_call);
+  record.arg0 = count;
+  record.arg1 = size;
+  std::string local_error;
+  std::size_t total = 0;
+  if (__builtin_mul_overflow(count, size, &total))
+    local_error = format("count * size = %zu * %zu overflows size_t", count, size);
+  return allocate(boot, record, total, SymmetricAllocator::kMinAlignment, local_error, zero);
+}
+
+HeapOutcome CollectiveHeap::align(Bootstrap &boot, std::size_t alignment, std::size_t size) {
+  HeapCallRecord record{};
+  record.kind = static_cast<std::uint32_t>(HeapCallKind::align_call);
+  record.arg0 = alignment;
+  record.arg1 = size;
+  // plan_allocate rejects an alignment that is 0 or not a power of two.
+  return allocate(boot, record, size, alignment, std::string(), AfterCommit());
+}
+
+HeapOutcome CollectiveHeap::release(Bootstrap &boot, std::uintptr_t heap_base, std::uintptr_t ptr) {
+  HeapOutcome outcome;
+  HeapCallRecord record{};
+  record.kind = static_cast<std::uint32_t>(HeapCallKind::free_call);
+  record.call_number = ++calls_made_;
+  record.arg0 = HeapCallRecord::kNoOffset;
+  record.offset = HeapCallRecord::kNoOffset;
+  ReleasePlan plan;
+  std::string local_message;
+  if (ptr != 0) {
+    if (ptr < heap_base || ptr - heap_base >= allocator_.capacity()) {
+      plan.code = GSHMEMX_ERROR_NOT_SYMMETRIC;
+      local_message = format("pointer %p is not in the symmetric heap [%p, %p): a foreign pointer",
+                             reinterpret_cast<void *>(ptr), reinterpret_cast<void *>(heap_base),
+                             reinterpret_cast<void *>(heap_base + allocator_.capacity()));
+    } else {
+      plan = allocator_.plan_release(ptr - heap_base);
+      record.arg0 = plan.offset;
+      record.arg1 = plan.bytes;
+      record.offset = plan.offset;
+      record.bytes = plan.bytes;
+      local_message = format("pointer %p: %s", reinterpret_cast<void *>(ptr), plan.message.c_str());
+    }
+  }
+  record.local_code = plan.code;
+
+  outcome.code = agree(boot, record, &outcome.message);
+  if (outcome.code != GSHMEM_SUCCESS) return outcome;
+  if (plan.code != GSHMEM_SUCCESS) {
+    outcome.code = plan.code;
+    outcome.message = "gshmem_free: " + local_message;
+    return outcome;
+  }
+  if (ptr == 0) return outcome;
+  allocator_.commit_release(plan);
+  outcome.offset = plan.offset;
+  outcome.bytes = plan.bytes;
+  return outcome;
+}
+
+}  // namespace gshmemi

@@ -1,0 +1,90 @@
+// Collective allocation: every PE runs the same SymmetricAllocator calls, and
+// before any PE changes its allocator the PEs compare what they were asked.
+//
+// Each call allgathers one fixed-size record (which routine, its arguments,
+// the call number and the offset this PE's allocator planned). If any record
+// differs from PE 0's, no PE commits: every PE returns an error naming the
+// PEs that disagree and what each asked, e.g.
+//   "PE 1 asked gshmem_malloc(4096) but PE 0 asked gshmem_malloc(8192) (call #3)".
+// Because nothing is committed before the PEs agree, the allocators stay
+// identical after a failed call, and the next agreeing call works.
+//
+// Pure CPU code over a Bootstrap, so that it is tested with in-process fake
+// bootstraps (threads as PEs) as well as under mpirun.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "../bootstrap.h"
+#include "symmetric_allocator.h"
+
+namespace gshmemi {
+
+enum class HeapCallKind : std::uint32_t { malloc_call = 1, calloc_call = 2, align_call = 3, free_call = 4 };
+
+// What one PE contributes to the agreement of one call (allgathered as bytes:
+// fixed width, no padding).
+struct HeapCallRecord {
+  std::uint32_t kind;          // HeapCallKind
+  std::int32_t local_code;     // this PE's planning outcome (0 or GSHMEMX_ERROR_*)
+  std::uint64_t call_number;   // 1 for the first collective heap call after init
+  std::uint64_t arg0;          // malloc: size; calloc: count; align: alignment; free: offset
+  std::uint64_t arg1;          // calloc: element size; align: size; free: block bytes
+  std::uint64_t offset;        // planned block offset, kNoOffset when none
+  std::uint64_t bytes;         // planned block length
+  static constexpr std::uint64_t kNoOffset = ~std::uint64_t(0);
+};
+static_assert(sizeof(HeapCallRecord) == 48, "HeapCallRecord is exchanged as raw bytes");
+
+// The result of one collective call on this PE.
+struct HeapOutcome {
+  int code = 0;              // GSHMEM_SUCCESS or GSHMEMX_ERROR_*; the same on every PE
+  bool has_block = false;    // false for zero-size allocations, gshmem_free(NULL) and errors
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+  std::string message;       // the cause, when code != 0
+};
+
+// "gshmem_malloc(4096)", "gshmem_free(offset 1048576)", ...
+std::string describe_call(const HeapCallRecord &record);
+
+// Compares the allgathered records of one call. Returns 0 when all PEs agree;
+// otherwise an error code and, in *message, which PEs disagree and how.
+int compare_call_records(const HeapCallRecord *records, int n_pes, int my_pe, std::string *message);
+
+class CollectiveHeap {
+ public:
+  // Runs on every PE after the PEs agree on an allocation and commit it
+  // (calloc's zeroing). A non-zero return on any PE undoes the allocation on
+  // every PE; *why explains it for the log.
+  using AfterCommit = std::function<int(std::size_t offset, std::size_t bytes, std::string *why)>;
+
+  CollectiveHeap(std::size_t capacity, std::size_t reserved_prefix) : allocator_(capacity, reserved_prefix) {}
+
+  // Collective. The allgather at their heart is also a barrier: on return
+  // every PE has entered the call, and (with an AfterCommit) every PE's hook
+  // has finished.
+  HeapOutcome malloc(Bootstrap &boot, std::size_t size);
+  HeapOutcome calloc(Bootstrap &boot, std::size_t count, std::size_t size, const AfterCommit &zero);
+  HeapOutcome align(Bootstrap &boot, std::size_t alignment, std::size_t size);
+  // ptr == 0 is gshmem_free(NULL): agreed like any call, then nothing happens.
+  // A ptr outside [heap_base, heap_base + capacity) is a foreign pointer.
+  HeapOutcome release(Bootstrap &boot, std::uintptr_t heap_base, std::uintptr_t ptr);
+
+  const SymmetricAllocator &allocator() const { return allocator_; }
+  std::uint64_t calls_made() const { return calls_made_; }
+
+ private:
+  HeapOutcome allocate(Bootstrap &boot, HeapCallRecord record, std::size_t total_bytes,
+                       std::size_t alignment, const std::string &local_error, const AfterCommit &after);
+  // Allgathers `record`; returns 0 if every PE sent the same one.
+  int agree(Bootstrap &boot, const HeapCallRecord &record, std::string *message);
+
+  SymmetricAllocator allocator_;
+  std::uint64_t calls_made_ = 0;
+};
+
+}  // namespace gshmemi

@@ -1,0 +1,62 @@
+// Argument checks of the on-stream routines, on a made-up heap range.
+#include "catch.hpp"
+#include "stream_validate.h"
+
+using namespace gshmemi::stream;
+
+namespace {
+const HeapRange kHeap{0x100000, 0x1000};  // [0x100000, 0x101000)
+void *at(std::uintptr_t a) { return reinterpret_cast<void *>(a); }
+}  // namespace
+
+TEST_CASE("cmp and sig_op", "[stream][validate]") {
+  for (int cmp = GSHMEM_CMP_EQ; cmp <= GSHMEM_CMP_LE; ++cmp) CHECK(check_cmp(cmp).ok());
+  CHECK(check_cmp(-1).code == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(check_cmp(6).code == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(check_sig_op(GSHMEM_SIGNAL_SET).ok());
+  CHECK(check_sig_op(GSHMEM_SIGNAL_ADD).ok());
+  CHECK(check_sig_op(2).code == GSHMEMX_ERROR_INVALID_VALUE);
+}
+
+TEST_CASE("init, stream device, pe", "[stream][validate]") {
+  CHECK(check_initialized(true).ok());
+  CHECK(check_initialized(false).code == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(check_stream_device(1, 1).ok());
+  CHECK(check_stream_device(0, 1).code == GSHMEMX_ERROR_INVALID_STREAM);
+  CHECK(check_pe(0, 2, true).ok());
+  CHECK(check_pe(2, 2, true).code == GSHMEMX_ERROR_INVALID_PE);
+  CHECK(check_pe(-1, 2, true).code == GSHMEMX_ERROR_INVALID_PE);
+  CHECK(check_pe(1, 2, false).code == GSHMEMX_ERROR_INVALID_PE);
+}
+
+TEST_CASE("single ivar: NULL, outside, straddling, misaligned", "[stream][validate]") {
+  CHECK(check_ivar(at(0x100000), 8, kHeap).ok());
+  CHECK(check_ivar(at(0x100ff8), 8, kHeap).ok());                                   // last word
+  CHECK(check_ivar(nullptr, 8, kHeap).code == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(check_ivar(at(0x0ffff8), 8, kHeap).code == GSHMEMX_ERROR_NOT_SYMMETRIC);    // just below
+  CHECK(check_ivar(at(0x101000), 8, kHeap).code == GSHMEMX_ERROR_NOT_SYMMETRIC);    // just past
+  CHECK(check_ivar(at(0x100ffc), 8, HeapRange{0x100000, 0x1000 - 4}).code == GSHMEMX_ERROR_MISALIGNED);
+  CHECK(check_ivar(at(0x100ff8), 8, HeapRange{0x100000, 0xffc}).code == GSHMEMX_ERROR_NOT_SYMMETRIC);  // straddles end
+  CHECK(check_ivar(at(0x100004), 8, kHeap).code == GSHMEMX_ERROR_MISALIGNED);
+  CHECK(check_ivar(at(0x100002), 4, kHeap).code == GSHMEMX_ERROR_MISALIGNED);
+  CHECK(check_ivar(at(0x100002), 2, kHeap).ok());
+  CHECK(check_ivar(at(0x100000), 8, HeapRange{}).code == GSHMEMX_ERROR_NOT_SYMMETRIC);  // no heap
+}
+
+TEST_CASE("ivar arrays", "[stream][validate]") {
+  CHECK(check_ivars(nullptr, 0, 8, kHeap).ok());  // empty set: nothing to check
+  CHECK(check_ivars(nullptr, 1, 8, kHeap).code == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(check_ivars(at(0x100000), 512, 8, kHeap).ok());
+  CHECK(check_ivars(at(0x100000), 513, 8, kHeap).code == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(check_ivars(at(0x100008), 512, 8, kHeap).code == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(check_ivars(at(0x100000), SIZE_MAX / 4, 8, kHeap).code == GSHMEMX_ERROR_INVALID_VALUE);  // overflow
+  CHECK(check_ivars(at(0x100001), 4, 4, kHeap).code == GSHMEMX_ERROR_MISALIGNED);
+  CHECK(check_ivars(at(UINTPTR_MAX - 7), 1, 8, kHeap).code == GSHMEMX_ERROR_NOT_SYMMETRIC);
+}
+
+TEST_CASE("device-side arrays", "[stream][validate]") {
+  CHECK(check_device_array(nullptr, 0, 8, "null", "mis").ok());
+  CHECK(check_device_array(nullptr, 3, 8, "null", "mis").code == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(check_device_array(at(0x2004), 3, 8, "null", "mis").code == GSHMEMX_ERROR_MISALIGNED);
+  CHECK(check_device_array(at(0x2008), 3, 8, "null", "mis").ok());
+}

@@ -1,0 +1,304 @@
+// CPU tests of the remote-update layer: the arithmetic of every extension,
+// the compare-and-swap loops run by host threads, the bulk-atomic rules and
+// the order/scope table. No GPU needed.
+#include "catch.hpp"
+
+#include <gshmem/detail/update_amo.h>
+#include <gshmem/detail/update_arith.h>
+#include <gshmem/detail/update_bulk.h>
+#include <gshmem/detail/update_order.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <thread>
+#include <vector>
+
+using gshmem::memory_order;
+using gshmem::thread_scope;
+namespace d = gshmem::detail;
+
+namespace {
+
+template <class T> bool bits_equal(T a, T b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
+template <class T> bool is_neg_zero(T x) { return x == T(0) && std::signbit(x); }
+template <class T> bool is_pos_zero(T x) { return x == T(0) && !std::signbit(x); }
+
+constexpr auto kRlx = memory_order::relaxed;
+constexpr auto kSys = thread_scope::system;
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("floating max/min follow fmax/fmin with ordered signed zero", "[update][arith]", float,
+                   double) {
+  using T = TestType;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const T inf = std::numeric_limits<T>::infinity();
+  const T pz = T(0), nz = -T(0);
+
+  // Ordinary values and infinities.
+  CHECK(d::combine_max(T(1), T(2)) == T(2));
+  CHECK(d::combine_max(T(2), T(1)) == T(2));
+  CHECK(d::combine_min(T(1), T(2)) == T(1));
+  CHECK(d::combine_max(-inf, T(-5)) == T(-5));
+  CHECK(d::combine_max(T(5), inf) == inf);
+  CHECK(d::combine_min(T(5), -inf) == -inf);
+  CHECK(d::combine_min(inf, T(7)) == T(7));
+
+  // NaN operand is ignored; NaN target takes the operand (fmax/fmin).
+  CHECK(d::combine_max(T(3), nan) == T(3));
+  CHECK(d::combine_max(nan, T(3)) == T(3));
+  CHECK(d::combine_min(T(3), nan) == T(3));
+  CHECK(d::combine_min(nan, T(-3)) == T(-3));
+  CHECK(std::isnan(d::combine_max(nan, nan)));
+  CHECK(d::combine_max(nan, -inf) == -inf);
+  // Agrees with the C library wherever the library's result is defined.
+  for (T a : {T(-2), T(0.5), inf, -inf, T(7)})
+    for (T b : {T(-2), T(0.5), inf, -inf, T(7), nan}) {
+      CHECK(d::combine_max(a, b) == std::fmax(a, b));
+      CHECK(d::combine_min(a, b) == std::fmin(a, b));
+    }
+
+  // Signed zero: max prefers +0, min prefers -0, in either argument order.
+  CHECK(is_pos_zero(d::combine_max(nz, pz)));
+  CHECK(is_pos_zero(d::combine_max(pz, nz)));
+  CHECK(is_neg_zero(d::combine_min(nz, pz)));
+  CHECK(is_neg_zero(d::combine_min(pz, nz)));
+  CHECK(is_neg_zero(d::combine_max(nz, nz)));
+  CHECK(is_pos_zero(d::combine_min(pz, pz)));
+  CHECK(is_pos_zero(d::combine_max(nz, nan)) == false);  // NaN leaves -0 as it was
+  CHECK(is_neg_zero(d::combine_max(nz, nan)));
+}
+
+TEMPLATE_TEST_CASE("nanmax/nanmin treat NaN as a missing value", "[update][arith]", float, double) {
+  using T = TestType;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const T a = T(4.25);
+  CHECK(d::combine_nanmax(a, nan) == a);       // nanmax(a, NaN) leaves a
+  CHECK(d::combine_nanmax(nan, T(9)) == T(9)); // nanmax(NaN, n) stores n
+  CHECK(d::combine_nanmin(a, nan) == a);
+  CHECK(d::combine_nanmin(nan, T(-9)) == T(-9));
+  CHECK(std::isnan(d::combine_nanmin(nan, nan)));
+  CHECK(d::combine_nanmax(a, T(5)) == T(5));
+  CHECK(d::combine_nanmin(a, T(5)) == a);
+  CHECK(is_pos_zero(d::combine_nanmax(-T(0), T(0))));
+  CHECK(is_neg_zero(d::combine_nanmin(T(0), -T(0))));
+}
+
+TEST_CASE("sub wraps modulo 2^N", "[update][arith]") {
+  CHECK(d::combine_sub<uint32_t>(0u, 1u) == UINT32_MAX);
+  CHECK(d::combine_sub<uint64_t>(5u, 7u) == UINT64_MAX - 1);
+  CHECK(d::combine_sub<int32_t>(INT32_MIN, 1) == INT32_MAX);
+  CHECK(d::combine_sub<int64_t>(INT64_MIN, 1) == INT64_MAX);
+  CHECK(d::combine_sub<double>(1.5, 2.0) == -0.5);
+
+  // Through the memory layer too (host atomics).
+  unsigned long long u = 2;
+  CHECK(d::addr_fetch_sub<kRlx, kSys>(&u, 3ull) == 2ull);
+  CHECK(u == ~0ull);
+  unsigned int w = 0;
+  d::addr_fetch_sub<kRlx, kSys>(&w, 1u);
+  CHECK(w == UINT32_MAX);
+  float f = 1.0f;
+  CHECK(d::addr_fetch_sub<kRlx, kSys>(&f, 0.25f) == 1.0f);
+  CHECK(f == 0.75f);
+}
+
+TEMPLATE_TEST_CASE("compare-and-swap loops on memory: NaN, zeros, no write when unchanged",
+                   "[update][cas]", float, double) {
+  using T = TestType;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  T x = nan;
+  CHECK(std::isnan(d::addr_fetch_max<kRlx, kSys>(&x, T(2))));
+  CHECK(x == T(2));
+  // A NaN operand leaves the target bit-for-bit.
+  T before = x;
+  CHECK(d::addr_fetch_max<kRlx, kSys>(&x, nan) == T(2));
+  CHECK(bits_equal(x, before));
+  T z = -T(0);
+  d::addr_fetch_max<kRlx, kSys>(&z, T(0));
+  CHECK(is_pos_zero(z));
+  d::addr_fetch_min<kRlx, kSys>(&z, -T(0));
+  CHECK(is_neg_zero(z));
+  T m = T(1);
+  d::addr_fetch_nanmin<kRlx, kSys>(&m, nan);
+  CHECK(m == T(1));
+  T n = nan;
+  d::addr_fetch_nanmin<kRlx, kSys>(&n, T(-1));
+  CHECK(n == T(-1));
+  T i = -std::numeric_limits<T>::infinity();
+  d::addr_fetch_max<memory_order::seq_cst, kSys>(&i, std::numeric_limits<T>::infinity());
+  CHECK(i == std::numeric_limits<T>::infinity());
+}
+
+TEST_CASE("float max by compare-and-swap loses no update under contention", "[update][cas]") {
+  constexpr int kThreads = 8, kPerThread = 20000;
+  float target = -std::numeric_limits<float>::infinity();
+  double dmin = std::numeric_limits<double>::infinity();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < kPerThread; ++k) {
+        float v = float(k * kThreads + t);  // every value distinct; largest from the last thread
+        d::addr_fetch_max<kRlx, kSys>(&target, v);
+        d::addr_fetch_min<kRlx, kSys>(&dmin, -double(v));
+        if (k % 97 == 0) d::addr_fetch_max<kRlx, kSys>(&target, std::numeric_limits<float>::quiet_NaN());
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(target == float((kPerThread - 1) * kThreads + kThreads - 1));
+  CHECK(dmin == -double((kPerThread - 1) * kThreads + kThreads - 1));
+}
+
+// ------------------------------------------------------------------- bulk
+
+namespace {
+template <class T>
+struct bulk_fixture {
+  std::vector<T> dest;
+  std::vector<T> fetched;
+  explicit bulk_fixture(size_t n, size_t results, T sentinel) : dest(n), fetched(results, sentinel) {
+    for (size_t i = 0; i < n; ++i) dest[i] = T(100 + i);
+  }
+};
+
+// Runs bulk_apply as a group of `size` ranks would, rank by rank.
+template <class T, class Op>
+void run_bulk(T* dest, size_t dest_nelems, gshmemx_bulk_index_t index, const bool* mask, size_t n,
+              unsigned flags, T* fetched, const T* skip_result, Op op, unsigned size) {
+  for (unsigned r = 0; r < size; ++r)
+    d::bulk_apply(dest, dest_nelems, index, mask, n, flags, fetched, skip_result, op, d::group_explicit{r, size});
+}
+}  // namespace
+
+TEST_CASE("bulk element rules: mask, bounds, strides", "[update][bulk]") {
+  size_t t = 0;
+  const size_t idx[] = {0, 3, 9, 10, SIZE_MAX};
+  gshmemx_bulk_index_t by_index{idx, 0, 0};
+  CHECK(d::bulk_element(0, by_index, nullptr, 10, 0, &t) == d::bulk_verdict::apply);
+  CHECK(t == 0);
+  CHECK(d::bulk_element(2, by_index, nullptr, 10, 0, &t) == d::bulk_verdict::apply);
+  CHECK(t == 9);
+  CHECK(d::bulk_element(3, by_index, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+  CHECK(d::bulk_element(4, by_index, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+  CHECK(d::bulk_element(3, by_index, nullptr, 10, GSHMEMX_BULK_NO_BOUNDS_CHECK, &t) == d::bulk_verdict::apply);
+  CHECK(t == 10);
+  const bool mask[] = {true, false, true, true, true};
+  CHECK(d::bulk_element(1, by_index, mask, 10, 0, &t) == d::bulk_verdict::masked);
+  // Mask wins over bounds: a masked element is never examined further.
+  const bool mask2[] = {true, true, true, false, true};
+  CHECK(d::bulk_element(3, by_index, mask2, 10, 0, &t) == d::bulk_verdict::masked);
+
+  gshmemx_bulk_index_t strided{nullptr, 8, -3};  // 8, 5, 2, -1, ...
+  CHECK(d::bulk_element(0, strided, nullptr, 10, 0, &t) == d::bulk_verdict::apply);
+  CHECK(t == 8);
+  CHECK(d::bulk_element(2, strided, nullptr, 10, 0, &t) == d::bulk_verdict::apply);
+  CHECK(t == 2);
+  CHECK(d::bulk_element(3, strided, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+  gshmemx_bulk_index_t up{nullptr, 1, 4};  // 1, 5, 9, 13
+  CHECK(d::bulk_element(2, up, nullptr, 10, 0, &t) == d::bulk_verdict::apply);
+  CHECK(d::bulk_element(3, up, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+}
+
+TEST_CASE("bulk compare-and-swap: results, skipped elements return expected", "[update][bulk]") {
+  for (unsigned group : {1u, 3u, 32u}) {
+    bulk_fixture<uint64_t> f(16, 6, 0xdeadull);
+    const size_t idx[] = {1, 2, 20, 4, 5, 6};
+    const uint64_t conds[] = {101, 999, 7, 104, 105, 106};   // element 1 mismatches
+    const uint64_t values[] = {1, 2, 3, 4, 5, 6};
+    const bool mask[] = {true, true, true, false, true, true};  // element 3 masked
+    auto cas = [&](uint64_t* p, size_t i) {
+      uint64_t e = conds[i];
+      d::addr_compare_exchange<kRlx, kSys>(p, e, values[i]);
+      return e;
+    };
+    run_bulk(f.dest.data(), f.dest.size(), gshmemx_bulk_index_t{idx, 0, 0}, mask, 6, 0, f.fetched.data(), conds,
+             cas, group);
+    CHECK(f.dest[1] == 1);                 // swapped
+    CHECK(f.fetched[0] == 101);            // old value
+    CHECK(f.dest[2] == 102);               // condition failed
+    CHECK(f.fetched[1] == 102);            // old value, != expected
+    CHECK(f.fetched[2] == 7);              // out of bounds: result = expected
+    CHECK(f.dest[4] == 104);               // masked: untouched
+    CHECK(f.fetched[3] == 104);            // masked: result = expected (conds[3])
+    CHECK(f.dest[5] == 5);
+    CHECK(f.dest[6] == 6);
+    for (size_t i = 7; i < 16; ++i) CHECK(f.dest[i] == 100 + i);  // nothing else written
+  }
+}
+
+TEST_CASE("bulk fetch_add: skipped results left unwritten, duplicates all applied", "[update][bulk]") {
+  bulk_fixture<unsigned int> f(8, 7, 0xabcdu);
+  const size_t idx[] = {0, 0, 0, 7, 8, 3, 3};
+  const unsigned int values[] = {1, 2, 4, 10, 50, 100, 1000};
+  const bool mask[] = {true, true, true, true, true, false, true};
+  auto add = [&](unsigned int* p, size_t i) { return d::addr_fetch_add<kRlx, kSys>(p, values[i]); };
+  run_bulk(f.dest.data(), f.dest.size(), gshmemx_bulk_index_t{idx, 0, 0}, mask, 7, 0, f.fetched.data(),
+           (const unsigned int*)nullptr, add, 4);
+  CHECK(f.dest[0] == 100 + 7);
+  CHECK(f.dest[7] == 107 + 10);
+  CHECK(f.dest[3] == 103 + 1000);
+  CHECK(f.fetched[4] == 0xabcdu);  // out of bounds: unwritten
+  CHECK(f.fetched[5] == 0xabcdu);  // masked: unwritten
+  CHECK(f.fetched[6] == 103);
+  // The three adds to element 0 saw three distinct old values.
+  std::vector<unsigned> olds{f.fetched[0], f.fetched[1], f.fetched[2]};
+  std::sort(olds.begin(), olds.end());
+  CHECK(olds.front() == 100);
+  CHECK(olds.back() <= 106);
+}
+
+TEST_CASE("bulk with bounds checking off applies every element", "[update][bulk]") {
+  bulk_fixture<int64_t> f(12, 4, -1);
+  auto mx = [&](int64_t* p, size_t) { return d::addr_fetch_max<kRlx, kSys>(p, int64_t(1000)); };
+  // Claim only 2 elements but switch bounds checks off: targets 1, 4, 7, 10 all change.
+  run_bulk(f.dest.data(), size_t(2), gshmemx_bulk_index_t{nullptr, 1, 3}, nullptr, 4, GSHMEMX_BULK_NO_BOUNDS_CHECK,
+           f.fetched.data(), (const int64_t*)nullptr, mx, 2);
+  CHECK(f.dest[1] == 1000);
+  CHECK(f.dest[10] == 1000);
+  CHECK(f.fetched[3] == 110);
+  // And with the check on, only target 1 is in [0, 2).
+  bulk_fixture<int64_t> g(12, 4, -1);
+  run_bulk(g.dest.data(), size_t(2), gshmemx_bulk_index_t{nullptr, 1, 3}, nullptr, 4, 0, g.fetched.data(),
+           (const int64_t*)nullptr, mx, 2);
+  CHECK(g.dest[1] == 1000);
+  CHECK(g.dest[4] == 104);
+  CHECK(g.fetched[1] == -1);
+}
+
+// ---------------------------------------------------------- order / scope
+
+TEST_CASE("order and scope validation table", "[update][order]") {
+  const int orders[] = {GSHMEMX_ORDER_RELAXED, GSHMEMX_ORDER_CONSUME, GSHMEMX_ORDER_ACQUIRE,
+                        GSHMEMX_ORDER_RELEASE, GSHMEMX_ORDER_ACQ_REL, GSHMEMX_ORDER_SEQ_CST};
+  for (int scope = GSHMEMX_SCOPE_THREAD; scope <= GSHMEMX_SCOPE_SYSTEM; ++scope) {
+    for (int o : orders) {
+      bool load_ok = o != GSHMEMX_ORDER_RELEASE && o != GSHMEMX_ORDER_ACQ_REL;
+      bool store_ok = o == GSHMEMX_ORDER_RELAXED || o == GSHMEMX_ORDER_RELEASE || o == GSHMEMX_ORDER_SEQ_CST;
+      CHECK((gshmemx_validate_order(GSHMEMX_OP_LOAD, o, scope) == GSHMEM_SUCCESS) == load_ok);
+      CHECK((gshmemx_validate_order(GSHMEMX_OP_STORE, o, scope) == GSHMEM_SUCCESS) == store_ok);
+      CHECK((gshmemx_validate_order(GSHMEMX_OP_FENCE, o, scope) == GSHMEM_SUCCESS) == (o != GSHMEMX_ORDER_RELAXED));
+      for (int op = GSHMEMX_OP_EXCHANGE; op <= GSHMEMX_OP_FETCH_NANMIN; ++op)
+        CHECK(gshmemx_validate_order(op, o, scope) == GSHMEM_SUCCESS);
+    }
+  }
+  CHECK(gshmemx_validate_order(GSHMEMX_OP_LOAD, GSHMEMX_ORDER_RELEASE, GSHMEMX_SCOPE_SYSTEM) ==
+        GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(std::strstr(gshmemx_validate_order_message(GSHMEMX_OP_LOAD, GSHMEMX_ORDER_RELEASE, GSHMEMX_SCOPE_SYSTEM),
+                    "load") != nullptr);
+  CHECK(std::strstr(gshmemx_validate_order_message(GSHMEMX_OP_STORE, GSHMEMX_ORDER_ACQUIRE, GSHMEMX_SCOPE_BLOCK),
+                    "store") != nullptr);
+  CHECK(gshmemx_validate_order_message(GSHMEMX_OP_STORE, GSHMEMX_ORDER_RELEASE, GSHMEMX_SCOPE_BLOCK) == nullptr);
+  // Out-of-range codes.
+  CHECK(gshmemx_validate_order(GSHMEMX_OP_COUNT, GSHMEMX_ORDER_SEQ_CST, GSHMEMX_SCOPE_SYSTEM) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_validate_order(-1, GSHMEMX_ORDER_SEQ_CST, GSHMEMX_SCOPE_SYSTEM) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_validate_order(GSHMEMX_OP_FETCH_ADD, 6, GSHMEMX_SCOPE_SYSTEM) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_validate_order(GSHMEMX_OP_FETCH_ADD, GSHMEMX_ORDER_RELAXED, 4) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_validate_order(GSHMEMX_OP_FETCH_ADD, -1, GSHMEMX_SCOPE_SYSTEM) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_validate_order_message(GSHMEMX_OP_FETCH_ADD, GSHMEMX_ORDER_RELAXED, 4) != nullptr);
+  // The compile-time table agrees (these are the static_assert conditions).
+  static_assert(!gshmem::detail::op_order_valid(GSHMEMX_OP_LOAD, GSHMEMX_ORDER_RELEASE), "release load");
+  static_assert(!gshmem::detail::op_order_valid(GSHMEMX_OP_STORE, GSHMEMX_ORDER_ACQUIRE), "acquire store");
+}
