@@ -68,7 +68,7 @@ struct Arrays {
 // Enqueues the wait of round i (GE i) in form f.
 void enqueue_wait(Form f, uint64_t *ivars, uint64_t i, const Arrays &a, uint64_t row,
                   cudaStream_t s) {
-  const uint64_t *cv = a.cmpv + row * kArrayN;
+  [[maybe_unused]] const uint64_t *cv = a.cmpv + row * kArrayN;
   switch (f) {
     case kRaw:
       PERF_CU(raw_wait_value64((CUstream)s, (CUdeviceptr)ivars, i, CU_STREAM_WAIT_VALUE_GEQ));

@@ -164,15 +164,20 @@ Env &current_env() {
 
 }  // namespace
 
-int load_env(Env *out) {
+int load_env(Env *out, std::string *message) {
   Env parsed{};
-  std::string message;
-  const int status = parse_env(process_lookup, nullptr, &parsed, &message);
+  const int status = parse_env(process_lookup, nullptr, &parsed, message);
   {
     std::lock_guard<std::mutex> lock(env_mutex());
     current_env() = parsed;
   }
   if (out) *out = parsed;
+  return status;
+}
+
+int load_env(Env *out) {
+  std::string message;
+  const int status = load_env(out, &message);
   if (status != GSHMEM_SUCCESS) return GSHMEMI_ERROR(status, "%s", message.c_str());
   return GSHMEM_SUCCESS;
 }

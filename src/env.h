@@ -58,6 +58,8 @@ GSHMEM_API int parse_env(EnvLookup lookup, void *context, Env *out, std::string 
 // parse_env over the process environment; reports a malformed value through
 // GSHMEMI_ERROR. Called at every init, so a changed variable takes effect.
 GSHMEM_API int load_env(Env *out);
+// The same, but leaves reporting to the caller: *message gets the sentence.
+GSHMEM_API int load_env(Env *out, std::string *message);
 
 // The last environment loaded (defaults before the first load_env).
 GSHMEM_API const Env &env();

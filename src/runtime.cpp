@@ -194,13 +194,19 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
     return GSHMEMI_ERROR(GSHMEMX_ERROR_ALREADY_INITIALIZED,
                          "gshmem_init called twice; call gshmem_finalize first");
   Env settings;
-  const int env_status = load_env(&settings);  // reported inside; made collective below
+  std::string env_problem;
+  int env_status = load_env(&settings, &env_problem);  // reported once the PE is known
 
   if ((flags & GSHMEMX_INIT_WITH_UNIQUEID) && attr && attr->nranks > 0 && attr->rank >= 0)
     preselect_device_for_uniqueid(attr);
   std::unique_ptr<Bootstrap> boot;
-  GSHMEMI_CHECK(create_bootstrap(flags, attr, &boot));
+  const int boot_status = create_bootstrap(flags, attr, &boot);
+  if (boot_status != GSHMEM_SUCCESS) {
+    if (env_status != GSHMEM_SUCCESS) GSHMEMI_ERROR(env_status, "%s", env_problem.c_str());
+    return boot_status;
+  }
   set_log_pe(boot->rank());
+  if (env_status != GSHMEM_SUCCESS) env_status = GSHMEMI_ERROR(env_status, "%s", env_problem.c_str());
   GSHMEMI_INFO("bootstrap %s: PE %d of %d", boot->name(), boot->rank(), boot->size());
 
   // From here on every failure is agreed on, so all PEs return together.

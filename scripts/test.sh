@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The one command: install what is missing, configure, build, run every test.
+# GPU tests skip themselves (reported as skipped) where there is no GPU.
+#   BUILD_DIR   build folder (default: build)
+#   CMAKE_ARGS  extra arguments for the configure step
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+
+build_dir=${BUILD_DIR:-build}
+jobs=$(nproc 2>/dev/null || echo 2)
+# shellcheck disable=SC2086
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-}
+cmake --build "$build_dir" -j"$jobs"
+# Open MPI refuses root (CI containers) and too few cores unless told.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# --no-tests=error: a configuration that registered no tests fails loudly.
+cd "$build_dir"
+ctest --output-on-failure --no-tests=error
