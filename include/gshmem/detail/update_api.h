@@ -29,6 +29,7 @@
 #include <gshmem/detail/update_access.h>
 #include <gshmem/detail/update_amo.h>
 #include <gshmem/detail/update_order.h>
+#include <gshmem/detail/type_traits.h>
 
 #include <type_traits>
 
@@ -36,8 +37,6 @@
 namespace gshmem {
 
 namespace detail {
-template <class T> struct nondeduced { using type = T; };
-template <class T> using nondeduced_t = typename nondeduced<T>::type;
 
 template <memory_order O> using order_c = std::integral_constant<memory_order, O>;
 template <thread_scope S> using scope_c = std::integral_constant<thread_scope, S>;
