@@ -4,23 +4,26 @@
 # Layout: headers in ${includedir}/gshmem, libgshmem in ${libdir}, bootstrap
 # plugins in ${libdir}/gshmem (found beside libgshmem at run time),
 # gshmem-info in ${bindir}, the package in ${libdir}/cmake/gshmem.
+# Components: "runtime" (library, plugins, gshmem-info) and "devel" (headers,
+# CMake package); perftests install with the default component.
 include(CMakePackageConfigHelpers)
 
 set(GSHMEM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/gshmem)
 
 install(TARGETS gshmem gshmem_headers EXPORT gshmemTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT devel
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/gshmem
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel
   FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "*.cuh" PATTERN "*.def" PATTERN "*.inl")
 install(FILES ${PROJECT_BINARY_DIR}/include/gshmem/version.h
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gshmem)
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gshmem COMPONENT devel)
 
-install(EXPORT gshmemTargets NAMESPACE gshmem:: DESTINATION ${GSHMEM_INSTALL_CMAKEDIR})
+install(EXPORT gshmemTargets NAMESPACE gshmem:: DESTINATION ${GSHMEM_INSTALL_CMAKEDIR}
+  COMPONENT devel)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gshmemConfig.cmake.in
   ${PROJECT_BINARY_DIR}/gshmemConfig.cmake
@@ -29,7 +32,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/gshmemConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/gshmemConfig.cmake
   ${PROJECT_BINARY_DIR}/gshmemConfigVersion.cmake
-  DESTINATION ${GSHMEM_INSTALL_CMAKEDIR})
+  DESTINATION ${GSHMEM_INSTALL_CMAKEDIR} COMPONENT devel)
 
 # Plugins keep the path to libnccl / libmpi they were linked against.
 foreach(plugin gshmem_bootstrap_mpi gshmem_bootstrap_nccl)

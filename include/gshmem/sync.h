@@ -63,18 +63,12 @@
 #include <gshmem/detail/sync_scan.h>
 #include <gshmem/types.h>
 
+#include <gshmem/detail/type_traits.h>
 #include <stddef.h>
 #include <stdint.h>
 
 namespace gshmem {
 namespace detail {
-
-template <class T>
-struct type_identity {
-  using type = T;
-};
-template <class T>
-using nondeduced = typename type_identity<T>::type;
 
 // The calling PE and the configured timeout, from the runtime state.
 GSHMEM_HD wait_context current_wait_context() {
@@ -90,26 +84,26 @@ GSHMEM_HD wait_context current_wait_context() {
 
 // Waits until *ivar <cmp> cmp_value. Acquire on return.
 template <class T>
-GSHMEM_HD void wait_until(T *ivar, int cmp, detail::nondeduced<T> cmp_value) {
+GSHMEM_HD void wait_until(T *ivar, int cmp, detail::nondeduced_t<T> cmp_value) {
   (void)detail::wait_one(detail::current_wait_context(), "gshmem::wait_until", ivar, cmp, cmp_value);
 }
 
 // Waits until *ivar != cmp_value. Acquire on return.
 template <class T>
-GSHMEM_HD void wait(T *ivar, detail::nondeduced<T> cmp_value) {
+GSHMEM_HD void wait(T *ivar, detail::nondeduced_t<T> cmp_value) {
   (void)detail::wait_one(detail::current_wait_context(), "gshmem::wait", ivar, GSHMEM_CMP_NE, cmp_value);
 }
 
 // 1 if *ivar <cmp> cmp_value now (acquire), else 0 (no ordering).
 template <class T>
-GSHMEM_HD int test(T *ivar, int cmp, detail::nondeduced<T> cmp_value) {
+GSHMEM_HD int test(T *ivar, int cmp, detail::nondeduced_t<T> cmp_value) {
   return detail::test_one(detail::current_wait_context(), "gshmem::test", ivar, cmp, cmp_value);
 }
 
 // Waits until every included element satisfies the comparison. Acquire on all of them.
 template <class T>
 GSHMEM_HD void wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,
-                              detail::nondeduced<T> cmp_value) {
+                              detail::nondeduced_t<T> cmp_value) {
   detail::single_group g;
   (void)detail::scan_all<true>(g, detail::current_wait_context(), "gshmem::wait_until_all", ivars, nelems,
                                status, cmp, detail::same_value<T>{cmp_value});
@@ -125,7 +119,7 @@ GSHMEM_HD void wait_until_all_vector(T *ivars, size_t nelems, const int *status,
 // for an empty set). Acquire on that element.
 template <class T>
 GSHMEM_HD size_t wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,
-                                detail::nondeduced<T> cmp_value) {
+                                detail::nondeduced_t<T> cmp_value) {
   detail::single_group g;
   return detail::scan_any<true>(g, detail::current_wait_context(), "gshmem::wait_until_any", ivars, nelems,
                                 status, cmp, detail::same_value<T>{cmp_value});
@@ -142,7 +136,7 @@ GSHMEM_HD size_t wait_until_any_vector(T *ivars, size_t nelems, const int *statu
 // Acquire on every element returned.
 template <class T>
 GSHMEM_HD size_t wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,
-                                 detail::nondeduced<T> cmp_value) {
+                                 detail::nondeduced_t<T> cmp_value) {
   detail::single_group g;
   return detail::scan_some<true>(g, detail::current_wait_context(), "gshmem::wait_until_some", ivars, nelems,
                                  indices, status, cmp, detail::same_value<T>{cmp_value});
@@ -157,7 +151,7 @@ GSHMEM_HD size_t wait_until_some_vector(T *ivars, size_t nelems, size_t *indices
 
 // 1 if every included element is satisfied now (1 for an empty set), else 0.
 template <class T>
-GSHMEM_HD int test_all(T *ivars, size_t nelems, const int *status, int cmp, detail::nondeduced<T> cmp_value) {
+GSHMEM_HD int test_all(T *ivars, size_t nelems, const int *status, int cmp, detail::nondeduced_t<T> cmp_value) {
   detail::single_group g;
   return detail::scan_all<false>(g, detail::current_wait_context(), "gshmem::test_all", ivars, nelems, status,
                                  cmp, detail::same_value<T>{cmp_value})
@@ -175,7 +169,7 @@ GSHMEM_HD int test_all_vector(T *ivars, size_t nelems, const int *status, int cm
 
 // The index of a satisfied included element, or SIZE_MAX if none now.
 template <class T>
-GSHMEM_HD size_t test_any(T *ivars, size_t nelems, const int *status, int cmp, detail::nondeduced<T> cmp_value) {
+GSHMEM_HD size_t test_any(T *ivars, size_t nelems, const int *status, int cmp, detail::nondeduced_t<T> cmp_value) {
   detail::single_group g;
   return detail::scan_any<false>(g, detail::current_wait_context(), "gshmem::test_any", ivars, nelems, status,
                                  cmp, detail::same_value<T>{cmp_value});
@@ -190,7 +184,7 @@ GSHMEM_HD size_t test_any_vector(T *ivars, size_t nelems, const int *status, int
 // How many included elements are satisfied now (their indices in `indices`).
 template <class T>
 GSHMEM_HD size_t test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,
-                           detail::nondeduced<T> cmp_value) {
+                           detail::nondeduced_t<T> cmp_value) {
   detail::single_group g;
   return detail::scan_some<false>(g, detail::current_wait_context(), "gshmem::test_some", ivars, nelems,
                                   indices, status, cmp, detail::same_value<T>{cmp_value});

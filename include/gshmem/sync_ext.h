@@ -42,7 +42,7 @@ namespace gshmem {
 #define GSHMEMI_SYNC_CXX_GROUP(SUFFIX, GROUP_DECL)                                                              \
   template <class T>                                                                                            \
   __device__ __forceinline__ void wait_until_all##SUFFIX(T *ivars, size_t nelems, const int *status, int cmp,   \
-                                                         detail::nondeduced<T> cmp_value) {                     \
+                                                         detail::nondeduced_t<T> cmp_value) {                     \
     GROUP_DECL(void) detail::scan_all<true>(g, detail::current_wait_context(), "gshmem::wait_until_all" #SUFFIX, \
                                             ivars, nelems, status, cmp, detail::same_value<T>{cmp_value});      \
   }                                                                                                             \
@@ -55,7 +55,7 @@ namespace gshmem {
   }                                                                                                             \
   template <class T>                                                                                            \
   __device__ __forceinline__ int test_all##SUFFIX(T *ivars, size_t nelems, const int *status, int cmp,          \
-                                                  detail::nondeduced<T> cmp_value) {                            \
+                                                  detail::nondeduced_t<T> cmp_value) {                            \
     GROUP_DECL return detail::scan_all<false>(g, detail::current_wait_context(), "gshmem::test_all" #SUFFIX,    \
                                               ivars, nelems, status, cmp, detail::same_value<T>{cmp_value})     \
         ? 1                                                                                                     \
@@ -76,7 +76,7 @@ namespace gshmem {
 #define GSHMEMI_SYNC_CXX_GROUP_ANY_SOME(KIND, WAIT, SUFFIX, GROUP_DECL)                                           \
   template <class T>                                                                                              \
   __device__ __forceinline__ size_t KIND##_any##SUFFIX(T *ivars, size_t nelems, const int *status, int cmp,       \
-                                                       detail::nondeduced<T> cmp_value) {                         \
+                                                       detail::nondeduced_t<T> cmp_value) {                         \
     GROUP_DECL return detail::scan_any<WAIT>(g, detail::current_wait_context(), "gshmem::" #KIND "_any" #SUFFIX,  \
                                              ivars, nelems, status, cmp, detail::same_value<T>{cmp_value});       \
   }                                                                                                               \
@@ -90,7 +90,7 @@ namespace gshmem {
   template <class T>                                                                                              \
   __device__ __forceinline__ size_t KIND##_some##SUFFIX(T *ivars, size_t nelems, size_t *indices,                 \
                                                         const int *status, int cmp,                               \
-                                                        detail::nondeduced<T> cmp_value) {                        \
+                                                        detail::nondeduced_t<T> cmp_value) {                        \
     GROUP_DECL return detail::scan_some<WAIT>(g, detail::current_wait_context(),                                  \
                                               "gshmem::" #KIND "_some" #SUFFIX, ivars, nelems, indices, status,   \
                                               cmp, detail::same_value<T>{cmp_value});                             \

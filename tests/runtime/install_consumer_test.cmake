@@ -12,7 +12,11 @@ function(run_step what)
   set(step_output "${out}${err}" PARENT_SCOPE)
 endfunction()
 
-run_step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+# The library's own components (perftests are not needed to use it).
+foreach(component runtime devel)
+  run_step("install ${component}" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix}
+    --component ${component})
+endforeach()
 foreach(f include/gshmem/gshmem.h include/gshmem/gshmemx.h include/gshmem/version.h)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
