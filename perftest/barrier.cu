@@ -23,9 +23,7 @@ __global__ void device_barrier_loop(bool raw, uint64_t *arrive, uint64_t **peer_
       }
       __syncthreads();
     } else {
-#if GSHMEM_PERF_HAVE_BARRIER
       gshmem_barrier_all();
-#endif
     }
   }
 }
@@ -77,10 +75,7 @@ int main(int argc, char **argv) {
     });
   };
   Stats dfloor = us_stats(dev(true));
-  if (GSHMEM_PERF_HAVE_BARRIER)
-    add_row(ctx, "barrier_all_device", "n", 0, 32, "latency", us_stats(dev(false)), &dfloor, iters);
-  else
-    add_row(ctx, "raw_floor:barrier_all_device", "n", 0, 32, "latency", dfloor, nullptr, iters);
+  add_row(ctx, "barrier_all_device", "n", 0, 32, "latency", us_stats(dev(false)), &dfloor, iters);
 
   // On a stream. Every PE enqueues its own barriers; each is released by the
   // peers' enqueues, so no PE's host waits on work nobody will release.
@@ -98,22 +93,16 @@ int main(int argc, char **argv) {
               PERF_CU(raw_wait_value64((CUstream)ctx.stream, (CUdeviceptr)(slots + p), i,
                                        CU_STREAM_WAIT_VALUE_GEQ));
         } else {
-#if GSHMEM_PERF_HAVE_STREAM
           gshmemx_barrier_all_on_stream(ctx.stream);
-#endif
         }
       }
     });
   };
   Stats sfloor = us_stats(on_stream(true));
-  if (GSHMEM_PERF_HAVE_STREAM)
-    add_row(ctx, "barrier_all_on_stream", "n", 0, 1, "latency", us_stats(on_stream(false)), &sfloor,
-            stream_iters);
-  else
-    add_row(ctx, "raw_floor:barrier_all_on_stream", "n", 0, 1, "latency", sfloor, nullptr, stream_iters);
+  add_row(ctx, "barrier_all_on_stream", "n", 0, 1, "latency", us_stats(on_stream(false)), &sfloor,
+          stream_iters);
 
   // Host.
-#if GSHMEM_PERF_HAVE_BARRIER
   {
     const uint64_t host_iters = ctx.opt.quick ? 500 : 5000;
     std::vector<double> samples;
@@ -126,9 +115,6 @@ int main(int argc, char **argv) {
     }
     add_row(ctx, "barrier_all_host", "n", 0, 1, "latency", compute_stats(samples), nullptr, host_iters);
   }
-#else
-  rep.note("barrier_all (device/host) not built: update header missing");
-#endif
   cudaFree(d_peer_arrive);
   gshmem_free(slots);
   gshmem_free(arrive);

@@ -25,19 +25,15 @@ __global__ void bw_kernel(bool raw, bool signal, char *dst, const char *src, cha
                                                                                 (uint64_t)1);
       }
     } else {
-#if GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_PUT_COOP
       if (signal)
         gshmemx_putmem_signal_block(dst + off, src + off, len, sig, 1, GSHMEM_SIGNAL_ADD, 1);
       else
         gshmemx_putmem_block(dst + off, src + off, len, 1);
-#endif
     }
   }
   // Completion: the copy is done when the kernel ends (raw); gshmem's puts
   // are completed by quiet.
-#if GSHMEM_PERF_HAVE_UPDATE
   if (!raw && threadIdx.x == 0) gshmem_quiet();
-#endif
 }
 
 }  // namespace
@@ -66,8 +62,6 @@ int main(int argc, char **argv) {
     return 1;
   }
   auto reset = [&] { PERF_CUDA(cudaMemsetAsync(sig, 0, sizeof(uint64_t), ctx.stream)); };
-  const bool have = GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_PUT_COOP;
-  if (!have) rep.note("block put API not built: floor rows only");
   // Issuers: one block of 1024 threads; 32 blocks of 1024 (reported as the
   // total thread count).
   const int grids[] = {1, 32};
@@ -90,11 +84,7 @@ int main(int argc, char **argv) {
         std::string name = std::string(signal ? "putmem_signal" : "putmem") +
                            (grid == 1 ? "_block" : "_block_x32");
         Stats f = run(true);
-        if (have)
-          add_row(ctx, name, "size", bytes, grid * 1024, "bandwidth", run(false), &f, iters, "GB/s", false);
-        else
-          add_row(ctx, "raw_floor:" + name, "size", bytes, grid * 1024, "bandwidth", f, nullptr, iters,
-                  "GB/s", false);
+        add_row(ctx, name, "size", bytes, grid * 1024, "bandwidth", run(false), &f, iters, "GB/s", false);
       }
     }
   }

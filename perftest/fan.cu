@@ -36,11 +36,9 @@ __global__ void fan_kernel(FanArgs a, uint64_t iters) {
         }
         for (int p = 1; p < a.npes; ++p) raw_store_relaxed(a.peer_release[p], i);
       } else {
-#if GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_SYNC
         if (a.set_all) gshmem_uint64_wait_until_all(a.ivars, others, nullptr, GSHMEM_CMP_GE, i);
         else (void)gshmem_signal_wait_until(a.counter, GSHMEM_CMP_GE, i * others);
         for (int p = 1; p < a.npes; ++p) gshmemx_signal_op(a.release, i, GSHMEM_SIGNAL_SET, p);
-#endif
       }
     } else {
       if (a.raw) {
@@ -48,11 +46,9 @@ __global__ void fan_kernel(FanArgs a, uint64_t iters) {
         else raw_add_relaxed(a.root_counter, 1);
         raw_wait_ge(a.release, i);
       } else {
-#if GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_SYNC
         if (a.set_all) gshmemx_signal_op(&a.ivars[a.me - 1], i, GSHMEM_SIGNAL_SET, 0);
         else gshmemx_signal_op(a.counter, 1, GSHMEM_SIGNAL_ADD, 0);
         (void)gshmem_signal_wait_until(a.release, GSHMEM_CMP_GE, i);
-#endif
       }
     }
   }
@@ -93,7 +89,6 @@ int main(int argc, char **argv) {
   };
   const uint64_t iters = ctx.opt.iterations(50000, 5000);
   const uint64_t warm = ctx.opt.warmup_iterations(2000, 200);
-  const bool have = GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_SYNC;
   rep.section("fan-in to PE 0 + fan-out from PE 0, round trip (us), " + std::to_string(npes) + " PEs");
   for (bool set_all : {false, true}) {
     const char *name = set_all ? "fanin_set_wait_until_all+fanout" : "fanin_add_signal_wait_until+fanout";
@@ -106,10 +101,8 @@ int main(int argc, char **argv) {
       });
     };
     Stats f = us_stats(run(true));
-    if (have) add_row(ctx, name, "n", npes - 1, 1, "round_trip", us_stats(run(false)), &f, iters);
-    else add_row(ctx, std::string("raw_floor:") + name, "n", npes - 1, 1, "round_trip", f, nullptr, iters);
+    add_row(ctx, name, "n", npes - 1, 1, "round_trip", us_stats(run(false)), &f, iters);
   }
-  if (!have) rep.note("signal/wait API not built: floor rows only");
   cudaFree(d_peer_release);
   gshmem_free(release);
   gshmem_free(ivars);

@@ -30,21 +30,17 @@ __global__ void word_pingpong(Exchange ex, bool raw, uint64_t *flag, uint64_t *p
       else raw_store_relaxed(peer_flag, i);
       return;
     }
-#if GSHMEM_PERF_HAVE_UPDATE
     if (ex == Exchange::signal) gshmemx_signal_op(flag, i, GSHMEM_SIGNAL_SET, peer);
     else if (ex == Exchange::p) gshmem_uint64_p(flag, i, peer);
     else gshmem_uint64_atomic_add(flag, 1, peer);
-#endif
   };
   auto wait = [&](uint64_t i) {
     if (raw) {
       raw_wait_ge(flag, i);
       return;
     }
-#if GSHMEM_PERF_HAVE_SYNC
     if (ex == Exchange::signal) (void)gshmem_signal_wait_until(flag, GSHMEM_CMP_EQ, i);
     else gshmem_uint64_wait_until(flag, GSHMEM_CMP_GE, i);
-#endif
   };
   for (uint64_t i = 1; i <= iters; ++i) {
     if (initiator) {
@@ -69,26 +65,20 @@ __global__ void put_signal_pingpong(bool raw, Buffers b, char *peer_recv, uint64
       if (t == 0) raw_store_release(peer_flag, i);
       return;
     }
-#if GSHMEM_PERF_HAVE_UPDATE
     if (width == 1) {
       if (t == 0) gshmem_putmem_signal(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
     }
-#if GSHMEM_PERF_HAVE_PUT_COOP
     else if (width == 32) {
       if (t < 32)
         gshmemx_putmem_signal_warp(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
     } else {
       gshmemx_putmem_signal_block(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
     }
-#endif
-#endif
   };
   auto wait = [&](uint64_t i) {
     if (t == 0) {
       if (raw) raw_wait_ge(b.flag, i);
-#if GSHMEM_PERF_HAVE_SYNC
       else (void)gshmem_signal_wait_until(b.flag, GSHMEM_CMP_GE, i);
-#endif
     }
     group_sync(width);
   };
@@ -161,12 +151,6 @@ int main(int argc, char **argv) {
     };
     std::vector<double> floor_ns = run(true);
     Stats f1 = us_stats(floor_ns, 0.5), f2 = us_stats(floor_ns);
-    bool have = GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_SYNC;
-    if (!have) {
-      rep.note(std::string(exchange_name(ex)) + ": API not built (update/sync headers missing); floor only");
-      add_row(ctx, std::string("raw_floor:") + exchange_name(ex), "size", 8, 1, "one_way", f1, nullptr, word_iters);
-      continue;
-    }
     std::vector<double> ns = run(false);
     add_row(ctx, exchange_name(ex), "size", 8, 1, "one_way", us_stats(ns, 0.5), &f1, word_iters);
     add_row(ctx, exchange_name(ex), "size", 8, 1, "round_trip", us_stats(ns), &f2, word_iters);
@@ -175,9 +159,6 @@ int main(int argc, char **argv) {
   // ---- put_signal
   rep.section("putmem_signal ping-pong by issuer width (us); floor: copy + st.release.sys flag");
   for (int width : widths) {
-    bool have = GSHMEM_PERF_HAVE_UPDATE && GSHMEM_PERF_HAVE_SYNC &&
-                (width == 1 || GSHMEM_PERF_HAVE_PUT_COOP);
-    if (!have) rep.note("putmem_signal " + threads_label(width) + ": API not built; floor only");
     int block = width == 1 ? 1 : width;
     // One thread moving megabytes over NVLink takes milliseconds per message;
     // cap its sizes so the suite stays bounded.
@@ -197,10 +178,6 @@ int main(int argc, char **argv) {
       };
       std::vector<double> floor_ns = run(true);
       Stats f1 = us_stats(floor_ns, 0.5);
-      if (!have) {
-        add_row(ctx, "raw_floor:putmem_signal", "size", bytes, width, "one_way", f1, nullptr, iters);
-        continue;
-      }
       std::vector<double> ns = run(false);
       Stats f2 = us_stats(floor_ns);
       add_row(ctx, "putmem_signal", "size", bytes, width, "one_way", us_stats(ns, 0.5), &f1, iters);

@@ -2,10 +2,6 @@
 // device-side loops with CUDA events, and the raw memory operations of the
 // floors. The raw floors use the ordering layer directly (the same
 // instructions gshmem is meant to compile to), never the gshmem API.
-//
-// Which parts of the API exist is decided at configure time (see
-// perftest/CMakeLists.txt): GSHMEM_PERF_HAVE_{UPDATE,SYNC,SYNC_COOP,PUT_COOP,
-// STREAM,BARRIER}. A benchmark whose API is missing is skipped with a note.
 #pragma once
 
 #include <gshmem/gshmemx.h>
@@ -22,25 +18,6 @@
 #include <vector>
 
 #include "harness.h"
-
-#ifndef GSHMEM_PERF_HAVE_UPDATE
-#define GSHMEM_PERF_HAVE_UPDATE 0
-#endif
-#ifndef GSHMEM_PERF_HAVE_SYNC
-#define GSHMEM_PERF_HAVE_SYNC 0
-#endif
-#ifndef GSHMEM_PERF_HAVE_SYNC_COOP
-#define GSHMEM_PERF_HAVE_SYNC_COOP 0
-#endif
-#ifndef GSHMEM_PERF_HAVE_PUT_COOP
-#define GSHMEM_PERF_HAVE_PUT_COOP 0
-#endif
-#ifndef GSHMEM_PERF_HAVE_STREAM
-#define GSHMEM_PERF_HAVE_STREAM 0
-#endif
-#ifndef GSHMEM_PERF_HAVE_BARRIER
-#define GSHMEM_PERF_HAVE_BARRIER 0
-#endif
 
 // A CUDA failure in a benchmark is fatal: the numbers would be meaningless.
 #define PERF_CUDA(call)                                                                  \

@@ -73,7 +73,6 @@ void enqueue_wait(Form f, uint64_t *ivars, uint64_t i, const Arrays &a, uint64_t
     case kRaw:
       PERF_CU(raw_wait_value64((CUstream)s, (CUdeviceptr)ivars, i, CU_STREAM_WAIT_VALUE_GEQ));
       return;
-#if GSHMEM_PERF_HAVE_STREAM
     case kWaitUntil: gshmemx_uint64_wait_until_on_stream(ivars, GSHMEM_CMP_GE, i, s); return;
     case kWait: gshmemx_uint64_wait_on_stream(ivars, i - 1, s); return;
     case kSignalWaitUntil: gshmemx_signal_wait_until_on_stream(ivars, GSHMEM_CMP_GE, i, s); return;
@@ -100,7 +99,6 @@ void enqueue_wait(Form f, uint64_t *ivars, uint64_t i, const Arrays &a, uint64_t
                                                       nullptr, GSHMEM_CMP_GE, cv,
                                                       a.nresult + row, s);
       return;
-#endif
     default: return;
   }
 }
@@ -111,12 +109,7 @@ void enqueue_ack(bool raw, uint64_t *ack, uint64_t *peer_ack, uint64_t i, int pe
     PERF_CU(raw_write_value64((CUstream)s, (CUdeviceptr)peer_ack, i, CU_STREAM_WRITE_VALUE_DEFAULT));
     return;
   }
-#if GSHMEM_PERF_HAVE_STREAM
   gshmemx_signal_op_on_stream(ack, i, GSHMEM_SIGNAL_SET, peer, s);
-#else
-  (void)ack;
-  (void)peer;
-#endif
 }
 
 }  // namespace
@@ -158,7 +151,6 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "PE %d: peer not reachable by load/store (gshmem_ptr NULL)\n", ctx.pe);
     return 1;
   }
-  if (!GSHMEM_PERF_HAVE_STREAM) rep.note("on-stream API not built (stream header missing): floor rows only");
 
   // ---- round trips
   rep.section("on-stream responder round trip (us): initiator kernel on PE 0, stream ops on PE 1");
@@ -167,7 +159,6 @@ int main(int argc, char **argv) {
   bool validation_failed = false;
   for (int fi = kRaw; fi < kFormCount; ++fi) {
     Form f = (Form)fi;
-    if (f != kRaw && !GSHMEM_PERF_HAVE_STREAM) break;
     if (quick && (f == kAnyVector || f == kSomeVector)) continue;
     const size_t n = is_array(f) ? kArrayN : 1;
     const bool all = f == kAll || f == kAllVector;
@@ -223,8 +214,6 @@ int main(int argc, char **argv) {
   for (int fi = kRaw; fi < kFormCount + 1; ++fi) {
     bool signal = fi == kFormCount;  // the signal_op_on_stream row
     Form f = signal ? kRaw : (Form)fi;
-    if (!signal && f != kRaw && !GSHMEM_PERF_HAVE_STREAM) continue;
-    if (signal && !GSHMEM_PERF_HAVE_STREAM) continue;
     std::vector<double> per_op_ns, per_op_floor_ns;
     for (int r = 0; r < ctx.opt.repeats; ++r) {
       if (ctx.pe == 0) {

@@ -96,7 +96,6 @@ __device__ bool raw_scan(const WaitArgs &a, uint64_t target, size_t *found, int 
 // --- one call of the gshmem routine under test, by the calling group.
 // Returns whether the condition was found satisfied (always true for wait).
 __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int *count_out) {
-#if GSHMEM_PERF_HAVE_SYNC
   const unsigned t = threadIdx.x;
   const int w = a.width;
   const uint64_t *cv = a.cmpv;
@@ -106,7 +105,6 @@ __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int 
   bool ok = false;
   bool caller = t < (unsigned)w;
   if (caller) {
-#if GSHMEM_PERF_HAVE_SYNC_COOP
 #define PERF_COOP(base, ...)                                                           \
   (w == 1 ? gshmem_uint64_##base(__VA_ARGS__)                                          \
           : w == 32 ? gshmemx_uint64_##base##_warp(__VA_ARGS__)                        \
@@ -117,10 +115,6 @@ __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int 
     else if (w == 32) gshmemx_uint64_##base##_warp(__VA_ARGS__);                       \
     else gshmemx_uint64_##base##_block(__VA_ARGS__);                                   \
   } while (0)
-#else
-#define PERF_COOP(base, ...) gshmem_uint64_##base(__VA_ARGS__)
-#define PERF_COOP_VOID(base, ...) gshmem_uint64_##base(__VA_ARGS__)
-#endif
     if (a.mode == kWait) {
       ok = true;
       switch (a.family) {
@@ -171,13 +165,6 @@ __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int 
   if (a.family == kAny) *found = (size_t)s_r;
   if (a.family == kSome) *count_out = (int)s_r;
   return s_ok != 0;
-#else
-  (void)a;
-  (void)target;
-  (void)found;
-  (void)count_out;
-  return true;
-#endif
 }
 
 __global__ void waiter_kernel(WaitArgs a, uint64_t iters) {
@@ -270,8 +257,6 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "PE %d: peer not reachable by load/store (gshmem_ptr NULL)\n", ctx.pe);
     return 1;
   }
-  const bool have_api = GSHMEM_PERF_HAVE_SYNC;
-  if (!have_api) rep.note("wait/test API not built (sync header missing): floor rows only");
 
   const uint64_t max_iters = ctx.opt.iterations(20000, 2000);
   const double budget = quick ? 8e6 : 30e6;
@@ -286,7 +271,6 @@ int main(int argc, char **argv) {
         if (quick && (vec || mode == kTest) && fam == kSome) continue;
         rep.section(base + ": round trip (us) vs n; floor: hand-written scan, same width");
         for (int width : widths) {
-          bool coop_missing = width > 1 && !GSHMEM_PERF_HAVE_SYNC_COOP;
           if (quick && (vec || mode == kTest) && width == 32) continue;
           for (uint64_t n : n_values) {
             if (n > max_n) break;
@@ -313,13 +297,8 @@ int main(int argc, char **argv) {
             };
             std::vector<double> floor_ns = run(true);
             Stats f = us_stats(floor_ns);
-            std::string name = base;
-            if (!have_api || coop_missing) {
-              add_row(ctx, "raw_floor:" + base, "n", n, width, "round_trip", f, nullptr, iters);
-              continue;
-            }
             std::vector<double> v = run(false);
-            add_row(ctx, name, "n", n, width, "round_trip", us_stats(v), &f, iters);
+            add_row(ctx, base, "n", n, width, "round_trip", us_stats(v), &f, iters);
           }
         }
       }
