@@ -16,6 +16,7 @@
 #include "cuda_util.h"
 #include "env.h"
 #include "heap.h"
+#include "../host/stream_internal.h"
 #include "log.h"
 
 namespace gshmemi {
@@ -250,6 +251,9 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   state.initialized = 1;
   host_state = state;
   rc = agree(*boot, publish_to_all(host_state), "publishing the device state");
+  // The on-stream kernels load now (never lazily behind a spinning peer) and
+  // their counters are zeroed before the closing barrier lets peers use them.
+  if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_stream_init(), "preparing the on-stream routines");
   if (rc == GSHMEM_SUCCESS) rc = boot->barrier();
   if (rc) {
     host_state = gshmemi_device_state_t{};
@@ -356,27 +360,13 @@ void *gshmem_align(size_t alignment, size_t size) {
 void *gshmem_malloc(size_t size) {
   set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_malloc")) return nullptr;
-  return heap_allocate(*runtime().boot, 256, size);
+  return heap_malloc(*runtime().boot, size);
 }
 
 void *gshmem_calloc(size_t count, size_t size) {
   set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_calloc")) return nullptr;
-  // Same arguments on every PE, so every PE takes the same branch here.
-  if (size != 0 && count > SIZE_MAX / size) {
-    GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "gshmem_calloc(%zu, %zu): size overflows", count, size);
-    return nullptr;
-  }
-  Bootstrap &boot = *runtime().boot;
-  void *p = heap_allocate(boot, 256, count * size);
-  if (!p || count * size == 0) return p;
-  cudaError_t rc = cudaMemset(p, 0, count * size);
-  if (rc == cudaSuccess) rc = cudaDeviceSynchronize();
-  if (rc != cudaSuccess)
-    GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "gshmem_calloc: zeroing failed: %s", cudaGetErrorString(rc));
-  // Peers may touch the memory as soon as they return: all zeroing first.
-  boot.barrier();
-  return p;
+  return heap_calloc(*runtime().boot, count, size);
 }
 
 void gshmem_free(void *ptr) {

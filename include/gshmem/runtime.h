@@ -83,6 +83,10 @@ GSHMEM_API void gshmemi_host_sync_all(void);
 GSHMEM_API void gshmemi_host_quiet(void);
 GSHMEM_API void gshmemi_host_fence(void);
 
+/* Bytes of symmetric heap handed out to users on this PE (the runtime's
+ * internal region not counted); 0 before init. No ordering implied. */
+GSHMEM_API size_t gshmemx_heap_bytes_in_use(void);
+
 /* Status of the last host call that could not return one (0 if none). */
 GSHMEM_API int gshmemx_get_last_error(void);
 /* A short text for any GSHMEM_SUCCESS / GSHMEMX_ERROR_* code. */

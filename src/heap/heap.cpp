@@ -24,7 +24,7 @@
 #include "../heap.h"
 #include "../log.h"
 #include "collective_heap.h"
-#include "heap_ext.h"
+#include <gshmem/runtime.h>
 #include "peer_sockets.h"
 
 namespace gshmemi {

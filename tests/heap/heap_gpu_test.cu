@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "heap/heap_ext.h"
 #include "test_support.h"
 
 namespace {
