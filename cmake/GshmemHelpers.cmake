@@ -56,6 +56,10 @@ function(gshmem_add_test_variant name target)
   endif()
   if(T_GPUS)
     list(APPEND labels gpu)
+    # Test kernels are user kernels: under lazy loading their first launch can
+    # deadlock against a spinning kernel on a peer GPU (see README). A test
+    # that sets CUDA_MODULE_LOADING itself keeps its value (later wins).
+    list(PREPEND T_ENV CUDA_MODULE_LOADING=EAGER)
     list(APPEND T_ENV GSHMEM_TEST_GPUS=${T_GPUS})
   else()
     list(APPEND labels cpu)

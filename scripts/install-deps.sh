@@ -41,9 +41,20 @@ if command -v nvcc >/dev/null 2>&1; then
 elif [[ -x /usr/local/cuda/bin/nvcc ]]; then
   echo "install-deps: nvcc: /usr/local/cuda/bin/nvcc (not on PATH; scripts/test.sh adds it)"
 else
-  echo "install-deps: nvcc not found. Install the CUDA toolkit (12.x or 13.x) from" >&2
-  echo "  https://developer.nvidia.com/cuda-downloads and put its bin/ on PATH." >&2
+  echo "install-deps: nvcc not found. Install NVIDIA's CUDA toolkit (12.x or 13.x) and put" >&2
+  echo "  its bin/ on PATH." >&2
   exit 1
+fi
+
+# The plots (perftest summary, and its test) need matplotlib in the python3 on
+# PATH, which need not be the system one the Debian package serves.
+if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  if [[ $(id -u) -eq 0 ]] || [[ -n "${VIRTUAL_ENV:-}" ]]; then
+    echo "install-deps: installing matplotlib for $(command -v python3)"
+    python3 -m pip install --quiet matplotlib || echo "install-deps: pip could not install matplotlib; plots will be skipped" >&2
+  else
+    echo "install-deps: plots need matplotlib: python3 -m pip install --user matplotlib" >&2
+  fi
 fi
 
 nccl_found=no

@@ -376,6 +376,7 @@ void gshmem_free(void *ptr) {
 }
 
 void gshmemi_host_barrier_all(void) {
+  set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_barrier_all")) return;
   const cudaError_t rc = cudaDeviceSynchronize();
   if (rc != cudaSuccess)
@@ -387,6 +388,7 @@ void gshmemi_host_barrier_all(void) {
 }
 
 void gshmemi_host_sync_all(void) {
+  set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_sync_all")) return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const int b = runtime().boot->barrier();
@@ -394,6 +396,7 @@ void gshmemi_host_sync_all(void) {
 }
 
 void gshmemi_host_quiet(void) {
+  set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_quiet")) return;
   // Host-initiated updates are host stores to mapped peer memory or work on
   // this PE's device: complete both.
@@ -404,6 +407,7 @@ void gshmemi_host_quiet(void) {
 }
 
 void gshmemi_host_fence(void) {
+  set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_fence")) return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }

@@ -16,7 +16,6 @@ namespace {
 
 struct MpiContext {
   MPI_Comm comm = MPI_COMM_NULL;
-  bool initialized_mpi = false;  // we called MPI_Init, so we finalize
   void (*report)(int, const char *) = nullptr;
 };
 
@@ -61,6 +60,15 @@ void mpi_abort(void *context, int code, const char *why) {
   std::abort();  // MPI_Abort does not return; this is for broken MPIs
 }
 
+// Registered once, when gshmem itself started MPI. MPI programs that
+// initialized MPI themselves keep ownership of MPI_Finalize.
+void finalize_mpi_at_exit() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Finalize();
+}
+
 int mpi_close(void *context) {
   auto *ctx = static_cast<MpiContext *>(context);
   int status = GSHMEM_SUCCESS;
@@ -68,14 +76,9 @@ int mpi_close(void *context) {
   MPI_Finalized(&finalized);
   if (!finalized) {
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
-    if (ctx->initialized_mpi) {
-      const int rc = MPI_Finalize();
-      if (rc != MPI_SUCCESS) {
-        say(ctx->report, "MPI_Finalize failed", rc);
-        status = GSHMEMX_ERROR_BOOTSTRAP;
-      }
-    }
   }
+  // MPI started by gshmem is finalized at process exit (see finalize_mpi_at_exit),
+  // not here: MPI cannot restart, and a program may call gshmem_init again.
   delete ctx;
   return status;
 }
@@ -108,7 +111,7 @@ extern "C" __attribute__((visibility("default"))) int gshmemi_bootstrap_plugin_o
       delete ctx;
       return GSHMEMX_ERROR_BOOTSTRAP;
     }
-    ctx->initialized_mpi = true;
+    std::atexit(finalize_mpi_at_exit);
   }
   MPI_Comm parent = MPI_COMM_WORLD;
   if (user_comm) {
