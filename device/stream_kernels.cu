@@ -78,9 +78,16 @@ __global__ void wait_until_kernel(T *ivar, int cmp, T value) {
 #if GSHMEMI_STREAM_USE_SYNC_API
   gshmem::wait_until(ivar, cmp, value);
 #else
+  // The common case on a latency path: the condition already holds, or holds
+  // after a few polls. The clock is read only once the first poll failed, and
+  // the kernel returns straight after the successful acquire poll (the
+  // acquire orders everything after it; no trailing fence is needed, and the
+  // kernel's end carries the observation to later stream work).
+  T seen = poll(ivar);
+  if (satisfied(cmp, seen, value)) return;
   TimeoutClock clock;
   for (;;) {
-    const T seen = poll(ivar);
+    seen = poll(ivar);
     if (satisfied(cmp, seen, value)) return;
     if (clock.expired()) timeout_trap("wait_until_on_stream", ivar, cmp, value, seen);
   }

@@ -23,6 +23,8 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <deque>
 #include <mutex>
 #include <type_traits>
 
@@ -89,8 +91,19 @@ struct DeviceCaps {
   bool flush_remote_writes = false;
 };
 
+// Every routine reads the caps: the hot path is one acquire load of
+// `caps_published` (immutable once published); the mutex only serializes
+// finding them. A re-init (new heap) publishes a new record; old records stay
+// alive (one per init) so a reader never sees freed memory.
 std::mutex caps_mutex;
-DeviceCaps caps_cache;
+DeviceCaps caps_cache;                                   // guarded by caps_mutex
+std::atomic<const DeviceCaps *> caps_published{nullptr};
+std::deque<DeviceCaps> caps_records;                     // guarded by caps_mutex
+
+void publish_caps_locked() {
+  caps_records.push_back(caps_cache);
+  caps_published.store(&caps_records.back(), std::memory_order_release);
+}
 
 int device_attribute(const DriverApi &api, CUdevice dev, CUdevice_attribute attr) {
   int value = 0;
@@ -119,11 +132,18 @@ int find_caps(const char *heap_base, DeviceCaps *out) {
   return GSHMEM_SUCCESS;
 }
 
-int current_caps(DeviceCaps *out) {
-  const char *heap_base = gshmemi_host_state()->heap_base;
+int current_caps(const char *heap_base, const DeviceCaps **out) {
+  const DeviceCaps *caps = caps_published.load(std::memory_order_acquire);
+  if (caps && caps->heap_base == heap_base) {
+    *out = caps;
+    return GSHMEM_SUCCESS;
+  }
   std::lock_guard<std::mutex> lock(caps_mutex);
-  if (caps_cache.heap_base != heap_base) GSHMEMI_CHECK(find_caps(heap_base, &caps_cache));
-  *out = caps_cache;
+  if (caps_cache.heap_base != heap_base) {
+    GSHMEMI_CHECK(find_caps(heap_base, &caps_cache));
+    publish_caps_locked();
+  }
+  *out = caps_published.load(std::memory_order_acquire);
   return GSHMEM_SUCCESS;
 }
 
@@ -132,7 +152,7 @@ int current_caps(DeviceCaps *out) {
 struct Context {
   const gshmemi_device_state_t *state = nullptr;
   HeapRange user_heap;
-  DeviceCaps caps;
+  DeviceCaps caps;  // a copy: a few words, cheaper than keeping the record pinned
 };
 
 bool report(const char *fn, Verdict v) {
@@ -161,7 +181,9 @@ bool begin(const char *fn, cudaStream_t stream, Context *ctx) {
     ctx->user_heap.base = reinterpret_cast<std::uintptr_t>(ctx->state->heap_base) + GSHMEMI_INTERNAL_REGION_BYTES;
     ctx->user_heap.size = ctx->state->heap_size - GSHMEMI_INTERNAL_REGION_BYTES;
   }
-  if (current_caps(&ctx->caps) != GSHMEM_SUCCESS) return false;
+  const DeviceCaps *caps = nullptr;
+  if (current_caps(ctx->state->heap_base, &caps) != GSHMEM_SUCCESS) return false;
+  ctx->caps = *caps;
 #if CUDART_VERSION >= 12080
   int stream_device = -1;
   if (!report_cuda(fn, "cudaStreamGetDevice", cudaStreamGetDevice(stream, &stream_device))) return false;
@@ -386,5 +408,7 @@ int gshmemi_stream_init(void) {
   GSHMEMI_CHECK(gshmemi_stream_preload_kernels());
   GSHMEMI_CUDA_CHECK(zero_internal_area(state->heap_base + GSHMEMI_INTERNAL_STREAM_OFFSET));
   std::lock_guard<std::mutex> lock(caps_mutex);
-  return find_caps(state->heap_base, &caps_cache);
+  GSHMEMI_CHECK(find_caps(state->heap_base, &caps_cache));
+  publish_caps_locked();
+  return GSHMEM_SUCCESS;
 }

@@ -3,11 +3,28 @@
 // PE 1 plays the updater, PE 0 the stream that waits; host barriers keep the
 // two sides in step between cases. Work after each wait is a kernel that
 // checks what the updater wrote before its release.
+//
+// Rules that keep this test from hanging (each was a hang once):
+// - Every test kernel is loaded right after init (preload_test_kernels):
+//   under CUDA lazy loading, a kernel's first launch synchronizes the context,
+//   so launching one behind a pending stream wait blocks the host until the
+//   wait completes, and the host never reaches the barrier that lets the peer
+//   release it.
+// - No CUDA call before init without first selecting the GPU the runtime
+//   would choose: a context made on device 0 makes gshmem_init keep device 0
+//   ("chosen by the program") on every PE, and both PEs share one GPU.
+// - Only CHECK (never REQUIRE) in code that one PE runs alone: a REQUIRE
+//   failing there leaves that PE's test case early and the PEs' collective
+//   calls (barrier, malloc, free) stop matching.
+// - A progress line on stderr (unbuffered) at every step, and
+//   GSHMEM_WAIT_TIMEOUT set by CTest, so a stuck wait names itself.
 #include <gshmem/detail/ordering.h>
 #include <gshmem/runtime.h>
 #include <gshmem/stream.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -22,8 +39,39 @@ using gshmem::memory_order;
 using gshmem::thread_scope;
 namespace gd = gshmem::detail;
 
+int env_int(const char *const *names, int fallback) {
+  for (const char *const *n = names; *n; ++n)
+    if (const char *v = std::getenv(*n)) return std::atoi(v);
+  return fallback;
+}
+
+int launcher_rank() {
+  static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", nullptr};
+  return env_int(names, 0);
+}
+
+// The device gshmem_init picks by default (node-local rank modulo visible GPUs).
+void select_default_device() {
+  static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", nullptr};
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return;
+  GSHMEM_TEST_CUDA(cudaSetDevice(env_int(names, 0) % count));
+}
+
+void progress(const char *what) {
+  std::fprintf(stderr, "[stream_gpu_test PE %d] %s\n", gshmemx_initialized() ? gshmem_my_pe() : launcher_rank(),
+               what);
+}
+
+void preload_test_kernels();
+
 bool ensure_init() {
-  static int rc = gshmem_init();
+  static int rc = [] {
+    select_default_device();
+    const int r = gshmem_init();
+    if (r == GSHMEM_SUCCESS) preload_test_kernels();
+    return r;
+  }();
   return rc == GSHMEM_SUCCESS;
 }
 
@@ -72,6 +120,27 @@ __global__ void reset_and_count(unsigned long long *word, unsigned long long *co
 
 __global__ void mark(unsigned long long *slot, unsigned long long *ticket) { *slot = ++*ticket; }
 
+// Loads every kernel of this file now (see the top of the file).
+void preload_test_kernels() {
+  cudaFuncAttributes attr;
+  auto load = [&](const void *kernel) { GSHMEM_TEST_CUDA(cudaFuncGetAttributes(&attr, kernel)); };
+#define GSHMEM_TEST_LOAD_TYPED(T)                                         \
+  load(reinterpret_cast<const void *>(&store_release<T>));                \
+  load(reinterpret_cast<const void *>(&store_relaxed<T>));                \
+  load(reinterpret_cast<const void *>(&payload_then_release<T>));
+  GSHMEM_TEST_LOAD_TYPED(int)
+  GSHMEM_TEST_LOAD_TYPED(short)
+  GSHMEM_TEST_LOAD_TYPED(uint64_t)
+  GSHMEM_TEST_LOAD_TYPED(size_t)
+  GSHMEM_TEST_LOAD_TYPED(int64_t)
+  GSHMEM_TEST_LOAD_TYPED(unsigned long long)
+#undef GSHMEM_TEST_LOAD_TYPED
+  load(reinterpret_cast<const void *>(&check_payload));
+  load(reinterpret_cast<const void *>(&litmus_updater));
+  load(reinterpret_cast<const void *>(&reset_and_count));
+  load(reinterpret_cast<const void *>(&mark));
+}
+
 template <class T>
 struct Case { int cmp; T value, initial, final_value; };
 
@@ -88,6 +157,9 @@ void run_scalar_cases(const char *name, WaitFn wait, const std::vector<Case<T>> 
   GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   for (const Case<T> &c : cases) {
     INFO(name << " cmp " << c.cmp << " value " << +c.value << " initial " << +c.initial << " final " << +c.final_value);
+    char line[160];
+    std::snprintf(line, sizeof line, "  scalar %s cmp %d value %lld", name, c.cmp, (long long)c.value);
+    progress(line);
     GSHMEM_TEST_CUDA(cudaMemset(violations, 0, sizeof(*violations)));
     GSHMEM_TEST_CUDA(cudaMemcpy(ivar, &c.initial, sizeof(T), cudaMemcpyHostToDevice));
     GSHMEM_TEST_CUDA(cudaMemset(payload, 0, 64 * sizeof(unsigned long long)));
@@ -96,10 +168,10 @@ void run_scalar_cases(const char *name, WaitFn wait, const std::vector<Case<T>> 
     const unsigned long long stamp = 1000 + c.cmp;
     if (me == 0) {
       wait(ivar, c.cmp, c.value, s);
-      REQUIRE(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+      CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
       check_payload<<<1, 1, 0, s>>>(payload, 64, stamp, violations);
       // The wait must still be pending: nobody has updated ivar.
-      REQUIRE(cudaStreamQuery(s) == cudaErrorNotReady);
+      CHECK(cudaStreamQuery(s) == cudaErrorNotReady);
     }
     barrier();
     if (me == 1) {
@@ -144,6 +216,8 @@ std::vector<Case<T>> cases_for() {
 
 TEST_CASE("every routine refuses to run before init", "[stream][gpu]") {
   if (gshmemx_initialized()) return;  // another case ran first
+  progress("case: every routine refuses to run before init");
+  select_default_device();  // before the first CUDA object (see the top of the file)
   cudaStream_t s;
   GSHMEM_TEST_CUDA(cudaStreamCreate(&s));
   GSHMEM_TEST_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
@@ -162,8 +236,10 @@ TEST_CASE("every routine refuses to run before init", "[stream][gpu]") {
 }
 
 TEST_CASE("scalar waits for representative types", "[stream][gpu]") {
+  progress("case: scalar waits for representative types");
   REQUIRE(ensure_init());
   REQUIRE(gshmem_n_pes() == 2);
+  progress("init done, test kernels loaded");
   run_scalar_cases<int>("int", gshmemx_int_wait_until_on_stream, cases_for<int>());
   run_scalar_cases<uint64_t>("uint64", gshmemx_uint64_wait_until_on_stream, cases_for<uint64_t>());
   run_scalar_cases<short>("short", gshmemx_short_wait_until_on_stream, cases_for<short>());
@@ -175,6 +251,7 @@ TEST_CASE("scalar waits for representative types", "[stream][gpu]") {
 }
 
 TEST_CASE("pipeline litmus: stream work after the wait sees the payload (1e5 iterations)", "[stream][gpu]") {
+  progress("case: pipeline litmus: stream work after the wait sees the payload (1e5 iterations)");
   REQUIRE(ensure_init());
   const int me = gshmem_my_pe();
   const int words = 32;
@@ -200,7 +277,7 @@ TEST_CASE("pipeline litmus: stream work after the wait sees the payload (1e5 ite
       check_payload<<<1, 1, 0, s>>>(payload, words, i, violations);
       gshmemx_signal_op_on_stream(ack, i, GSHMEM_SIGNAL_SET, 1, s);
     }
-    REQUIRE(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+    CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
   }
   GSHMEM_TEST_CUDA(cudaStreamSynchronize(s));
   if (me == 0) {
@@ -217,6 +294,7 @@ TEST_CASE("pipeline litmus: stream work after the wait sees the payload (1e5 ite
 }
 
 TEST_CASE("graph of waits and signals replays 1000 times", "[stream][gpu]") {
+  progress("case: graph of waits and signals replays 1000 times");
   REQUIRE(ensure_init());
   const int me = gshmem_my_pe(), other = 1 - me;
   auto *sig = static_cast<uint64_t *>(gshmem_calloc(1, sizeof(uint64_t)));
@@ -246,7 +324,7 @@ TEST_CASE("graph of waits and signals replays 1000 times", "[stream][gpu]") {
     gshmemx_uint64_wait_until_on_stream(ack, GSHMEM_CMP_EQ, 1, s);
     reset_and_count<<<1, 1, 0, s>>>(reinterpret_cast<unsigned long long *>(ack), count);
   }
-  REQUIRE(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+  CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
   GSHMEM_TEST_CUDA(cudaStreamEndCapture(s, &g));
   cudaGraphExec_t exec;
   GSHMEM_TEST_CUDA(cudaGraphInstantiate(&exec, g, 0));
@@ -268,6 +346,7 @@ TEST_CASE("graph of waits and signals replays 1000 times", "[stream][gpu]") {
 }
 
 TEST_CASE("two streams wait on different signals independently", "[stream][gpu]") {
+  progress("case: two streams wait on different signals independently");
   REQUIRE(ensure_init());
   const int me = gshmem_my_pe();
   auto *sigs = static_cast<uint64_t *>(gshmem_calloc(4, sizeof(uint64_t)));  // [0] A, [1] B, [2] ackB
@@ -306,6 +385,7 @@ TEST_CASE("two streams wait on different signals independently", "[stream][gpu]"
 }
 
 TEST_CASE("_all, _any and _some results", "[stream][gpu]") {
+  progress("case: _all, _any and _some results");
   REQUIRE(ensure_init());
   const int me = gshmem_my_pe();
   const size_t n = 64;
@@ -343,7 +423,7 @@ TEST_CASE("_all, _any and _some results", "[stream][gpu]") {
     gshmemx_int64_wait_until_some_on_stream(ivars, 0, indices + 8, nullptr, GSHMEM_CMP_EQ, 1, &out[4], s);  // empty: 0
     // One that really waits: PE 1 sets late[9] after this is enqueued.
     gshmemx_int64_wait_until_any_on_stream(late, n, nullptr, GSHMEM_CMP_NE, 0, &out[5], s);
-    REQUIRE(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+    CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
   }
   barrier();
   if (me == 1) {
@@ -355,7 +435,7 @@ TEST_CASE("_all, _any and _some results", "[stream][gpu]") {
     size_t h[6], idx[8];
     GSHMEM_TEST_CUDA(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
     GSHMEM_TEST_CUDA(cudaMemcpy(idx, indices, sizeof(idx), cudaMemcpyDeviceToHost));
-    REQUIRE(h[0] == 4);
+    CHECK(h[0] == 4);
     CHECK(std::set<size_t>(idx, idx + 4) == std::set<size_t>{3, 17, 40, 63});
     CHECK((h[1] == 40 || h[1] == 63));
     CHECK(h[2] == 63);  // 40 fails its vector value 2; 3 and 17 excluded
@@ -370,6 +450,7 @@ TEST_CASE("_all, _any and _some results", "[stream][gpu]") {
 }
 
 TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
+  progress("case: barrier_all_on_stream and quiet_on_stream");
   REQUIRE(ensure_init());
   const int me = gshmem_my_pe(), other = 1 - me;
   auto *box = static_cast<unsigned long long *>(gshmem_calloc(1000, sizeof(unsigned long long)));
@@ -387,7 +468,7 @@ TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
     gshmemx_barrier_all_on_stream(s);
     check_payload<<<1, 1, 0, s>>>(box + r, 1, r, violations);
   }
-  REQUIRE(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+  CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
   GSHMEM_TEST_CUDA(cudaStreamSynchronize(s));
   unsigned long long v = 1;
   GSHMEM_TEST_CUDA(cudaMemcpy(&v, violations, sizeof(v), cudaMemcpyDeviceToHost));
@@ -399,6 +480,7 @@ TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
 }
 
 TEST_CASE("bad input: error code, nothing enqueued", "[stream][gpu]") {
+  progress("case: bad input: error code, nothing enqueued");
   REQUIRE(ensure_init());
   int *ivar = static_cast<int *>(gshmem_malloc(64));
   uint64_t *sig = static_cast<uint64_t *>(gshmem_malloc(64));
@@ -475,6 +557,7 @@ TEST_CASE("bad input: error code, nothing enqueued", "[stream][gpu]") {
 }
 
 TEST_CASE("finalize", "[stream][gpu]") {
+  progress("case: finalize");
   REQUIRE(ensure_init());
   barrier();
   gshmem_finalize();

@@ -179,6 +179,15 @@ TEST_CASE("mapping table: the documented cases", "[stream][mapping]") {
     CHECK(m.condition == MemopCondition::eq);
     CHECK(m.operand == std::uint64_t(v));
   }
+  // The signal word (uint64, what signal_wait_until_on_stream waits on): EQ
+  // is one 64-bit EQ memop for every value, the ping-pong's values included.
+  for (std::uint64_t v : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(4999), ~std::uint64_t(0) - 1}) {
+    const WaitMapping m = u64(GSHMEM_CMP_EQ, v);
+    CHECK(m.plan == WaitPlan::memop);
+    CHECK(m.width_bits == 64);
+    CHECK(m.condition == MemopCondition::eq);
+    CHECK(m.operand == v);
+  }
   // NE: only 0 (AND all-ones) and all-ones (NOR 0).
   CHECK(u32(GSHMEM_CMP_NE, 0).condition == MemopCondition::and_nonzero);
   CHECK(u32(GSHMEM_CMP_NE, 0).operand == 0xFFFFFFFFu);

@@ -108,6 +108,21 @@ GSHMEM_HD bool compare(int cmp, T a, T b) {
   }
 }
 
+// The same comparison as a branch-free test for the scan loops: the outcome
+// for each of a < b, a == b, a > b, decoded once per call from cmp, so the
+// per-element cost is two compares and selects instead of a switch.
+struct comparison {
+  bool if_less, if_equal, if_greater;
+  GSHMEM_HD explicit comparison(int cmp)
+      : if_less(cmp == GSHMEM_CMP_NE || cmp == GSHMEM_CMP_LT || cmp == GSHMEM_CMP_LE),
+        if_equal(cmp == GSHMEM_CMP_EQ || cmp == GSHMEM_CMP_GE || cmp == GSHMEM_CMP_LE),
+        if_greater(cmp == GSHMEM_CMP_NE || cmp == GSHMEM_CMP_GT || cmp == GSHMEM_CMP_GE) {}
+  template <class T>
+  GSHMEM_HD bool operator()(T a, T b) const {
+    return a < b ? if_less : (b < a ? if_greater : if_equal);
+  }
+};
+
 // ------------------------------------------------------------ element access
 //
 // Single-element polls are ld.acquire.sys: on the GPUs this targets an
@@ -131,11 +146,13 @@ GSHMEM_HD void acquire_fence() { atomic_fence<memory_order::acquire, thread_scop
 // The comparison value of element i: one value for all, or one per element.
 template <class T>
 struct same_value {
+  using value_type = T;
   T value;
   GSHMEM_HD T operator()(size_t) const { return value; }
 };
 template <class T>
 struct per_element_value {
+  using value_type = T;
   const T *values;
   GSHMEM_HD T operator()(size_t i) const { return values[i]; }
 };
@@ -302,6 +319,9 @@ GSHMEM_HD unsigned long long *any_cursor_slot(const void *ivars) {
 
 GSHMEM_HD size_t any_cursor_load(const void *ivars, size_t nelems) {
   unsigned long long c = atomic_load<memory_order::relaxed, thread_scope::device>(any_cursor_slot(ivars));
+  // The stored cursor is usually in [0, nelems]: skip the 64-bit division.
+  if (c < nelems) return (size_t)c;
+  if (c == nelems) return 0;
   return nelems ? (size_t)(c % nelems) : 0;
 }
 GSHMEM_HD void any_cursor_store(const void *ivars, size_t next) {

@@ -6,6 +6,12 @@
 //   block_group    every thread of the block (gshmemx_*_block)
 //
 // Operations (all collective: every member calls them in the same order):
+//   kScanBatch    loads each member keeps in flight per scan step: 32 for
+//                 one thread (latency-bound: a pass over n elements costs
+//                 about n/32 load latencies); 8 per lane for a warp and 4 per
+//                 thread for a block, whose members already have many loads
+//                 in flight together, so that the group forms stay within
+//                 64 registers and are usable from 1024-thread blocks
 //   rank(), size(), is_leader()
 //   any(b)        true on every member if b is true on any member
 //   min(x)        the minimum of x over the group, on every member
@@ -30,6 +36,7 @@ namespace gshmem {
 namespace detail {
 
 struct single_group {
+  static constexpr unsigned kScanBatch = 32;
   size_t claimed_ = 0;
   GSHMEM_HD unsigned rank() const { return 0; }
   GSHMEM_HD unsigned size() const { return 1; }
@@ -54,6 +61,7 @@ __device__ __forceinline__ unsigned linear_thread_index() {
 
 struct warp_group {
   static constexpr unsigned kFull = 0xffffffffu;
+  static constexpr unsigned kScanBatch = 8;
   unsigned lane_;
   size_t claimed_ = 0;
 
@@ -96,6 +104,7 @@ struct block_scratch {
 };
 
 struct block_group {
+  static constexpr unsigned kScanBatch = 4;
   block_scratch *s_;
   unsigned rank_;
   unsigned size_;

@@ -3,9 +3,9 @@
 // (one value, or one per element). The same code is compiled for the GPU and,
 // for the CPU test suite, for the host.
 //
-// Scanning: each member loads kScanBatch elements (stride = group size, so a
-// warp's loads coalesce) with relaxed system-scope loads into registers, all
-// in flight at once, and only then compares. A success is ordered by one
+// Scanning: each member loads a batch of G::kScanBatch elements (stride =
+// group size, so a warp's loads coalesce) with relaxed system-scope loads
+// into registers, all in flight at once, and only then compares. A success is ordered by one
 // acquire reload (_any) or one acquire fence per member (_all, _some).
 #pragma once
 
@@ -14,8 +14,20 @@
 namespace gshmem {
 namespace detail {
 
-constexpr unsigned kScanBatch = 16;
 constexpr size_t kNone = (size_t)-1;  // SIZE_MAX
+
+// Loads in flight per member and batch: G::kScanBatch (see sync_group.h).
+// One thread needs many to hide the load latency; a warp or block already
+// has many in flight across its members and must keep registers low enough
+// for 1024-thread blocks (<= 64 per thread).
+// Per-element comparison values take registers too: with them, one thread
+// keeps at most 16 loads in flight so that it fits in 64 registers.
+template <class G, class Expect>
+GSHMEM_HD constexpr unsigned scan_batch_of() {
+  return std::is_same<Expect, per_element_value<typename Expect::value_type>>::value && G::kScanBatch > 16
+             ? 16u
+             : G::kScanBatch;
+}
 
 struct batch_masks {
   unsigned satisfied;  // bit j: element j of the batch is included and satisfied
@@ -23,27 +35,53 @@ struct batch_masks {
 };
 
 // Loads the member's batch of logical positions p = first + j*stride
-// (j < kScanBatch, p < nelems); position p is element (start + p) mod nelems.
-template <class T, class Expect>
+// (j < B, p < nelems); position p is element (start + p) mod nelems, with
+// start < nelems. All B relaxed loads are issued before any is compared.
+//
+// The common case (the whole batch inside the array and not crossing the
+// wrap point) is straight-line code: one base address, B loads at constant
+// offsets, no per-element bounds or wrap arithmetic and no branches between
+// the loads, so they all stay in flight together. Only a batch at the end or
+// across the wrap takes the checked path.
+template <unsigned B, class T, class Expect>
 GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *status, int cmp,
                                  const Expect &expect, size_t start, size_t first, size_t stride) {
-  T value[kScanBatch];
-  size_t index[kScanBatch];
+  static_assert(B >= 1 && B <= 32, "a batch mask has 32 bits");
+  const comparison holds(cmp);
+  T value[B];
+  batch_masks m{0u, 0u};
+  const size_t last = first + (size_t)(B - 1) * stride;
+  size_t i0 = start + first;
+  if (i0 >= nelems) i0 -= nelems;
+  if (last < nelems && i0 + (size_t)(B - 1) * stride < nelems) {
+    const T *q = ivars + i0;
+    GSHMEMI_UNROLL
+    for (unsigned j = 0; j < B; ++j) value[j] = poll_relaxed(q + (size_t)j * stride);
+    GSHMEMI_UNROLL
+    for (unsigned j = 0; j < B; ++j) {
+      const size_t i = i0 + (size_t)j * stride;
+      if (is_included(status, i)) {
+        m.included |= 1u << j;
+        if (holds(value[j], expect(i))) m.satisfied |= 1u << j;
+      }
+    }
+    return m;
+  }
   GSHMEMI_UNROLL
-  for (unsigned j = 0; j < kScanBatch; ++j) {
+  for (unsigned j = 0; j < B; ++j) {
     size_t p = first + j * stride;
     size_t i = start + p;
     if (i >= nelems) i -= nelems;
-    index[j] = i;
     value[j] = p < nelems ? poll_relaxed(ivars + i) : T{};
   }
-  batch_masks m{0u, 0u};
   GSHMEMI_UNROLL
-  for (unsigned j = 0; j < kScanBatch; ++j) {
+  for (unsigned j = 0; j < B; ++j) {
     size_t p = first + j * stride;
-    if (p < nelems && is_included(status, index[j])) {
+    size_t i = start + p;  // recomputed rather than kept: registers are scarce here
+    if (i >= nelems) i -= nelems;
+    if (p < nelems && is_included(status, i)) {
       m.included |= 1u << j;
-      if (compare(cmp, value[j], expect(index[j]))) m.satisfied |= 1u << j;
+      if (holds(value[j], expect(i))) m.satisfied |= 1u << j;
     }
   }
   return m;
@@ -96,14 +134,15 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
                         const int *status, int cmp, const Expect &expect) {
   check_cmp(g, ctx, routine, cmp, ivars);
   watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
-  const size_t step = (size_t)g.size() * kScanBatch;
+  constexpr unsigned B = scan_batch_of<G, Expect>();
+  const size_t step = (size_t)g.size() * B;
   size_t lo = 0;
   for (;;) {
     bool complete = true;
     unsigned steps = 0;
     for (size_t base = lo; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
       unsigned unsatisfied = m.included & ~m.satisfied;
       if (g.any(unsatisfied != 0)) {
         unsigned long long mine =
@@ -122,7 +161,7 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
       return true;
     }
     if (!Wait) return false;
-    if (wd.expired(steps * kScanBatch)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+    if (wd.expired(steps * B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
   }
 }
 
@@ -139,7 +178,8 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
   check_cmp(g, ctx, routine, cmp, ivars);
   if (nelems == 0) return kNone;
   watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
-  const size_t step = (size_t)g.size() * kScanBatch;
+  constexpr unsigned B = scan_batch_of<G, Expect>();
+  const size_t step = (size_t)g.size() * B;
   // Every member must use the same start: take the leader's reading.
   const size_t start = (size_t)g.min(g.is_leader() ? (unsigned long long)any_cursor_load(ivars, nelems) : ~0ull);
   for (;;) {
@@ -147,7 +187,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
       any_included |= m.included != 0;
       unsigned candidates = m.satisfied;
       while (g.any(candidates != 0)) {
@@ -170,7 +210,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
     }
     if (!g.any(any_included)) return kNone;  // empty set
     if (!Wait) return kNone;
-    if (wd.expired(steps * kScanBatch)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+    if (wd.expired(steps * B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
   }
 }
 
@@ -185,7 +225,8 @@ GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T
                            size_t *indices, const int *status, int cmp, const Expect &expect) {
   check_cmp(g, ctx, routine, cmp, ivars);
   watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
-  const size_t step = (size_t)g.size() * kScanBatch;
+  constexpr unsigned B = scan_batch_of<G, Expect>();
+  const size_t step = (size_t)g.size() * B;
   for (;;) {
     g.reset_claims();
     bool any_included = false;
@@ -193,7 +234,7 @@ GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
       any_included |= m.included != 0;
       unsigned found = m.satisfied;
       size_t slot = g.claim(bit_count(found));
@@ -211,7 +252,7 @@ GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T
     }
     if (!g.any(any_included)) return 0;  // empty set
     if (!Wait) return 0;
-    if (wd.expired(steps * kScanBatch)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+    if (wd.expired(steps * B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
   }
 }
 
