@@ -10,7 +10,7 @@ using namespace gshmem_perf;
 
 namespace {
 
-__global__ void device_barrier_loop(bool raw, uint64_t *arrive, uint64_t **peer_arrive, int npes,
+__global__ void __launch_bounds__(32) device_barrier_loop(bool raw, uint64_t *arrive, uint64_t **peer_arrive, int npes,
                                     int me, uint64_t iters) {
   for (uint64_t i = 1; i <= iters; ++i) {
     if (raw) {

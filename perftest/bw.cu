@@ -10,7 +10,7 @@ using namespace gshmem_perf;
 
 namespace {
 
-__global__ void bw_kernel(bool raw, bool signal, char *dst, const char *src, char *peer_dst,
+__global__ void __launch_bounds__(1024) bw_kernel(bool raw, bool signal, char *dst, const char *src, char *peer_dst,
                           uint64_t *sig, uint64_t *peer_sig, size_t bytes, uint64_t iters) {
   const size_t slice = (bytes / gridDim.x) & ~size_t(15);
   const size_t off = slice * blockIdx.x;

@@ -24,7 +24,7 @@ struct FanArgs {
   bool set_all, raw;
 };
 
-__global__ void fan_kernel(FanArgs a, uint64_t iters) {
+__global__ void __launch_bounds__(1) fan_kernel(FanArgs a, uint64_t iters) {
   const uint64_t others = (uint64_t)(a.npes - 1);
   for (uint64_t i = 1; i <= iters; ++i) {
     if (a.me == 0) {

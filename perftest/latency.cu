@@ -22,7 +22,7 @@ struct Buffers {
 };
 
 // One-word ping-pong. `raw` selects the hand-written floor.
-__global__ void word_pingpong(Exchange ex, bool raw, uint64_t *flag, uint64_t *peer_flag,
+__global__ void __launch_bounds__(1) word_pingpong(Exchange ex, bool raw, uint64_t *flag, uint64_t *peer_flag,
                               int peer, uint64_t iters, bool initiator) {
   auto send = [&](uint64_t i) {
     if (raw) {
@@ -54,7 +54,7 @@ __global__ void word_pingpong(Exchange ex, bool raw, uint64_t *flag, uint64_t *p
 }
 
 // put_signal ping-pong with `width` issuing threads (1, 32 or the block).
-__global__ void put_signal_pingpong(bool raw, Buffers b, char *peer_recv, uint64_t *peer_flag,
+__global__ void __launch_bounds__(1024) put_signal_pingpong(bool raw, Buffers b, char *peer_recv, uint64_t *peer_flag,
                                     size_t bytes, int width, int peer, uint64_t iters,
                                     bool initiator) {
   const unsigned t = threadIdx.x;

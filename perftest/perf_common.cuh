@@ -47,6 +47,12 @@ __device__ __forceinline__ void raw_store_release(uint64_t *p, uint64_t v) {
 __device__ __forceinline__ uint64_t raw_load_acquire(const uint64_t *p) {
   return gd::atomic_load<memory_order::acquire, thread_scope::system>(p);
 }
+__device__ __forceinline__ uint64_t raw_load_relaxed(const uint64_t *p) {
+  return gd::atomic_load<memory_order::relaxed, thread_scope::system>(p);
+}
+__device__ __forceinline__ void raw_fence_acquire() {
+  gd::atomic_fence<memory_order::acquire, thread_scope::system>();
+}
 __device__ __forceinline__ void raw_add_relaxed(uint64_t *p, uint64_t v) {
   (void)gd::atomic_fetch_add<memory_order::relaxed, thread_scope::system>(p, v);
 }

@@ -10,7 +10,8 @@
 // The _vector forms compare against per-element values that PE 1 advances
 // after acknowledging (off the critical path). test forms are polled in a
 // loop. Reported: round trip per iteration. Floor: a hand-written scan with
-// the same width, ld.acquire.sys polls and 8 loads in flight per thread.
+// the same width, 16 independent ld.relaxed.sys loads in flight per thread
+// and one acquire (fence or reload) when it succeeds.
 #include "perf_common.cuh"
 
 using namespace gshmem_perf;
@@ -43,7 +44,9 @@ struct WaitArgs {
 };
 
 // --- the raw floor scan: returns, per thread group, whether the condition holds.
-// Each thread covers elements t, t+width, ... in batches of 8 independent loads.
+// Each thread covers elements t, t+width, ... in batches of kFloorBatch
+// independent relaxed loads (the best raw technique), then one acquire.
+constexpr int kFloorBatch = 16;
 __device__ bool raw_scan(const WaitArgs &a, uint64_t target, size_t *found, int *count_out) {
   const unsigned t = threadIdx.x;
   __shared__ int s_any;
@@ -57,16 +60,25 @@ __device__ bool raw_scan(const WaitArgs &a, uint64_t target, size_t *found, int 
   }
   __syncthreads();
   bool all_ok = true;
+  bool saw = false;  // this thread's relaxed loads saw a satisfied element
   if (t < (unsigned)a.width) {
-    for (size_t base = t; base < a.n; base += 8 * (size_t)a.width) {
-      uint64_t v[8];
+    constexpr int kB = kFloorBatch;
+    for (size_t base = t; base < a.n; base += kB * (size_t)a.width) {
+      uint64_t v[kB];
+      if (base + (size_t)(kB - 1) * a.width < a.n) {
+        // Straight-line: kB independent relaxed loads in flight.
+        const uint64_t *q = a.ivars + base;
 #pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        size_t j = base + (size_t)k * a.width;
-        v[k] = j < a.n ? raw_load_acquire(&a.ivars[j]) : ~0ull;
+        for (int k = 0; k < kB; ++k) v[k] = raw_load_relaxed(q + (size_t)k * a.width);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kB; ++k) {
+          size_t j = base + (size_t)k * a.width;
+          v[k] = j < a.n ? raw_load_relaxed(&a.ivars[j]) : ~0ull;
+        }
       }
 #pragma unroll
-      for (int k = 0; k < 8; ++k) {
+      for (int k = 0; k < kB; ++k) {
         size_t j = base + (size_t)k * a.width;
         if (j >= a.n) continue;
         uint64_t want = a.vector ? a.cmpv[j] : target;
@@ -80,13 +92,23 @@ __device__ bool raw_scan(const WaitArgs &a, uint64_t target, size_t *found, int 
             int slot = atomicAdd(&s_count, 1);
             a.indices[slot] = j;
           }
+          saw = true;
           s_any = 1;
         }
       }
     }
   }
-  if (a.family == kAll) return __syncthreads_and(all_ok);
+  // One acquire per success, as the library does: a fence after the relaxed
+  // loads that saw the values (all, some), or one acquire reload of the
+  // element returned (any).
+  if (a.family == kAll) {
+    bool done = __syncthreads_and(all_ok);
+    if (done) raw_fence_acquire();
+    return done;
+  }
+  if (saw && a.family == kSome) raw_fence_acquire();
   __syncthreads();
+  if (a.family == kAny && s_any && t == 0) (void)raw_load_acquire(&a.ivars[s_first]);
   bool result = s_any != 0;
   if (a.family == kAny) *found = (size_t)s_first;
   else *count_out = s_count;
@@ -167,7 +189,10 @@ __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int 
   return s_ok != 0;
 }
 
-__global__ void waiter_kernel(WaitArgs a, uint64_t iters) {
+// One instance per launch width so that register limits fit the launch:
+// 1024-thread blocks allow at most 64 registers per thread.
+template <int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads) waiter_kernel(WaitArgs a, uint64_t iters) {
   const unsigned t = threadIdx.x;
   for (uint64_t i = 1; i <= iters; ++i) {
     size_t found = 0;
@@ -195,7 +220,7 @@ __global__ void waiter_kernel(WaitArgs a, uint64_t iters) {
   }
 }
 
-__global__ void updater_kernel(uint64_t *peer_ivars, size_t n, bool all, uint64_t *ack,
+__global__ void __launch_bounds__(kUpdaterThreads) updater_kernel(uint64_t *peer_ivars, size_t n, bool all, uint64_t *ack,
                                uint64_t iters) {
   const unsigned t = threadIdx.x;
   for (uint64_t i = 1; i <= iters; ++i) {
@@ -292,7 +317,10 @@ int main(int argc, char **argv) {
                   updater_kernel<<<1, kUpdaterThreads, 0, ctx.stream>>>(peer_ivars, n, fam == kAll,
                                                                         ack, it);
                 else
-                  waiter_kernel<<<1, block, 0, ctx.stream>>>(a, it);
+                if (block <= kHelperThreads)
+                  waiter_kernel<kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
+                else
+                  waiter_kernel<1024><<<1, block, 0, ctx.stream>>>(a, it);
               });
             };
             std::vector<double> floor_ns = run(true);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -168,6 +169,34 @@ int select_device(Bootstrap &boot, const NodeLayout &layout, bool allow_sharing,
   return GSHMEM_SUCCESS;
 }
 
+// Two PEs of one node on the same GPU (e.g. both made GPU 0 current before
+// init, which any CUDA call that creates a context does) would time-share it
+// and spin against each other: an error unless sharing was asked for. GPUs
+// are compared by PCI bus id, since device numbers depend on each process's
+// CUDA_VISIBLE_DEVICES. Collective; every PE computes the same verdict.
+int check_distinct_gpus(Bootstrap &boot, const NodeLayout &layout, bool allow_sharing, int device) {
+  constexpr std::size_t kIdBytes = 32;
+  char mine[kIdBytes] = {};
+  if (cudaDeviceGetPCIBusId(mine, kIdBytes - 1, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    std::snprintf(mine, kIdBytes, "device-%d", device);
+  }
+  std::vector<char> all(kIdBytes * static_cast<std::size_t>(boot.size()));
+  GSHMEMI_CHECK(boot.allgather(mine, all.data(), kIdBytes));
+  if (allow_sharing) return GSHMEM_SUCCESS;
+  for (int a = 0; a < boot.size(); ++a)
+    for (int b = a + 1; b < boot.size(); ++b)
+      if (layout.node_of_pe[a] == layout.node_of_pe[b] &&
+          std::strncmp(&all[a * kIdBytes], &all[b * kIdBytes], kIdBytes) == 0)
+        return GSHMEMI_ERROR(GSHMEMX_ERROR_TOO_FEW_DEVICES,
+                             "PE %d and PE %d would both use GPU %s: a program that made a GPU current "
+                             "before gshmem_init (any CUDA call that creates a context does) must give "
+                             "each PE its own (cudaSetDevice(local_rank %% n)), or set "
+                             "GSHMEM_ALLOW_GPU_SHARING=1",
+                             a, b, &all[a * kIdBytes]);
+  return GSHMEM_SUCCESS;
+}
+
 void warn_if_lazy_loading() {
   static std::atomic<bool> warned{false};
   if (!lazy_module_loading() || warned.exchange(true)) return;
@@ -231,6 +260,12 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
              "selecting a GPU");
   if (rc) return give_up(rc);
   rt.device = device;
+  rc = agree(*boot, check_distinct_gpus(*boot, layout, settings.ALLOW_GPU_SHARING, device),
+             "checking that PEs use distinct GPUs");
+  if (rc) {
+    rt.device = -1;
+    return give_up(rc);
+  }
   warn_if_lazy_loading();
 
   HeapConfig config;
