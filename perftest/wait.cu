@@ -115,8 +115,18 @@ __device__ bool raw_scan(const WaitArgs &a, uint64_t target, size_t *found, int 
   return result;
 }
 
+// Issuer kinds: each waiter kernel instance compiles only its own forms.
+enum Kind { kThreadKind, kWarpKind, kBlockKind };
+template <int K, class Thread, class Warp, class Block>
+__device__ __forceinline__ auto perf_coop(Thread thread, Warp warp, Block block) {
+  if constexpr (K == kThreadKind) return thread();
+  else if constexpr (K == kWarpKind) return warp();
+  else return block();
+}
+
 // --- one call of the gshmem routine under test, by the calling group.
 // Returns whether the condition was found satisfied (always true for wait).
+template <int Kind>
 __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int *count_out) {
   const unsigned t = threadIdx.x;
   const int w = a.width;
@@ -128,15 +138,10 @@ __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int 
   bool caller = t < (unsigned)w;
   if (caller) {
 #define PERF_COOP(base, ...)                                                           \
-  (w == 1 ? gshmem_uint64_##base(__VA_ARGS__)                                          \
-          : w == 32 ? gshmemx_uint64_##base##_warp(__VA_ARGS__)                        \
-                    : gshmemx_uint64_##base##_block(__VA_ARGS__))
-#define PERF_COOP_VOID(base, ...)                                                      \
-  do {                                                                                 \
-    if (w == 1) gshmem_uint64_##base(__VA_ARGS__);                                     \
-    else if (w == 32) gshmemx_uint64_##base##_warp(__VA_ARGS__);                       \
-    else gshmemx_uint64_##base##_block(__VA_ARGS__);                                   \
-  } while (0)
+  perf_coop<Kind>([&] { return gshmem_uint64_##base(__VA_ARGS__); },                    \
+                  [&] { return gshmemx_uint64_##base##_warp(__VA_ARGS__); },            \
+                  [&] { return gshmemx_uint64_##base##_block(__VA_ARGS__); })
+#define PERF_COOP_VOID(base, ...) PERF_COOP(base, __VA_ARGS__)
     if (a.mode == kWait) {
       ok = true;
       switch (a.family) {
@@ -191,14 +196,14 @@ __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int 
 
 // One instance per launch width so that register limits fit the launch:
 // 1024-thread blocks allow at most 64 registers per thread.
-template <int MaxThreads>
+template <int Kind, int MaxThreads>
 __global__ void __launch_bounds__(MaxThreads) waiter_kernel(WaitArgs a, uint64_t iters) {
   const unsigned t = threadIdx.x;
   for (uint64_t i = 1; i <= iters; ++i) {
     size_t found = 0;
     int count = 0;
     while (true) {
-      bool ok = a.raw ? raw_scan(a, i, &found, &count) : api_call(a, i, &found, &count);
+      bool ok = a.raw ? raw_scan(a, i, &found, &count) : api_call<Kind>(a, i, &found, &count);
       if (ok) break;
     }
     if (t == 0) raw_store_relaxed(a.peer_ack, i);
@@ -317,10 +322,12 @@ int main(int argc, char **argv) {
                   updater_kernel<<<1, kUpdaterThreads, 0, ctx.stream>>>(peer_ivars, n, fam == kAll,
                                                                         ack, it);
                 else
-                if (block <= kHelperThreads)
-                  waiter_kernel<kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
+                if (width == 1)
+                  waiter_kernel<kThreadKind, kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
+                else if (width == 32)
+                  waiter_kernel<kWarpKind, kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
                 else
-                  waiter_kernel<1024><<<1, block, 0, ctx.stream>>>(a, it);
+                  waiter_kernel<kBlockKind, 1024><<<1, block, 0, ctx.stream>>>(a, it);
               });
             };
             std::vector<double> floor_ns = run(true);
