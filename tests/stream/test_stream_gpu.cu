@@ -75,7 +75,12 @@ bool ensure_init() {
   return rc == GSHMEM_SUCCESS;
 }
 
-void barrier() { gshmemi_host_barrier_all(); }
+// A host-side rendezvous that does NOT wait for this PE's device work:
+// gshmem_barrier_all() synchronizes the device first, which would deadlock
+// while this PE's stream holds a wait that only the peer (still on its way to
+// the rendezvous) can release. Tests synchronize their own device work
+// explicitly before calling this.
+void barrier() { gshmemi_host_sync_all(); }
 
 template <class T>
 T *peer(T *local, int pe) { return static_cast<T *>(gshmem_ptr(local, pe)); }

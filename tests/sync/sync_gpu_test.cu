@@ -128,6 +128,20 @@ __global__ void coop_remote_set(unsigned long long *a, size_t n, int target) {
     gd::atomic_store<memory_order::release, thread_scope::system>(peer(a + i, target), 9ull);
 }
 
+// Block shapes with a partial last warp, several dimensions, a single
+// thread and a full 1024 threads: the block reductions must hear from every
+// warp, the partial one included, and hand every thread the same result.
+// Two calls of one routine in a row also reuse its shared scratch at once.
+__global__ void coop_shapes(long long *a, size_t n, unsigned long long *per_thread) {
+  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned long long *r = per_thread + (size_t)t * 5;
+  r[0] = gshmemx_longlong_test_any_block(a, n, nullptr, GSHMEM_CMP_EQ, 7);
+  r[1] = gshmemx_longlong_test_any_block(a, n, nullptr, GSHMEM_CMP_EQ, 7);
+  r[2] = gshmemx_longlong_test_all_block(a, n, nullptr, GSHMEM_CMP_LE, 7);
+  r[3] = gshmemx_longlong_test_all_block(a, n, nullptr, GSHMEM_CMP_LT, 7);
+  r[4] = gshmemx_longlong_wait_until_any_block(a, n, nullptr, GSHMEM_CMP_GT, 6);
+}
+
 struct runtime_scope {
   runtime_scope() { REQUIRE(gshmem_init() == GSHMEM_SUCCESS); }
   ~runtime_scope() { gshmem_finalize(); }
@@ -314,4 +328,38 @@ TEST_CASE("cooperative forms agree with the reference on local data", "[sync][gp
   CHECK(block_set == sevens);
   CHECK(warp_set == sevens);
   cudaFree(a); cudaFree(values); cudaFree(status); cudaFree(ib); cudaFree(iw); cudaFree(r);
+}
+
+TEST_CASE("block forms agree across block shapes", "[sync][gpu]") {
+  runtime_scope rt;
+  const dim3 shapes[] = {dim3(1), dim3(33), dim3(100), dim3(7, 5, 3), dim3(1024)};
+  for (const dim3 &shape : shapes) {
+    const size_t threads = (size_t)shape.x * shape.y * shape.z;
+    // Two satisfied elements owned by different members: position
+    // threads - 1 (the last thread, in the partial warp if there is one)
+    // and 2 * threads (thread 0's third load).
+    const size_t n = 3 * threads + 5, low = threads - 1, high = 2 * threads;
+    INFO("block of " << shape.x << "x" << shape.y << "x" << shape.z);
+    long long *a;
+    unsigned long long *r;
+    REQUIRE(cudaMallocManaged(&a, n * sizeof(long long)) == cudaSuccess);
+    REQUIRE(cudaMallocManaged(&r, threads * 5 * sizeof(unsigned long long)) == cudaSuccess);
+    for (size_t i = 0; i < n; ++i) a[i] = (long long)(i % 7);  // 0..6
+    a[low] = 7;
+    a[high] = 7;
+    coop_shapes<<<1, shape>>>(a, n, r);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const bool low_first = r[0] == low;
+    CHECK((r[0] == low || r[0] == high));
+    CHECK(r[1] == (low_first ? high : low));  // the rotation moved on to the other one
+    CHECK(r[2] == 1);
+    CHECK(r[3] == 0);
+    CHECK((r[4] == low || r[4] == high));
+    for (size_t t = 1; t < threads; ++t) {
+      INFO("thread " << t);
+      for (int k = 0; k < 5; ++k) CHECK(r[t * 5 + k] == r[k]);
+    }
+    cudaFree(a);
+    cudaFree(r);
+  }
 }

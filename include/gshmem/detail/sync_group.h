@@ -15,11 +15,17 @@
 //   rank(), size(), is_leader()
 //   any(b)        true on every member if b is true on any member
 //   min(x)        the minimum of x over the group, on every member
+//   broadcast(x)  the leader's x, on every member
 //   sync()        a barrier that orders memory among the members
 //   reset_claims(), claim(c), claimed()
 //                 hand out unique output slots: claim(c) reserves c
 //                 consecutive slots and returns the first; claimed() is the
 //                 total reserved since reset_claims(), on every member.
+//   kAcquireBeforeAgreement
+//                 true where agreeing costs a barrier (block): the scans then
+//                 let the observing members acquire before the agreement,
+//                 whose barrier also hands the ordering on (see sync_scan.h);
+//                 false keeps the acquire-after-agreement order.
 //
 // Memory ordering across the group: the warp barrier (bar.warp.sync) and the
 // block barrier (bar.sync) order memory among their participants, and PTX
@@ -37,12 +43,14 @@ namespace detail {
 
 struct single_group {
   static constexpr unsigned kScanBatch = 32;
+  static constexpr bool kAcquireBeforeAgreement = false;
   size_t claimed_ = 0;
   GSHMEM_HD unsigned rank() const { return 0; }
   GSHMEM_HD unsigned size() const { return 1; }
   GSHMEM_HD bool is_leader() const { return true; }
   GSHMEM_HD bool any(bool b) { return b; }
   GSHMEM_HD unsigned long long min(unsigned long long x) { return x; }
+  GSHMEM_HD unsigned long long broadcast(unsigned long long x) { return x; }
   GSHMEM_HD void sync() {}
   GSHMEM_HD void reset_claims() { claimed_ = 0; }
   GSHMEM_HD size_t claim(size_t c) {
@@ -62,6 +70,7 @@ __device__ __forceinline__ unsigned linear_thread_index() {
 struct warp_group {
   static constexpr unsigned kFull = 0xffffffffu;
   static constexpr unsigned kScanBatch = 8;
+  static constexpr bool kAcquireBeforeAgreement = false;
   unsigned lane_;
   size_t claimed_ = 0;
 
@@ -78,6 +87,7 @@ struct warp_group {
     }
     return x;
   }
+  __device__ unsigned long long broadcast(unsigned long long x) { return __shfl_sync(kFull, x, 0); }
   __device__ void sync() { __syncwarp(kFull); }
   __device__ void reset_claims() { claimed_ = 0; }
   __device__ size_t claim(size_t c) {
@@ -96,33 +106,102 @@ struct warp_group {
   __device__ size_t claimed() { return claimed_; }
 };
 
+// 64-bit minimum over the lanes in `mask` (which must all call it together),
+// returned to each of them. On sm_80+ two redux.sync instructions (high
+// words, then the low words of the lanes holding the minimal high word);
+// otherwise a shuffle butterfly over the lanes present.
+__device__ __forceinline__ unsigned long long lanes_min(unsigned mask, unsigned long long x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned high = (unsigned)(x >> 32);
+  const unsigned min_high = __reduce_min_sync(mask, high);
+  const unsigned min_low = __reduce_min_sync(mask, high == min_high ? (unsigned)x : ~0u);
+  return ((unsigned long long)min_high << 32) | min_low;
+#else
+  const unsigned lane = linear_thread_index() & 31u;
+  GSHMEMI_UNROLL
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    // A lane outside `mask` yields an unspecified value: ignore it.
+    unsigned long long other = __shfl_xor_sync(mask, x, offset);
+    if ((mask >> (lane ^ (unsigned)offset) & 1u) && other < x) x = other;
+  }
+  return x;
+#endif
+}
+
 // Shared memory a block_group works in; the cooperative entry points declare
-// one as a static __shared__ variable.
+// one as a static __shared__ variable (one per entry point, reused by every
+// call of it: see block_group for why reuse needs no extra barrier).
 struct block_scratch {
-  unsigned long long value;
-  unsigned long long counter;
+  unsigned long long warp_min[2][32];  // min(): one slot per warp, two banks
+  unsigned long long broadcast;        // broadcast(): the leader's value
+  unsigned long long counter;          // claim()
 };
 
+// Barrier budget (each bar.sync / bar.red costs every thread of the block a
+// rendezvous, so the hot paths count them):
+//   any(b)        1  (__syncthreads_or)
+//   min(x)        1  (warp reduction, one shared slot per warp, bar.sync,
+//                     warp reduction over the slots)
+//   broadcast(x)  1
+//   sync()        1
+// min() alternates between two banks of slots. A member writes its warp's
+// slot of bank k before the barrier and reads bank k after it; the next
+// min() to write bank k is two calls later, and between the two lies the
+// barrier of the min() in between, which no member passes before every
+// member has finished reading bank k. Each routine starts again at bank 0
+// and the broadcast slot is rewritten once per routine: every routine passes
+// a barrier (broadcast() or any()) before its first min(), and the previous
+// routine's last reads of the scratch precede that barrier, so consecutive
+// calls sharing one scratch do not race either.
+//
+// All three reductions end in a block barrier, so besides agreeing on a
+// value they order memory among the members (the acquire hand-off described
+// at the top of this file): __syncthreads_or and bar.sync have the same
+// memory semantics.
 struct block_group {
   static constexpr unsigned kScanBatch = 4;
+  // Members confirm their own candidates before the group agrees on a
+  // winner, and acquire before the last vote of a pass (see scan_any,
+  // scan_all): agreement costs a block barrier, so the algorithms fold the
+  // acquire hand-off into it instead of adding one.
+  static constexpr bool kAcquireBeforeAgreement = true;
   block_scratch *s_;
   unsigned rank_;
   unsigned size_;
+  unsigned lane_mask_;  // the lanes of this member's warp that exist
+  unsigned bank_ = 0;   // min(): the bank the next call writes
 
   __device__ explicit block_group(block_scratch *s)
-      : s_(s), rank_(linear_thread_index()), size_(blockDim.x * blockDim.y * blockDim.z) {}
+      : s_(s), rank_(linear_thread_index()), size_(blockDim.x * blockDim.y * blockDim.z) {
+    const unsigned lanes = size_ - (rank_ & ~31u);  // threads from this warp's first on
+    lane_mask_ = lanes >= 32u ? 0xffffffffu : (1u << lanes) - 1u;
+  }
   __device__ unsigned rank() const { return rank_; }
   __device__ unsigned size() const { return size_; }
   __device__ bool is_leader() const { return rank_ == 0; }
   __device__ bool any(bool b) { return __syncthreads_or(b) != 0; }
   __device__ unsigned long long min(unsigned long long x) {
-    __syncthreads();  // everyone has read the previous result
-    if (rank_ == 0) s_->value = ~0ull;
+    unsigned long long *slots = s_->warp_min[bank_];
+    bank_ ^= 1u;
+    x = lanes_min(lane_mask_, x);
+    const unsigned lane = rank_ & 31u;
+    if (lane == 0) slots[rank_ >> 5] = x;
     __syncthreads();
-    if (x != ~0ull)
-      (void)atomic_fetch_min<memory_order::relaxed, thread_scope::block>(&s_->value, x);
+    // Every warp reduces the per-warp slots itself: no second barrier.
+    const unsigned warps = (size_ + 31u) >> 5;
+    const unsigned lanes = (unsigned)__popc(lane_mask_);
+    unsigned long long v = ~0ull;
+    for (unsigned w = lane; w < warps; w += lanes) {
+      const unsigned long long slot = slots[w];
+      v = slot < v ? slot : v;
+    }
+    return lanes_min(lane_mask_, v);
+  }
+  // The leader's x, on every member.
+  __device__ unsigned long long broadcast(unsigned long long x) {
+    if (rank_ == 0) s_->broadcast = x;
     __syncthreads();
-    return s_->value;
+    return s_->broadcast;
   }
   __device__ void sync() { __syncthreads(); }
   __device__ void reset_claims() {

@@ -16,6 +16,21 @@ namespace detail {
 
 constexpr size_t kNone = (size_t)-1;  // SIZE_MAX
 
+// The timeout report of the block scans, kept out of line: inlined, its
+// loop and printf made ptxas preserve the scan's state across the call and
+// spill in the kernels that wait. Arguments by value so that nothing of
+// the caller has to live in local memory for it.
+#if defined(__CUDACC__)
+#  define GSHMEMI_SYNC_COLD __host__ __device__ __noinline__
+#else
+#  define GSHMEMI_SYNC_COLD inline
+#endif
+template <class T, class Expect>
+GSHMEMI_SYNC_COLD void report_array_timeout(wait_context ctx, const char *routine, const T *ivars, size_t nelems,
+                                            const int *status, int cmp, Expect expect) {
+  fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+}
+
 // Loads in flight per member and batch: G::kScanBatch (see sync_group.h).
 // One thread needs many to hide the load latency; a warp or block already
 // has many in flight across its members and must keep registers low enough
@@ -144,6 +159,14 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
       ++steps;
       batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
       unsigned unsatisfied = m.included & ~m.satisfied;
+      // Block: on the pass's last step, a member that saw all of its
+      // elements satisfied (this pass and, before `lo`, earlier ones)
+      // acquires now, before the vote. If the vote finds nothing
+      // unsatisfied, every member has fenced after its own loads and the
+      // vote's barrier hands the ordering to the whole block: no barrier
+      // follows. A failed vote wastes the fence of the satisfied members,
+      // only on last steps.
+      if (G::kAcquireBeforeAgreement && unsatisfied == 0 && base + step >= nelems) acquire_fence();
       if (g.any(unsatisfied != 0)) {
         unsigned long long mine =
             unsatisfied ? base + g.rank() + (size_t)lowest_bit(unsatisfied) * g.size() : ~0ull;
@@ -155,9 +178,12 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
     if (complete) {
       // Each member fences after its own relaxed loads (the acquire pattern
       // must be in the thread that read), then the barrier hands the
-      // ordering to the whole group.
-      acquire_fence();
-      g.sync();
+      // ordering to the whole group. Done already in the last vote when the
+      // group acquires before agreeing and the pass had a step.
+      if (!(G::kAcquireBeforeAgreement && steps > 0)) {
+        acquire_fence();
+        g.sync();
+      }
       return true;
     }
     if (!Wait) return false;
@@ -167,50 +193,105 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
 
 // ------------------------------------------------------------------- _any
 //
-// Scans from the rotation cursor, wrapping around. The first satisfied
-// position found is confirmed by its owner with an acquire reload (which
-// also orders the success); if the value changed meanwhile, the next
+// Scans from the rotation cursor, wrapping around. Every satisfied position
+// found is confirmed by the member that loaded it with an acquire reload
+// (which also orders the success); if the value changed meanwhile, the next
 // candidate is tried. Returns the element index, or kNone when no element
 // is included (or, for a test, none is satisfied).
+//
+// One thread and warp: the group first agrees on the lowest candidate, then
+// its owner confirms it and the group agrees on the outcome. Block
+// (kAcquireBeforeAgreement, where each agreement is a block barrier): every
+// member confirms its own lowest candidate first, then one min() agrees on
+// the lowest confirmed position, on whether anything was included, and,
+// through its barrier, passes the winner's acquire to every member.
 template <bool Wait, class G, class T, class Expect>
-GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
-                          const int *status, int cmp, const Expect &expect) {
-  check_cmp(g, ctx, routine, cmp, ivars);
-  if (nelems == 0) return kNone;
+GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const char *routine, T *ivars,
+                                        size_t nelems, const int *status, int cmp, const Expect &expect) {
+  // min() keys: a confirmed position (< nelems), else one of these.
+  constexpr unsigned long long kIncludedOnly = ~0ull - 1;  // included elements, none confirmed
+  constexpr unsigned long long kNothing = ~0ull;           // no included element
   watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
   constexpr unsigned B = scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
   // Every member must use the same start: take the leader's reading.
-  const size_t start = (size_t)g.min(g.is_leader() ? (unsigned long long)any_cursor_load(ivars, nelems) : ~0ull);
+  const size_t start = (size_t)g.broadcast(g.is_leader() ? (unsigned long long)any_cursor_load(ivars, nelems) : 0ull);
   for (;;) {
     bool any_included = false;
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
       batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
-      any_included |= m.included != 0;
-      unsigned candidates = m.satisfied;
-      while (g.any(candidates != 0)) {
-        unsigned long long mine =
-            candidates ? base + g.rank() + (size_t)lowest_bit(candidates) * g.size() : ~0ull;
-        size_t winner = (size_t)g.min(mine);
-        size_t index = start + winner;
+      unsigned long long mine = m.included ? kIncludedOnly : kNothing;
+      for (unsigned candidates = m.satisfied; candidates; candidates &= candidates - 1) {
+        const size_t position = base + g.rank() + (size_t)lowest_bit(candidates) * g.size();
+        size_t index = start + position;
         if (index >= nelems) index -= nelems;
-        bool confirmed = false;
-        if (mine == winner) {
-          confirmed = compare(cmp, poll_acquire(ivars + index), expect(index));
-          candidates &= candidates - 1;
-        }
-        if (g.min(confirmed ? 0ull : 1ull) == 0ull) {
-          g.sync();  // the confirming member acquired; the barrier passes it on
-          if (g.is_leader()) any_cursor_store(ivars, index + 1);
-          return index;
+        if (compare(cmp, poll_acquire(ivars + index), expect(index))) {
+          mine = position;
+          break;
         }
       }
+      // The member owning the winner acquired before this barrier.
+      const unsigned long long first = g.min(mine);
+      if (first < kIncludedOnly) {
+        size_t index = start + (size_t)first;
+        if (index >= nelems) index -= nelems;
+        if (g.is_leader()) any_cursor_store(ivars, index + 1);
+        return index;
+      }
+      any_included |= first == kIncludedOnly;
     }
-    if (!g.any(any_included)) return kNone;  // empty set
+    if (!any_included) return kNone;  // empty set (the same on every member)
     if (!Wait) return kNone;
-    if (wd.expired(steps * B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+    if (wd.expired(steps * B)) report_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+  }
+}
+
+template <bool Wait, class G, class T, class Expect>
+GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
+                          const int *status, int cmp, const Expect &expect) {
+  check_cmp(g, ctx, routine, cmp, ivars);
+  if (nelems == 0) return kNone;
+  if constexpr (G::kAcquireBeforeAgreement) {
+    return scan_any_confirm_first<Wait>(g, ctx, routine, ivars, nelems, status, cmp, expect);
+  } else {
+    watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
+    constexpr unsigned B = scan_batch_of<G, Expect>();
+    const size_t step = (size_t)g.size() * B;
+    // Every member must use the same start: take the leader's reading.
+    const size_t start =
+        (size_t)g.min(g.is_leader() ? (unsigned long long)any_cursor_load(ivars, nelems) : ~0ull);
+    for (;;) {
+      bool any_included = false;
+      unsigned steps = 0;
+      for (size_t base = 0; base < nelems; base += step) {
+        ++steps;
+        batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
+        any_included |= m.included != 0;
+        unsigned candidates = m.satisfied;
+        while (g.any(candidates != 0)) {
+          unsigned long long mine =
+              candidates ? base + g.rank() + (size_t)lowest_bit(candidates) * g.size() : ~0ull;
+          size_t winner = (size_t)g.min(mine);
+          size_t index = start + winner;
+          if (index >= nelems) index -= nelems;
+          bool confirmed = false;
+          if (mine == winner) {
+            confirmed = compare(cmp, poll_acquire(ivars + index), expect(index));
+            candidates &= candidates - 1;
+          }
+          if (g.min(confirmed ? 0ull : 1ull) == 0ull) {
+            g.sync();  // the confirming member acquired; the barrier passes it on
+            if (g.is_leader()) any_cursor_store(ivars, index + 1);
+            return index;
+          }
+        }
+      }
+      if (!g.any(any_included)) return kNone;  // empty set
+      if (!Wait) return kNone;
+      if (wd.expired(steps * B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+    }
   }
 }
 
