@@ -21,6 +21,7 @@
 #endif
 #include <gshmem/detail/ordering.h>
 #include <gshmem/detail/state.h>
+#include <gshmem/detail/sync_core.h>
 #include <gshmem/runtime.h>
 #include <gshmem/types.h>
 
@@ -40,19 +41,6 @@ namespace gd = gshmem::detail;
 
 constexpr unsigned kSetThreads = 256;
 constexpr unsigned kBarrierThreads = 128;
-
-template <class T>
-__device__ __forceinline__ bool satisfied(int cmp, T x, T v) {
-  switch (cmp) {
-    case GSHMEM_CMP_EQ: return x == v;
-    case GSHMEM_CMP_NE: return x != v;
-    case GSHMEM_CMP_GT: return x > v;
-    case GSHMEM_CMP_GE: return x >= v;
-    case GSHMEM_CMP_LT: return x < v;
-    case GSHMEM_CMP_LE: return x <= v;
-  }
-  return false;  // cmp was validated on the host before launch
-}
 
 template <class T>
 __device__ __forceinline__ T poll(const T *p) {
@@ -84,11 +72,11 @@ __global__ void wait_until_kernel(T *ivar, int cmp, T value) {
   // acquire orders everything after it; no trailing fence is needed, and the
   // kernel's end carries the observation to later stream work).
   T seen = poll(ivar);
-  if (satisfied(cmp, seen, value)) return;
+  if (gd::compare(cmp, seen, value)) return;
   TimeoutClock clock;
   for (;;) {
     seen = poll(ivar);
-    if (satisfied(cmp, seen, value)) return;
+    if (gd::compare(cmp, seen, value)) return;
     if (clock.expired()) timeout_trap("wait_until_on_stream", ivar, cmp, value, seen);
   }
 #endif
@@ -142,7 +130,7 @@ __global__ void __launch_bounds__(kSetThreads)
       const T v = values ? values[i] : value;
       TimeoutClock clock;
       T seen;
-      while (!satisfied(cmp, seen = poll(ivars + i), v))
+      while (!gd::compare(cmp, seen = poll(ivars + i), v))
         if (clock.expired()) timeout_trap("wait_until_all_on_stream", ivars + i, cmp, v, seen);
     }
     return;
@@ -158,7 +146,7 @@ __global__ void __launch_bounds__(kSetThreads)
       if (i >= nelems) i -= nelems;
       if (status && status[i]) continue;
       const T v = values ? values[i] : value;
-      if (!satisfied(cmp, poll(ivars + i), v)) continue;
+      if (!gd::compare(cmp, poll(ivars + i), v)) continue;
       if (kind == SetKind::any) {
         atomicMin(&first_found, (unsigned long long)k);
         break;

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "../src/cuda_util.h"
 #include "../src/log.h"
 #include "stream_internal.h"
 #include "stream_mapping.h"
@@ -54,18 +55,8 @@ struct DriverApi {
 };
 
 void *driver_symbol(const char *name) {
-  void *fn = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-  cudaError_t err = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found);
-#else
-  cudaError_t err = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &found);
-#endif
-  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess) {
-    (void)cudaGetLastError();
-    GSHMEMI_INFO("driver entry point %s not available: on-stream waits use kernels", name);
-    return nullptr;
-  }
+  void *fn = gshmemi::driver_entry_point(name);
+  if (!fn) GSHMEMI_INFO("driver entry point %s not available: on-stream waits use kernels", name);
   return fn;
 }
 

@@ -39,6 +39,7 @@
 // hung wait. The host logs a warning when it is enqueued.
 #pragma once
 
+#include <gshmem/detail/sync_core.h>
 #include <gshmem/types.h>
 
 #include <cstddef>
@@ -175,18 +176,11 @@ constexpr bool memop_condition_holds(MemopCondition c, unsigned width_bits, std:
   return false;
 }
 
-// The true comparison on values of type T (what the wait means).
+// The true comparison on values of type T (what the wait means): the very
+// comparison the device wait routines make, exact at the type's extremes.
 template <class T>
-constexpr bool compare_values(int cmp, T x, T v) {
-  switch (cmp) {
-    case GSHMEM_CMP_EQ: return x == v;
-    case GSHMEM_CMP_NE: return x != v;
-    case GSHMEM_CMP_GT: return x > v;
-    case GSHMEM_CMP_GE: return x >= v;
-    case GSHMEM_CMP_LT: return x < v;
-    case GSHMEM_CMP_LE: return x <= v;
-  }
-  return false;
+inline bool compare_values(int cmp, T x, T v) {
+  return gshmem::detail::compare(cmp, x, v);
 }
 
 }  // namespace stream

@@ -10,12 +10,7 @@
 
 namespace gshmemi {
 
-namespace {
-
-// A driver API function by name, or nullptr. The version pins the ABI of the
-// entry point we call (12.0 for all of those used here).
-template <typename Fn>
-Fn driver_function(const char *name) {
+void *driver_entry_point(const char *name) {
   void *fn = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
@@ -24,10 +19,17 @@ Fn driver_function(const char *name) {
   cudaError_t rc = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &found);
 #endif
   if (rc != cudaSuccess || found != cudaDriverEntryPointSuccess) {
-    (void)cudaGetLastError();
+    (void)cudaGetLastError();  // leave no sticky error for the program
     return nullptr;
   }
-  return reinterpret_cast<Fn>(fn);
+  return fn;
+}
+
+namespace {
+
+template <typename Fn>
+Fn driver_function(const char *name) {
+  return reinterpret_cast<Fn>(driver_entry_point(name));
 }
 
 }  // namespace

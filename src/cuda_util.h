@@ -7,6 +7,11 @@
 
 namespace gshmemi {
 
+// A driver API function by name, or nullptr where the driver lacks it. The
+// version pins the ABI of the entry point (12.0 for every function gshmem
+// calls). The one place the library reaches the driver API.
+void *driver_entry_point(const char *name);
+
 // Number of CUDA devices visible to this process. GSHMEM_SUCCESS, or
 // GSHMEMX_ERROR_NO_DEVICE with *why explaining (no driver, no device, ...).
 int count_devices(int *count, std::string *why);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../heap.h"
+#include "../cuda_util.h"
 #include "../log.h"
 #include "collective_heap.h"
 #include <gshmem/runtime.h>
@@ -50,16 +51,8 @@ struct DriverApi {
 
 template <typename Fn>
 bool load_entry(const char *name, Fn *fn) {
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  void *address = nullptr;
-  // 12000: the ABI these declarations describe (all of them date from CUDA 10.2 to 12.0).
-  if (cudaGetDriverEntryPointByVersion(name, &address, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess || address == nullptr) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  *fn = reinterpret_cast<Fn>(address);
-  return true;
+  *fn = reinterpret_cast<Fn>(driver_entry_point(name));
+  return *fn != nullptr;
 }
 
 bool load_driver(DriverApi *api, std::string *missing) {
