@@ -269,18 +269,31 @@ GSHMEM_HD void fail_array_timeout(const wait_context &ctx, const char *routine, 
 //
 // Disarmed (timeout 0) it costs one register test per tick. Armed, it reads
 // the clock once per ~1024 polls, so the poll loop itself stays a pure
-// acquire poll.
+// acquire poll. Constructed with `start_on_first_tick`, the clock is first
+// read at the first tick (after the first full pass failed), not at
+// construction: a clock read (%globaltimer) is slow, and a wait satisfied on
+// its first pass then never pays for it; the timeout runs from the end of
+// the first pass. The wait/test scans use that form.
+struct start_on_first_tick_t {};
+constexpr start_on_first_tick_t start_on_first_tick{};
+
 struct watchdog {
   unsigned long long timeout_ns;
-  unsigned long long start_ns;
+  unsigned long long start_ns;  // 0: not started yet
   unsigned polls;
 
   GSHMEM_HD explicit watchdog(unsigned long long timeout) : timeout_ns(timeout), start_ns(0), polls(0) {
-    if (timeout_ns) start_ns = now_ns();
+    if (timeout_ns) start_ns = now_ns() | 1ull;
   }
+  GSHMEM_HD watchdog(unsigned long long timeout, start_on_first_tick_t)
+      : timeout_ns(timeout), start_ns(0), polls(0) {}
   // Counts `n` more polls; true once the wait has lasted longer than the timeout.
   GSHMEM_HD bool expired(unsigned n) {
     if (timeout_ns == 0) return false;
+    if (start_ns == 0) {
+      start_ns = now_ns() | 1ull;  // never 0 once started
+      return false;
+    }
     polls += n;
     if (polls < 1024) return false;
     polls = 0;
@@ -317,8 +330,21 @@ GSHMEM_HD unsigned long long *any_cursor_slot(const void *ivars) {
 #endif
 }
 
+// The raw cursor word (any value) and its reduction to a start in
+// [0, nelems): split so that a caller can issue the load early and use the
+// value only after its own loads are in flight.
+GSHMEM_HD unsigned long long any_cursor_load_raw(const void *ivars) {
+  return atomic_load<memory_order::relaxed, thread_scope::device>(any_cursor_slot(ivars));
+}
+GSHMEM_HD size_t any_cursor_start(unsigned long long c, size_t nelems) {
+  // The stored cursor is usually in [0, nelems]: skip the 64-bit division.
+  if (c < nelems) return (size_t)c;
+  if (c == nelems) return 0;
+  return nelems ? (size_t)(c % nelems) : 0;
+}
+
 GSHMEM_HD size_t any_cursor_load(const void *ivars, size_t nelems) {
-  unsigned long long c = atomic_load<memory_order::relaxed, thread_scope::device>(any_cursor_slot(ivars));
+  unsigned long long c = any_cursor_load_raw(ivars);
   // The stored cursor is usually in [0, nelems]: skip the 64-bit division.
   if (c < nelems) return (size_t)c;
   if (c == nelems) return 0;

@@ -7,6 +7,9 @@
 // group size, so a warp's loads coalesce) with relaxed system-scope loads
 // into registers, all in flight at once, and only then compares. A success is ordered by one
 // acquire reload (_any) or one acquire fence per member (_all, _some).
+// One thread (single_group) loads its contiguous batch 16 bytes per
+// instruction (scan_batch_vector), and a one-element array is polled with
+// acquire loads like a single-element wait (no reload, fence or cursor).
 #pragma once
 
 #include <gshmem/detail/sync_group.h>
@@ -58,7 +61,76 @@ struct batch_masks {
 // offsets, no per-element bounds or wrap arithmetic and no branches between
 // the loads, so they all stay in flight together. Only a batch at the end or
 // across the wrap takes the checked path.
+// Element types the contiguous batch loads 16 bytes at a time: 2-, 4- and
+// 8-byte integers (2-byte ones through 32-bit words, see
+// atomic_load_vec16_relaxed for the atomicity of each element).
+template <class T>
+GSHMEM_HD constexpr bool is_vector_scannable() {
+  return std::is_integral<T>::value && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+}
+template <class T>
+using vector_word_t = typename std::conditional<sizeof(T) == 8, unsigned long long, unsigned int>::type;
+
+// The elements of one 16-byte vector, in address order (little-endian).
+template <class T, class W>
+GSHMEM_HD void unpack_vector(const vec16<W> &v, T *out) {
+  GSHMEMI_UNROLL
+  for (unsigned k = 0; k < vec16<W>::kWords; ++k) {
+    if constexpr (sizeof(T) == sizeof(W)) {
+      out[k] = (T)v.word[k];
+    } else {
+      out[2 * k] = (T)(unsigned short)(v.word[k] & 0xffffu);
+      out[2 * k + 1] = (T)(unsigned short)(v.word[k] >> 16);
+    }
+  }
+}
+
+// The contiguous batch of B elements ivars[i0 .. i0+B) (inside the array)
+// with 16-byte vector loads. The loads cover the aligned 16-byte granules
+// holding the batch: B/E + 1 vectors of E elements each, the last one only
+// when ivars + i0 is not 16-byte aligned. The extra elements of the first
+// and last granule are loaded (a granule never crosses a page or an
+// allocation's 16-byte-aligned end) but never compared: the masks are built
+// over the granule positions r, for those r that hold batch elements
+// (off <= r < off + B), and shifted down by off. All loads are issued before
+// the first compare.
 template <unsigned B, class T, class Expect>
+GSHMEM_HD batch_masks scan_batch_vector(const T *ivars, size_t i0, const int *status, const comparison &holds,
+                                        const Expect &expect) {
+  using W = vector_word_t<T>;
+  constexpr unsigned E = 16 / sizeof(T);  // elements per vector
+  static_assert(B % E == 0, "a batch is whole vectors");
+  constexpr unsigned V = B / E + 1;
+  static_assert(V * E <= 64, "granule masks have 64 bits");
+  const uintptr_t address = (uintptr_t)(ivars + i0);
+  const unsigned off = (unsigned)(address & 15u) / (unsigned)sizeof(T);
+  const unsigned char *granule = (const unsigned char *)(address & ~(uintptr_t)15u);
+  T value[V * E];
+  GSHMEMI_UNROLL
+  for (unsigned v = 0; v + 1 < V; ++v)
+    unpack_vector(atomic_load_vec16_relaxed<thread_scope::system, W>(granule + 16u * v), value + v * E);
+  if (off) {
+    unpack_vector(atomic_load_vec16_relaxed<thread_scope::system, W>(granule + 16u * (V - 1)),
+                  value + (V - 1) * E);
+  } else {
+    GSHMEMI_UNROLL
+    for (unsigned k = 0; k < E; ++k) value[(V - 1) * E + k] = T{};
+  }
+  unsigned long long satisfied = 0, included = 0;
+  const size_t index_of_r0 = i0 - off;  // wraps below 0 only for r < off, which is skipped
+  GSHMEMI_UNROLL
+  for (unsigned r = 0; r < V * E; ++r) {
+    if (r < off || r >= off + B) continue;
+    const size_t i = index_of_r0 + r;
+    if (is_included(status, i)) {
+      included |= 1ull << r;
+      if (holds(value[r], expect(i))) satisfied |= 1ull << r;
+    }
+  }
+  return batch_masks{(unsigned)(satisfied >> off), (unsigned)(included >> off)};
+}
+
+template <unsigned B, bool Contiguous, class T, class Expect>
 GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *status, int cmp,
                                  const Expect &expect, size_t start, size_t first, size_t stride) {
   static_assert(B >= 1 && B <= 32, "a batch mask has 32 bits");
@@ -68,6 +140,11 @@ GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *statu
   const size_t last = first + (size_t)(B - 1) * stride;
   size_t i0 = start + first;
   if (i0 >= nelems) i0 -= nelems;
+  if constexpr (Contiguous && is_vector_scannable<T>() && B % (16 / sizeof(T)) == 0) {
+    // stride is 1 here
+    if (last < nelems && i0 + (size_t)(B - 1) < nelems)
+      return scan_batch_vector<B>(ivars, i0, status, holds, expect);
+  }
   if (last < nelems && i0 + (size_t)(B - 1) * stride < nelems) {
     const T *q = ivars + i0;
     GSHMEMI_UNROLL
@@ -122,7 +199,7 @@ GSHMEM_HD T wait_one(const wait_context &ctx, const char *routine, T *ivar, int 
   check_cmp(g, ctx, routine, cmp, ivar);
   T v = poll_acquire(ivar);
   if (compare(cmp, v, cmp_value)) return v;
-  watchdog wd(ctx.timeout_ns);
+  watchdog wd(ctx.timeout_ns, start_on_first_tick);
   for (;;) {
     v = poll_acquire(ivar);
     if (compare(cmp, v, cmp_value)) return v;
@@ -148,7 +225,18 @@ template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                         const int *status, int cmp, const Expect &expect) {
   check_cmp(g, ctx, routine, cmp, ivars);
-  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
+  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
+  if constexpr (G::kContiguous) {
+    // One thread, one included element: an acquire poll both finds and
+    // orders the success (no relaxed batch, no fence).
+    if (nelems == 1 && is_included(status, 0)) {
+      for (;;) {
+        if (compare(cmp, poll_acquire(ivars), expect(0))) return true;
+        if (!Wait) return false;
+        if (wd.expired(1)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+      }
+    }
+  }
   constexpr unsigned B = scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
   size_t lo = 0;
@@ -157,7 +245,7 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
     unsigned steps = 0;
     for (size_t base = lo; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B, G::kContiguous>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
       unsigned unsatisfied = m.included & ~m.satisfied;
       // Block: on the pass's last step, a member that saw all of its
       // elements satisfied (this pass and, before `lo`, earlier ones)
@@ -211,7 +299,7 @@ GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const cha
   // min() keys: a confirmed position (< nelems), else one of these.
   constexpr unsigned long long kIncludedOnly = ~0ull - 1;  // included elements, none confirmed
   constexpr unsigned long long kNothing = ~0ull;           // no included element
-  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
+  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
   constexpr unsigned B = scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
   // Every member must use the same start: take the leader's reading.
@@ -221,7 +309,7 @@ GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const cha
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B, G::kContiguous>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
       unsigned long long mine = m.included ? kIncludedOnly : kNothing;
       for (unsigned candidates = m.satisfied; candidates; candidates &= candidates - 1) {
         const size_t position = base + g.rank() + (size_t)lowest_bit(candidates) * g.size();
@@ -256,8 +344,45 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
   if constexpr (G::kAcquireBeforeAgreement) {
     return scan_any_confirm_first<Wait>(g, ctx, routine, ivars, nelems, status, cmp, expect);
   } else {
-    watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
+    watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
     constexpr unsigned B = scan_batch_of<G, Expect>();
+    if constexpr (G::kContiguous) {
+      if (nelems == 1) {
+        if (!is_included(status, 0)) return kNone;  // empty set
+        // One element: an acquire poll both finds and orders the success;
+        // there is nothing to rotate, so the cursor is neither read nor written.
+        for (;;) {
+          if (compare(cmp, poll_acquire(ivars), expect(0))) return 0;
+          if (!Wait) return kNone;
+          if (wd.expired(1)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+        }
+      }
+      if (nelems <= B) {
+        // The whole array is one batch: load it from index 0, with the
+        // cursor load issued first but used only after the batch loads, so
+        // its latency hides behind theirs. The rotation is applied to the
+        // masks instead: the pick is the lowest candidate at or after the
+        // start, else the lowest one (the same order as a scan from start).
+        const unsigned long long cursor = any_cursor_load_raw(ivars);
+        unsigned start = ~0u;
+        for (;;) {
+          batch_masks m = scan_batch<B, true>(ivars, nelems, status, cmp, expect, 0, 0, 1);
+          if (!m.included) return kNone;  // empty set
+          if (start == ~0u) start = (unsigned)any_cursor_start(cursor, nelems);
+          for (unsigned candidates = m.satisfied; candidates;) {
+            const unsigned from_start = candidates & (~0u << start);  // start < nelems <= 32
+            const unsigned index = lowest_bit(from_start ? from_start : candidates);
+            if (compare(cmp, poll_acquire(ivars + index), expect(index))) {
+              any_cursor_store(ivars, (size_t)index + 1);
+              return index;
+            }
+            candidates &= ~(1u << index);
+          }
+          if (!Wait) return kNone;
+          if (wd.expired(B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+        }
+      }
+    }
     const size_t step = (size_t)g.size() * B;
     // Every member must use the same start: take the leader's reading.
     const size_t start =
@@ -267,7 +392,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
       unsigned steps = 0;
       for (size_t base = 0; base < nelems; base += step) {
         ++steps;
-        batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
+        batch_masks m = scan_batch<B, G::kContiguous>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
         any_included |= m.included != 0;
         unsigned candidates = m.satisfied;
         while (g.any(candidates != 0)) {
@@ -305,7 +430,20 @@ template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                            size_t *indices, const int *status, int cmp, const Expect &expect) {
   check_cmp(g, ctx, routine, cmp, ivars);
-  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull);
+  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
+  if constexpr (G::kContiguous) {
+    // One thread, one included element: an acquire poll (see scan_all).
+    if (nelems == 1 && is_included(status, 0)) {
+      for (;;) {
+        if (compare(cmp, poll_acquire(ivars), expect(0))) {
+          indices[0] = 0;
+          return 1;
+        }
+        if (!Wait) return 0;
+        if (wd.expired(1)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+      }
+    }
+  }
   constexpr unsigned B = scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
   for (;;) {
@@ -315,7 +453,7 @@ GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B, G::kContiguous>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
       any_included |= m.included != 0;
       unsigned found = m.satisfied;
       size_t slot = g.claim(bit_count(found));
