@@ -176,9 +176,19 @@ bool begin(const char *fn, cudaStream_t stream, Context *ctx) {
   if (current_caps(ctx->state->heap_base, &caps) != GSHMEM_SUCCESS) return false;
   ctx->caps = *caps;
 #if CUDART_VERSION >= 12080
-  int stream_device = -1;
-  if (!report_cuda(fn, "cudaStreamGetDevice", cudaStreamGetDevice(stream, &stream_device))) return false;
-  if (!report(fn, check_stream_device(stream_device, ctx->caps.device))) return false;
+  // While a stream is being captured, queries such as cudaStreamGetDevice are
+  // refused (global capture mode) and would invalidate the capture; a graph
+  // is checked against its device when it is instantiated and launched.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    (void)cudaGetLastError();
+    capture = cudaStreamCaptureStatusNone;
+  }
+  if (capture == cudaStreamCaptureStatusNone) {
+    int stream_device = -1;
+    if (!report_cuda(fn, "cudaStreamGetDevice", cudaStreamGetDevice(stream, &stream_device))) return false;
+    if (!report(fn, check_stream_device(stream_device, ctx->caps.device))) return false;
+  }
 #else
   (void)stream;  // older runtimes cannot name a stream's device; a foreign stream fails at launch
 #endif
