@@ -245,55 +245,6 @@ GSHMEM_HD void atomic_store16(wide16* p, wide16 v) {
 #undef GSHMEMI_LD16_ASM
 #endif
 
-// ------------------------------------------- 16-byte relaxed vector loads
-//
-// atomic_load_vec16_relaxed<S, W>(p): the 16 bytes at p (16-byte aligned) as
-// 16/sizeof(W) words W (4 or 8 bytes), in one relaxed vector load
-// (`ld.relaxed.<scope>.v4.b32` / `.v2.b64`). Atomicity is per word only:
-// the PTX model treats a vector access as one access per element, each
-// single-copy atomic and strong at the given scope, with no atomicity across
-// the words. A 16-bit value inside a 32-bit word is read within that word's
-// single-copy-atomic access, so it is never torn either. The array scans use
-// this to bring several elements per instruction; they never need the words
-// to be observed together. On the host: one relaxed atomic load per word
-// (the same per-word guarantee).
-template <class W>
-struct vec16 {
-  static_assert(sizeof(W) == 4 || sizeof(W) == 8, "vector words are 4 or 8 bytes");
-  static constexpr unsigned kWords = 16 / sizeof(W);
-  W word[kWords];
-};
-
-#if GSHMEM_IN_DEVICE_CODE
-#define GSHMEMI_LDV16_ASM(scope)                                                                    \
-  if constexpr (sizeof(W) == 8)                                                                     \
-    asm volatile("ld.relaxed." scope ".v2.b64 {%0, %1}, [%2];"                                      \
-                 : "=l"(r.word[0]), "=l"(r.word[1]) : "l"(p) : "memory");                           \
-  else                                                                                              \
-    asm volatile("ld.relaxed." scope ".v4.b32 {%0, %1, %2, %3}, [%4];"                              \
-                 : "=r"(r.word[0]), "=r"(r.word[1]), "=r"(r.word[2]), "=r"(r.word[3]) : "l"(p)      \
-                 : "memory");
-#endif
-
-template <thread_scope S = thread_scope::system, class W = unsigned long long>
-GSHMEM_HD vec16<W> atomic_load_vec16_relaxed(const void* p) {
-  static_assert(std::is_same<W, unsigned int>::value || std::is_same<W, unsigned long long>::value,
-                "vector words are unsigned int or unsigned long long");
-  vec16<W> r;
-#if GSHMEM_IN_DEVICE_CODE
-  if constexpr (S == thread_scope::system) { GSHMEMI_LDV16_ASM("sys") }
-  else if constexpr (S == thread_scope::device) { GSHMEMI_LDV16_ASM("gpu") }
-  else { GSHMEMI_LDV16_ASM("cta") }
-#else
-  const W* w = static_cast<const W*>(p);
-  for (unsigned k = 0; k < vec16<W>::kWords; ++k) r.word[k] = atomic_load<memory_order::relaxed, S>(w + k);
-#endif
-  return r;
-}
-#if GSHMEM_IN_DEVICE_CODE
-#undef GSHMEMI_LDV16_ASM
-#endif
-
 // --------------------------------------------------------- 1-byte loads/stores
 //
 // cuda::atomic_ref stores a byte with a compare-and-swap loop on the

@@ -344,11 +344,7 @@ GSHMEM_HD size_t any_cursor_start(unsigned long long c, size_t nelems) {
 }
 
 GSHMEM_HD size_t any_cursor_load(const void *ivars, size_t nelems) {
-  unsigned long long c = any_cursor_load_raw(ivars);
-  // The stored cursor is usually in [0, nelems]: skip the 64-bit division.
-  if (c < nelems) return (size_t)c;
-  if (c == nelems) return 0;
-  return nelems ? (size_t)(c % nelems) : 0;
+  return any_cursor_start(any_cursor_load_raw(ivars), nelems);
 }
 GSHMEM_HD void any_cursor_store(const void *ivars, size_t next) {
   atomic_store<memory_order::relaxed, thread_scope::device>(any_cursor_slot(ivars),

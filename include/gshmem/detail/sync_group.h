@@ -12,8 +12,6 @@
 //                 thread for a block, whose members already have many loads
 //                 in flight together, so that the group forms stay within
 //                 64 registers and are usable from 1024-thread blocks
-//   kContiguous   true where size() is 1: a member's batch is consecutive
-//                 elements, which the scans load 16 bytes at a time
 //   rank(), size(), is_leader()
 //   any(b)        true on every member if b is true on any member
 //   min(x)        the minimum of x over the group, on every member
@@ -45,9 +43,6 @@ namespace detail {
 
 struct single_group {
   static constexpr unsigned kScanBatch = 32;
-  // One member: its batch is contiguous (stride 1), so the scans may load it
-  // 16 bytes per instruction (see scan_batch in sync_scan.h).
-  static constexpr bool kContiguous = true;
   static constexpr bool kAcquireBeforeAgreement = false;
   size_t claimed_ = 0;
   GSHMEM_HD unsigned rank() const { return 0; }
@@ -75,7 +70,6 @@ __device__ __forceinline__ unsigned linear_thread_index() {
 struct warp_group {
   static constexpr unsigned kFull = 0xffffffffu;
   static constexpr unsigned kScanBatch = 8;
-  static constexpr bool kContiguous = false;
   static constexpr bool kAcquireBeforeAgreement = false;
   unsigned lane_;
   size_t claimed_ = 0;
@@ -166,7 +160,6 @@ struct block_scratch {
 // memory semantics.
 struct block_group {
   static constexpr unsigned kScanBatch = 4;
-  static constexpr bool kContiguous = false;
   // Members confirm their own candidates before the group agrees on a
   // winner, and acquire before the last vote of a pass (see scan_any,
   // scan_all): agreement costs a block barrier, so the algorithms fold the

@@ -7,17 +7,25 @@
 // group size, so a warp's loads coalesce) with relaxed system-scope loads
 // into registers, all in flight at once, and only then compares. A success is ordered by one
 // acquire reload (_any) or one acquire fence per member (_all, _some).
-// One thread (single_group) loads its contiguous batch 16 bytes per
-// instruction (scan_batch_vector), and a one-element array is polled with
-// acquire loads like a single-element wait (no reload, fence or cursor).
+// One thread (single_group) polls a one-element array with acquire loads
+// like a single-element wait (no reload, fence or cursor).
 #pragma once
 
 #include <gshmem/detail/sync_group.h>
+
+#include <type_traits>
 
 namespace gshmem {
 namespace detail {
 
 constexpr size_t kNone = (size_t)-1;  // SIZE_MAX
+
+// True for the one-thread group: its scans take the one-element acquire-poll
+// path and, for an array of at most one batch, the whole-array batch.
+template <class G>
+GSHMEM_HD constexpr bool is_one_thread() {
+  return std::is_same<typename std::remove_cv<G>::type, single_group>::value;
+}
 
 // The timeout report of the block scans, kept out of line: inlined, its
 // loop and printf made ptxas preserve the scan's state across the call and
@@ -61,76 +69,7 @@ struct batch_masks {
 // offsets, no per-element bounds or wrap arithmetic and no branches between
 // the loads, so they all stay in flight together. Only a batch at the end or
 // across the wrap takes the checked path.
-// Element types the contiguous batch loads 16 bytes at a time: 2-, 4- and
-// 8-byte integers (2-byte ones through 32-bit words, see
-// atomic_load_vec16_relaxed for the atomicity of each element).
-template <class T>
-GSHMEM_HD constexpr bool is_vector_scannable() {
-  return std::is_integral<T>::value && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
-}
-template <class T>
-using vector_word_t = typename std::conditional<sizeof(T) == 8, unsigned long long, unsigned int>::type;
-
-// The elements of one 16-byte vector, in address order (little-endian).
-template <class T, class W>
-GSHMEM_HD void unpack_vector(const vec16<W> &v, T *out) {
-  GSHMEMI_UNROLL
-  for (unsigned k = 0; k < vec16<W>::kWords; ++k) {
-    if constexpr (sizeof(T) == sizeof(W)) {
-      out[k] = (T)v.word[k];
-    } else {
-      out[2 * k] = (T)(unsigned short)(v.word[k] & 0xffffu);
-      out[2 * k + 1] = (T)(unsigned short)(v.word[k] >> 16);
-    }
-  }
-}
-
-// The contiguous batch of B elements ivars[i0 .. i0+B) (inside the array)
-// with 16-byte vector loads. The loads cover the aligned 16-byte granules
-// holding the batch: B/E + 1 vectors of E elements each, the last one only
-// when ivars + i0 is not 16-byte aligned. The extra elements of the first
-// and last granule are loaded (a granule never crosses a page or an
-// allocation's 16-byte-aligned end) but never compared: the masks are built
-// over the granule positions r, for those r that hold batch elements
-// (off <= r < off + B), and shifted down by off. All loads are issued before
-// the first compare.
 template <unsigned B, class T, class Expect>
-GSHMEM_HD batch_masks scan_batch_vector(const T *ivars, size_t i0, const int *status, const comparison &holds,
-                                        const Expect &expect) {
-  using W = vector_word_t<T>;
-  constexpr unsigned E = 16 / sizeof(T);  // elements per vector
-  static_assert(B % E == 0, "a batch is whole vectors");
-  constexpr unsigned V = B / E + 1;
-  static_assert(V * E <= 64, "granule masks have 64 bits");
-  const uintptr_t address = (uintptr_t)(ivars + i0);
-  const unsigned off = (unsigned)(address & 15u) / (unsigned)sizeof(T);
-  const unsigned char *granule = (const unsigned char *)(address & ~(uintptr_t)15u);
-  T value[V * E];
-  GSHMEMI_UNROLL
-  for (unsigned v = 0; v + 1 < V; ++v)
-    unpack_vector(atomic_load_vec16_relaxed<thread_scope::system, W>(granule + 16u * v), value + v * E);
-  if (off) {
-    unpack_vector(atomic_load_vec16_relaxed<thread_scope::system, W>(granule + 16u * (V - 1)),
-                  value + (V - 1) * E);
-  } else {
-    GSHMEMI_UNROLL
-    for (unsigned k = 0; k < E; ++k) value[(V - 1) * E + k] = T{};
-  }
-  unsigned long long satisfied = 0, included = 0;
-  const size_t index_of_r0 = i0 - off;  // wraps below 0 only for r < off, which is skipped
-  GSHMEMI_UNROLL
-  for (unsigned r = 0; r < V * E; ++r) {
-    if (r < off || r >= off + B) continue;
-    const size_t i = index_of_r0 + r;
-    if (is_included(status, i)) {
-      included |= 1ull << r;
-      if (holds(value[r], expect(i))) satisfied |= 1ull << r;
-    }
-  }
-  return batch_masks{(unsigned)(satisfied >> off), (unsigned)(included >> off)};
-}
-
-template <unsigned B, bool Contiguous, class T, class Expect>
 GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *status, int cmp,
                                  const Expect &expect, size_t start, size_t first, size_t stride) {
   static_assert(B >= 1 && B <= 32, "a batch mask has 32 bits");
@@ -140,11 +79,6 @@ GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *statu
   const size_t last = first + (size_t)(B - 1) * stride;
   size_t i0 = start + first;
   if (i0 >= nelems) i0 -= nelems;
-  if constexpr (Contiguous && is_vector_scannable<T>() && B % (16 / sizeof(T)) == 0) {
-    // stride is 1 here
-    if (last < nelems && i0 + (size_t)(B - 1) < nelems)
-      return scan_batch_vector<B>(ivars, i0, status, holds, expect);
-  }
   if (last < nelems && i0 + (size_t)(B - 1) * stride < nelems) {
     const T *q = ivars + i0;
     GSHMEMI_UNROLL
@@ -226,7 +160,7 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
                         const int *status, int cmp, const Expect &expect) {
   check_cmp(g, ctx, routine, cmp, ivars);
   watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
-  if constexpr (G::kContiguous) {
+  if constexpr (is_one_thread<G>()) {
     // One thread, one included element: an acquire poll both finds and
     // orders the success (no relaxed batch, no fence).
     if (nelems == 1 && is_included(status, 0)) {
@@ -245,7 +179,7 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
     unsigned steps = 0;
     for (size_t base = lo; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B, G::kContiguous>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
       unsigned unsatisfied = m.included & ~m.satisfied;
       // Block: on the pass's last step, a member that saw all of its
       // elements satisfied (this pass and, before `lo`, earlier ones)
@@ -309,7 +243,7 @@ GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const cha
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B, G::kContiguous>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
       unsigned long long mine = m.included ? kIncludedOnly : kNothing;
       for (unsigned candidates = m.satisfied; candidates; candidates &= candidates - 1) {
         const size_t position = base + g.rank() + (size_t)lowest_bit(candidates) * g.size();
@@ -346,7 +280,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
   } else {
     watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
     constexpr unsigned B = scan_batch_of<G, Expect>();
-    if constexpr (G::kContiguous) {
+    if constexpr (is_one_thread<G>()) {
       if (nelems == 1) {
         if (!is_included(status, 0)) return kNone;  // empty set
         // One element: an acquire poll both finds and orders the success;
@@ -366,7 +300,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
         const unsigned long long cursor = any_cursor_load_raw(ivars);
         unsigned start = ~0u;
         for (;;) {
-          batch_masks m = scan_batch<B, true>(ivars, nelems, status, cmp, expect, 0, 0, 1);
+          batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, 0, 1);
           if (!m.included) return kNone;  // empty set
           if (start == ~0u) start = (unsigned)any_cursor_start(cursor, nelems);
           for (unsigned candidates = m.satisfied; candidates;) {
@@ -392,7 +326,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
       unsigned steps = 0;
       for (size_t base = 0; base < nelems; base += step) {
         ++steps;
-        batch_masks m = scan_batch<B, G::kContiguous>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
+        batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
         any_included |= m.included != 0;
         unsigned candidates = m.satisfied;
         while (g.any(candidates != 0)) {
@@ -431,7 +365,7 @@ GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T
                            size_t *indices, const int *status, int cmp, const Expect &expect) {
   check_cmp(g, ctx, routine, cmp, ivars);
   watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
-  if constexpr (G::kContiguous) {
+  if constexpr (is_one_thread<G>()) {
     // One thread, one included element: an acquire poll (see scan_all).
     if (nelems == 1 && is_included(status, 0)) {
       for (;;) {
@@ -453,7 +387,7 @@ GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B, G::kContiguous>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
       any_included |= m.included != 0;
       unsigned found = m.satisfied;
       size_t slot = g.claim(bit_count(found));
