@@ -1,3 +1,4 @@
+#include "../string_format.h"
 #include "collective_heap.h"
 
 #include <gshmem/runtime.h>
@@ -16,15 +17,6 @@ namespace {
 // How many disagreeing PEs one message names before it summarises the rest.
 constexpr int kPesNamedInMessage = 4;
 
-std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char *fmt, ...) {
-  char buffer[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buffer, sizeof buffer, fmt, args);
-  va_end(args);
-  return buffer;
-}
 
 const char *error_name(int code) {
   switch (code) {
@@ -50,20 +42,20 @@ bool same_record(const HeapCallRecord &a, const HeapCallRecord &b) {
 // One clause of a disagreement message: how PE `pe` differs from PE 0.
 std::string describe_difference(int pe, const HeapCallRecord &mine, const HeapCallRecord &ref) {
   if (!same_call(mine, ref))
-    return format("PE %d asked %s but PE 0 asked %s (call #%" PRIu64 ")", pe, describe_call(mine).c_str(),
+    return string_printf("PE %d asked %s but PE 0 asked %s (call #%" PRIu64 ")", pe, describe_call(mine).c_str(),
                   describe_call(ref).c_str(), ref.call_number);
   if (mine.call_number != ref.call_number)
-    return format("PE %d is at symmetric heap call #%" PRIu64 " but PE 0 is at call #%" PRIu64
+    return string_printf("PE %d is at symmetric heap call #%" PRIu64 " but PE 0 is at call #%" PRIu64
                   " (a PE skipped or repeated a gshmem_malloc/gshmem_free)",
                   pe, mine.call_number, ref.call_number);
   if (mine.local_code != ref.local_code) {
     int failing_pe = mine.local_code != 0 ? pe : 0;
     int code = mine.local_code != 0 ? mine.local_code : ref.local_code;
-    return format("PE %d could not do %s (%s; see PE %d's log) while PE %d could (call #%" PRIu64 ")",
+    return string_printf("PE %d could not do %s (%s; see PE %d's log) while PE %d could (call #%" PRIu64 ")",
                   failing_pe, describe_call(ref).c_str(), error_name(code), failing_pe,
                   failing_pe == 0 ? pe : 0, ref.call_number);
   }
-  return format("PE %d placed %s at offset %" PRIu64 " (%" PRIu64 " bytes) but PE 0 at offset %" PRIu64
+  return string_printf("PE %d placed %s at offset %" PRIu64 " (%" PRIu64 " bytes) but PE 0 at offset %" PRIu64
                 " (%" PRIu64 " bytes) (call #%" PRIu64 "): the heaps diverged earlier",
                 pe, describe_call(ref).c_str(), mine.offset, mine.bytes, ref.offset, ref.bytes,
                 ref.call_number);
@@ -75,18 +67,18 @@ std::string describe_difference(int pe, const HeapCallRecord &mine, const HeapCa
 std::string describe_call(const HeapCallRecord &record) {
   switch (static_cast<HeapCallKind>(record.kind)) {
     case HeapCallKind::malloc_call:
-      return format("gshmem_malloc(%" PRIu64 ")", record.arg0);
+      return string_printf("gshmem_malloc(%" PRIu64 ")", record.arg0);
     case HeapCallKind::calloc_call:
-      return format("gshmem_calloc(%" PRIu64 ", %" PRIu64 ")", record.arg0, record.arg1);
+      return string_printf("gshmem_calloc(%" PRIu64 ", %" PRIu64 ")", record.arg0, record.arg1);
     case HeapCallKind::align_call:
-      return format("gshmem_align(%" PRIu64 ", %" PRIu64 ")", record.arg0, record.arg1);
+      return string_printf("gshmem_align(%" PRIu64 ", %" PRIu64 ")", record.arg0, record.arg1);
     case HeapCallKind::free_call:
       if (record.arg0 == HeapCallRecord::kNoOffset)
         return record.local_code == 0 ? "gshmem_free(NULL)" : "gshmem_free(<non-symmetric pointer>)";
-      return format("gshmem_free(<block at heap offset %" PRIu64 ", %" PRIu64 " bytes>)", record.arg0,
+      return string_printf("gshmem_free(<block at heap offset %" PRIu64 ", %" PRIu64 " bytes>)", record.arg0,
                     record.arg1);
   }
-  return format("<unknown heap call %u>", record.kind);
+  return string_printf("<unknown heap call %u>", record.kind);
 }
 
 int compare_call_records(const HeapCallRecord *records, int n_pes, int my_pe, std::string *message) {
@@ -112,11 +104,11 @@ int compare_call_records(const HeapCallRecord *records, int n_pes, int my_pe, st
   }
   if (only_outcomes_differ && first_failure != 0) code = first_failure;
 
-  std::string text = format("PEs disagree on symmetric heap call #%" PRIu64 ": ", ref.call_number);
+  std::string text = string_printf("PEs disagree on symmetric heap call #%" PRIu64 ": ", ref.call_number);
   int named = 0;
   for (int pe : differing) {
     if (named == kPesNamedInMessage) {
-      text += format("; and %zu more PE(s)", differing.size() - named);
+      text += string_printf("; and %zu more PE(s)", differing.size() - named);
       break;
     }
     if (named > 0) text += "; ";
@@ -132,7 +124,7 @@ int CollectiveHeap::agree(Bootstrap &boot, const HeapCallRecord &record, std::st
   std::vector<HeapCallRecord> records(static_cast<std::size_t>(boot.size()));
   int rc = boot.allgather(&record, records.data(), sizeof(HeapCallRecord));
   if (rc != GSHMEM_SUCCESS) {
-    *message = format("exchanging symmetric heap call #%" PRIu64 " (%s) between PEs failed (code %d)",
+    *message = string_printf("exchanging symmetric heap call #%" PRIu64 " (%s) between PEs failed (code %d)",
                       record.call_number, describe_call(record).c_str(), rc);
     return GSHMEMX_ERROR_BOOTSTRAP;
   }
@@ -188,7 +180,7 @@ HeapOutcome CollectiveHeap::allocate(Bootstrap &boot, HeapCallRecord record, std
       if (failing_pe == boot.rank() || failing_pe < 0)
         outcome.message = describe_call(record) + ": " + why;
       else
-        outcome.message = format("%s failed on PE %d (see its log); undone on every PE",
+        outcome.message = string_printf("%s failed on PE %d (see its log); undone on every PE",
                                  describe_call(record).c_str(), failing_pe);
       return outcome;
     }
@@ -215,7 +207,7 @@ HeapOutcome CollectiveHeap::calloc(Bootstrap &boot, std::size_t count, std::size
   std::string local_error;
   std::size_t total = 0;
   if (__builtin_mul_overflow(count, size, &total))
-    local_error = format("count * size = %zu * %zu overflows size_t", count, size);
+    local_error = string_printf("count * size = %zu * %zu overflows size_t", count, size);
   return allocate(boot, record, total, SymmetricAllocator::kMinAlignment, local_error, zero);
 }
 
@@ -240,7 +232,7 @@ HeapOutcome CollectiveHeap::release(Bootstrap &boot, std::uintptr_t heap_base, s
   if (ptr != 0) {
     if (ptr < heap_base || ptr - heap_base >= allocator_.capacity()) {
       plan.code = GSHMEMX_ERROR_NOT_SYMMETRIC;
-      local_message = format("pointer %p is not in the symmetric heap [%p, %p): a foreign pointer",
+      local_message = string_printf("pointer %p is not in the symmetric heap [%p, %p): a foreign pointer",
                              reinterpret_cast<void *>(ptr), reinterpret_cast<void *>(heap_base),
                              reinterpret_cast<void *>(heap_base + allocator_.capacity()));
     } else {
@@ -249,7 +241,7 @@ HeapOutcome CollectiveHeap::release(Bootstrap &boot, std::uintptr_t heap_base, s
       record.arg1 = plan.bytes;
       record.offset = plan.offset;
       record.bytes = plan.bytes;
-      local_message = format("pointer %p: %s", reinterpret_cast<void *>(ptr), plan.message.c_str());
+      local_message = string_printf("pointer %p: %s", reinterpret_cast<void *>(ptr), plan.message.c_str());
     }
   }
   record.local_code = plan.code;

@@ -1,3 +1,4 @@
+#include "../string_format.h"
 #include "symmetric_allocator.h"
 
 #include <gshmem/runtime.h>
@@ -24,28 +25,19 @@ bool round_up(std::size_t value, std::size_t power_of_two, std::size_t *out) {
   return true;
 }
 
-std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char *fmt, ...) {
-  char buffer[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buffer, sizeof buffer, fmt, args);
-  va_end(args);
-  return buffer;
-}
 
 }  // namespace
 
 std::string describe_bytes(std::size_t bytes) {
   static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return format("%zu bytes", bytes);
+  if (bytes < 1024) return string_printf("%zu bytes", bytes);
   double scaled = static_cast<double>(bytes);
   int unit = -1;
   while (scaled >= 1024.0 && unit < 5) {
     scaled /= 1024.0;
     ++unit;
   }
-  return format("%zu bytes (%.1f %s)", bytes, scaled, units[unit]);
+  return string_printf("%zu bytes (%.1f %s)", bytes, scaled, units[unit]);
 }
 
 SymmetricAllocator::SymmetricAllocator(std::size_t capacity, std::size_t reserved_prefix)
@@ -72,7 +64,7 @@ AllocationPlan SymmetricAllocator::plan_allocate(std::size_t size, std::size_t a
   AllocationPlan plan;
   if (!is_power_of_two(alignment)) {
     plan.code = GSHMEMX_ERROR_INVALID_VALUE;
-    plan.message = format("alignment %zu is not a power of two", alignment);
+    plan.message = string_printf("alignment %zu is not a power of two", alignment);
     return plan;
   }
   if (size == 0) return plan;  // no block; the caller hands out NULL
@@ -82,7 +74,7 @@ AllocationPlan SymmetricAllocator::plan_allocate(std::size_t size, std::size_t a
   std::size_t bytes = 0;
   if (size > usable || alignment > capacity_ || !round_up(size, kGranule, &bytes) || bytes > usable) {
     plan.code = GSHMEMX_ERROR_OUT_OF_MEMORY;
-    plan.message = format("requested %s (alignment %zu) exceeds the whole symmetric heap: %s usable "
+    plan.message = string_printf("requested %s (alignment %zu) exceeds the whole symmetric heap: %s usable "
                           "per PE; raise GSHMEM_SYMMETRIC_SIZE",
                           describe_bytes(size).c_str(), alignment, describe_bytes(usable).c_str());
     return plan;
@@ -100,7 +92,7 @@ AllocationPlan SymmetricAllocator::plan_allocate(std::size_t size, std::size_t a
     }
   }
   plan.code = GSHMEMX_ERROR_OUT_OF_MEMORY;
-  plan.message = format("symmetric heap exhausted: requested %s (alignment %zu), largest free "
+  plan.message = string_printf("symmetric heap exhausted: requested %s (alignment %zu), largest free "
                         "block %s, total free %s of %s usable per PE; free memory or raise "
                         "GSHMEM_SYMMETRIC_SIZE",
                         describe_bytes(size).c_str(), alignment, describe_bytes(largest_free()).c_str(),
@@ -133,12 +125,12 @@ ReleasePlan SymmetricAllocator::plan_release(std::size_t offset) const {
   }
   plan.code = GSHMEMX_ERROR_NOT_SYMMETRIC;
   if (offset >= capacity_) {
-    plan.message = format("offset %zu is outside the symmetric heap (%zu bytes): not a symmetric address",
+    plan.message = string_printf("offset %zu is outside the symmetric heap (%zu bytes): not a symmetric address",
                           offset, capacity_);
     return plan;
   }
   if (offset < reserved_prefix_) {
-    plan.message = format("offset %zu lies in the runtime's internal region [0, %zu), which is never "
+    plan.message = string_printf("offset %zu lies in the runtime's internal region [0, %zu), which is never "
                           "handed out by gshmem_malloc", offset, reserved_prefix_);
     return plan;
   }
@@ -146,13 +138,13 @@ ReleasePlan SymmetricAllocator::plan_release(std::size_t offset) const {
   if (after != live_.begin()) {
     auto before = std::prev(after);
     if (offset < before->first + before->second) {
-      plan.message = format("offset %zu is inside the block at offset %zu (%zu bytes) but not at its "
+      plan.message = string_printf("offset %zu is inside the block at offset %zu (%zu bytes) but not at its "
                             "start; pass the pointer gshmem_malloc returned", offset, before->first,
                             before->second);
       return plan;
     }
   }
-  plan.message = format("no live block starts at offset %zu: double free, or a pointer gshmem_malloc "
+  plan.message = string_printf("no live block starts at offset %zu: double free, or a pointer gshmem_malloc "
                         "never returned", offset);
   return plan;
 }
