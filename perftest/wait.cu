@@ -47,6 +47,45 @@ struct WaitArgs {
 // Each thread covers elements t, t+width, ... in batches of kFloorBatch
 // independent relaxed loads (the best raw technique), then one acquire.
 constexpr int kFloorBatch = 16;
+
+// The one-thread floor, written for throughput alone: 32 independent relaxed
+// loads in flight, compares after, and the same early exits as the library
+// (_any stops at the first batch holding a satisfied element, _all at the
+// first batch holding an unsatisfied one). Results go where raw_scan's
+// generic path puts them.
+__device__ void raw_scan_one_thread(const WaitArgs &a, uint64_t target, bool *all_ok, bool *saw,
+                                    unsigned long long *first, int *count) {
+  constexpr size_t kB = 32;
+  for (size_t base = 0; base < a.n; base += kB) {
+    uint64_t v[kB];
+    const bool full = base + kB <= a.n;
+    if (full) {
+#pragma unroll
+      for (size_t k = 0; k < kB; ++k) v[k] = raw_load_relaxed(a.ivars + base + k);
+    } else {
+#pragma unroll
+      for (size_t k = 0; k < kB; ++k) v[k] = base + k < a.n ? raw_load_relaxed(a.ivars + base + k) : ~0ull;
+    }
+    bool batch_all = true, batch_any = false;
+#pragma unroll
+    for (size_t k = 0; k < kB; ++k) {
+      const size_t j = base + k;
+      if (!full && j >= a.n) continue;
+      const bool ok = v[k] >= (a.vector ? a.cmpv[j] : target);
+      batch_all &= ok;
+      if (ok && !batch_any && a.family == kAny) *first = j;
+      if (ok && a.family == kSome) a.indices[(*count)++] = j;
+      batch_any |= ok;
+    }
+    *saw |= batch_any;
+    if (a.family == kAll && !batch_all) {
+      *all_ok = false;
+      return;
+    }
+    if (a.family == kAny && batch_any) return;
+  }
+}
+
 __device__ bool raw_scan(const WaitArgs &a, uint64_t target, size_t *found, int *count_out) {
   const unsigned t = threadIdx.x;
   __shared__ int s_any;
@@ -61,7 +100,18 @@ __device__ bool raw_scan(const WaitArgs &a, uint64_t target, size_t *found, int 
   __syncthreads();
   bool all_ok = true;
   bool saw = false;  // this thread's relaxed loads saw a satisfied element
-  if (t < (unsigned)a.width) {
+  if (a.width == 1) {
+    if (t == 0) {
+      unsigned long long first = ~0ull;
+      int count = 0;
+      raw_scan_one_thread(a, target, &all_ok, &saw, &first, &count);
+      if (saw) {
+        s_any = 1;
+        s_first = first;
+        s_count = count;
+      }
+    }
+  } else if (t < (unsigned)a.width) {
     constexpr int kB = kFloorBatch;
     for (size_t base = t; base < a.n; base += kB * (size_t)a.width) {
       uint64_t v[kB];
