@@ -324,8 +324,20 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
     for (;;) {
       bool any_included = false;
       unsigned steps = 0;
-      for (size_t base = 0; base < nelems; base += step) {
+      // Every kRecheckEvery-th step re-reads the step at the start instead of
+      // advancing: the start is just after the last element returned, where
+      // a producer filling slots in order lands next, so such an update is
+      // found within a few steps rather than after a whole pass. Every
+      // element is still read at least once per pass.
+      constexpr unsigned kRecheckEvery = 4;
+      for (size_t next = 0; next < nelems;) {
         ++steps;
+        size_t base = next;
+        if (next != 0 && steps % kRecheckEvery == 0) {
+          base = 0;
+        } else {
+          next += step;
+        }
         batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
         any_included |= m.included != 0;
         unsigned candidates = m.satisfied;
