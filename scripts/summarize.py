@@ -30,7 +30,8 @@ TARGETS = [
     ("on-stream responder signal_wait_until + signal_op (round trip)",
      dict(name="signal_wait_until_on_stream+signal_op_on_stream", metric="round_trip", pes=2), None, 8.584),
 ]
-# NVSHMEM figures for rows that have no target of their own (DEVICE.md).
+# NVSHMEM 3.x figures (measured on an H200 NVLink pair by the same method) for
+# rows that have no target of their own.
 ANCHORS = [
     (dict(name="wait_until_any", n=1, threads=1), 2.203),
     (dict(name="wait_until_any", n=32, threads=1), 6.532),
