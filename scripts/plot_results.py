@@ -11,11 +11,11 @@ Writes at most six PNGs into DIR (default RESULTS_DIR):
 Exits 77 when matplotlib is missing (so a test can report "skipped").
 """
 import argparse
-import glob
-import json
 import os
 import sys
 from collections import defaultdict
+
+from summarize import load_rows  # one reader of the JSON lines, beside this script
 
 try:
     import matplotlib
@@ -31,20 +31,6 @@ WIDTH_NAMES = {1: "thread", 32: "warp"}
 
 def width_name(t):
     return WIDTH_NAMES.get(t, f"block{t}")
-
-
-def load_rows(results_dir):
-    rows = []
-    for path in sorted(glob.glob(os.path.join(results_dir, "**", "*.jsonl"), recursive=True)):
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if line:
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError:
-                        pass
-    return rows
 
 
 def series(rows, key):

@@ -430,22 +430,22 @@ void gshmemi_host_sync_all(void) {
   if (b != GSHMEM_SUCCESS) GSHMEMI_ERROR(b, "gshmem_sync_all: the bootstrap barrier failed");
 }
 
-void gshmemi_host_quiet(void) {
+namespace {
+// The host issues no RMA of its own (device and stream work complete through
+// gshmem_quiet on the device and gshmemx_quiet_on_stream), so on the host
+// fence and quiet order and complete the calling thread's stores to mapped
+// peer memory, nothing more. Neither waits for device work: a kernel spinning
+// on a peer would otherwise block them.
+void host_memory_fence(const char *routine) {
   set_last_error(GSHMEM_SUCCESS);
-  if (!require_init("gshmem_quiet")) return;
-  // Host-initiated updates are host stores to mapped peer memory or work on
-  // this PE's device: complete both.
+  if (!require_init(routine)) return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  const cudaError_t rc = cudaDeviceSynchronize();
-  if (rc != cudaSuccess)
-    GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "gshmem_quiet: device work failed: %s", cudaGetErrorString(rc));
 }
+}  // namespace
 
-void gshmemi_host_fence(void) {
-  set_last_error(GSHMEM_SUCCESS);
-  if (!require_init("gshmem_fence")) return;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-}
+void gshmemi_host_quiet(void) { host_memory_fence("gshmem_quiet"); }
+
+void gshmemi_host_fence(void) { host_memory_fence("gshmem_fence"); }
 
 void gshmemi_register_state_publisher(gshmemi_state_publisher_t publisher) {
   if (!publisher) return;

@@ -77,7 +77,9 @@ GSHMEM_API void gshmem_free(void *ptr);
  *   for every PE; on return every store any PE's device made to the heap
  *   before its call is visible to all PEs.
  * sync_all: the same, without the promise about device work still running.
- * quiet / fence: complete / order this PE's host-initiated updates. */
+ * quiet / fence: complete / order the calling host thread's stores to mapped
+ *   peer memory; neither waits for device work (use gshmem_quiet in kernels,
+ *   gshmemx_quiet_on_stream on streams). */
 GSHMEM_API void gshmemi_host_barrier_all(void);
 GSHMEM_API void gshmemi_host_sync_all(void);
 GSHMEM_API void gshmemi_host_quiet(void);
