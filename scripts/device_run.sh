@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
-# Runs the whole suite on the GPU machine: configure + build with every core
-# into build-device, ctest (all labels, GPU tests included) with logs, then
-# the quick benchmarks if present, and a short summary table LAST.
-# Logs go to $OUT (or ./device-logs when OUT is unset).
-#   CTEST_TIMEOUT  seconds for the whole ctest run (default 420)
-#   BENCH_TIMEOUT  seconds for scripts/bench.sh --quick (default 240)
+# Runs the whole suite on a GPU machine from a fresh clone, in one command:
+# configure + build (Release, every core) into build-device, ctest (all
+# labels, GPU tests included; tests that need more GPUs than the machine has
+# report "skipped"), then the quick benchmark on the same build, and a short
+# summary table LAST. Logs go to $OUT (or ./device-logs when OUT is unset).
+#   scripts/device_run.sh [--no-bench] [--compile-times]
+#   CTEST_TIMEOUT  seconds for the whole ctest run (default 300)
+#   BENCH_TIMEOUT  seconds for scripts/bench.sh --quick (default 200)
 #   CTEST_ARGS     extra ctest arguments (e.g. "-R runtime_")
+#   CMAKE_ARGS     extra configure arguments
 set -uo pipefail
 cd "$(dirname "$0")/.."
+run_bench=1
+compile_times=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-bench) run_bench=0 ;;
+    --compile-times) compile_times=1 ;;
+    *) echo "device_run.sh: unknown argument '$arg'" >&2; exit 2 ;;
+  esac
+done
+all_start=$(date +%s)
 
 # Unbuffered-enough output: partial logs survive a timeout.
 if [[ -z "${GSHMEM_DEVICE_RUN_LINEBUFFERED:-}" ]] && command -v stdbuf >/dev/null; then
@@ -36,9 +49,10 @@ print_table() {
 echo "== device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | tr -s ' ' | paste -sd, -)"
 echo "== configure + build ($jobs jobs)"
 start=$(date +%s)
-if cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >"$logs/configure.log" 2>&1 &&
+# shellcheck disable=SC2086
+if cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >"$logs/configure.log" 2>&1 &&
    cmake --build "$build" -j"$jobs" >"$logs/build.log" 2>&1; then
-  summary+=("build|ok|$(( $(date +%s) - start ))s")
+  summary+=("build|ok|$(grep -o 'CUDA architectures [0-9a-z;-]*' "$logs/configure.log")|$(( $(date +%s) - start ))s")
 else
   summary+=("build|FAILED|see build.log / configure.log")
   tail -n 60 "$logs/configure.log" "$logs/build.log"
@@ -49,24 +63,33 @@ fi
 echo "== ctest"
 start=$(date +%s)
 # shellcheck disable=SC2086
-(cd "$build" && timeout "${CTEST_TIMEOUT:-420}" ctest --output-on-failure --no-tests=error \
+(cd "$build" && timeout "${CTEST_TIMEOUT:-300}" ctest --output-on-failure --no-tests=error \
    --output-junit "$logs/ctest.xml" ${CTEST_ARGS:-}) 2>&1 | tee "$logs/ctest.log"
 ctest_rc=${PIPESTATUS[0]}
 result=$(grep -E "tests passed|tests failed" "$logs/ctest.log" | tail -1)
-[[ $ctest_rc -eq 124 ]] && result="TIMED OUT after ${CTEST_TIMEOUT:-420}s; $result"
+[[ $ctest_rc -eq 124 ]] && result="TIMED OUT after ${CTEST_TIMEOUT:-300}s; $result"
 summary+=("ctest|rc=$ctest_rc|${result:-no summary line}|$(( $(date +%s) - start ))s")
-skipped=$(grep -cE "\*\*\*Skipped|Not Run" "$logs/ctest.log" || true)
-summary+=("ctest skipped|$skipped|")
+skipped=$(grep -E "\*\*\*Skipped|Not Run" "$logs/ctest.log" | sed -E 's/.* - ([A-Za-z0-9_]+) .*/\1/' | paste -sd' ' -)
+summary+=("ctest skipped|${skipped:-none}|(needs more GPUs than this machine has)")
 while read -r line; do summary+=("  failed|$line|"); done < <(grep -E "^\s+[0-9]+ - " "$logs/ctest.log" | sed 's/^ *//')
 
-if [[ -x scripts/bench.sh || -f scripts/bench.sh ]]; then
+if [[ $run_bench == 1 ]]; then
   echo "== scripts/bench.sh --quick"
   start=$(date +%s)
-  BUILD_DIR=$build timeout "${BENCH_TIMEOUT:-240}" bash scripts/bench.sh --quick 2>&1 | tee "$logs/bench.log"
+  timeout "${BENCH_TIMEOUT:-200}" bash scripts/bench.sh --quick --build-dir "$build" 2>&1 | tee "$logs/bench.log"
   bench_rc=${PIPESTATUS[0]}
   summary+=("bench --quick|rc=$bench_rc|$(( $(date +%s) - start ))s")
 fi
 
+if [[ $compile_times == 1 ]]; then
+  echo "== compile times (one compiler per source, $jobs at a time)"
+  python3 scripts/compile_times.py "$build" --jobs "$jobs" --timeout 300 --nvcc-phases \
+    --json "$logs/compile_times.jsonl" > "$logs/compile_times.log" 2>&1
+  sed -n '/^seconds/,$p' "$logs/compile_times.log" | head -12
+  summary+=("slowest source|$(sed -n '/^seconds/{n;p}' "$logs/compile_times.log" | awk '{print $1 "s " $3}')|")
+fi
+
+summary+=("total|$(( $(date +%s) - all_start ))s|")
 printf '\n== summary (logs in %s)\n' "$logs"
 print_table
 [[ $ctest_rc -eq 0 ]]

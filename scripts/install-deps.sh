@@ -1,69 +1,118 @@
 #!/usr/bin/env bash
-# Installs what building and testing gshmem needs and is missing.
-# As root on Debian/Ubuntu: apt-get installs the missing packages.
-# Otherwise: prints the exact command to run. The CUDA toolkit (nvcc) is not
-# installed here (it comes from NVIDIA); this script checks for it.
-set -euo pipefail
+# Checks what building and testing gshmem needs, by capability (a tool that
+# works, a header that is there), not by package name, and installs only what
+# is really missing:
+#   required: CMake >= 3.25, a C++17 compiler, make or ninja, nvcc (CUDA 12/13),
+#             MPI (mpicxx/mpirun + headers), Catch2 v2 or v3
+#   optional: Python 3 with matplotlib (plots), NCCL headers (NCCL bootstrap)
+# Where something is missing it uses apt-get (as root, on Debian/Ubuntu, when a
+# package registry answers); otherwise it prints exactly what to install. A
+# missing optional piece is reported and the script goes on; a missing
+# required one makes it exit 1 after listing everything that is missing.
+set -uo pipefail
+after_install=no
+[[ "${1:-}" == --after-install ]] && after_install=yes
 
-packages=(cmake g++ make libopenmpi-dev openmpi-bin catch2 python3 python3-matplotlib)
+say() { echo "install-deps: $*"; }
+warn() { echo "install-deps: $*" >&2; }
 
-missing=()
-if command -v dpkg-query >/dev/null 2>&1; then
-  for p in "${packages[@]}"; do
-    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-    [[ "$status" == "install ok installed" ]] || missing+=("$p")
-  done
-  # Catch2 v3 built from source (as on the GPU machine) serves as well as the package.
-  if [[ " ${missing[*]} " == *" catch2 "* ]] && [[ -f /usr/include/catch2/catch_test_macros.hpp || -f /usr/local/include/catch2/catch_test_macros.hpp ]]; then
-    missing=("${missing[@]/catch2}")
-    read -r -a missing <<<"${missing[*]}"
-  fi
-  if ((${#missing[@]})); then
-    if [[ $(id -u) -eq 0 ]]; then
-      echo "install-deps: installing ${missing[*]}"
-      export DEBIAN_FRONTEND=noninteractive
-      apt-get update -qq
-      apt-get install -y -qq --no-install-recommends "${missing[@]}"
-    else
-      echo "install-deps: missing packages. Run:" >&2
-      echo "  sudo apt-get install -y ${missing[*]}" >&2
-      exit 1
-    fi
-  else
-    echo "install-deps: all Debian packages present"
-  fi
-else
-  echo "install-deps: not a Debian system; make sure these are installed: ${packages[*]}" >&2
+if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  export PATH=/usr/local/cuda/bin:$PATH  # scripts/test.sh does the same
 fi
 
-if command -v nvcc >/dev/null 2>&1; then
-  echo "install-deps: nvcc: $(command -v nvcc)"
-elif [[ -x /usr/local/cuda/bin/nvcc ]]; then
-  echo "install-deps: nvcc: /usr/local/cuda/bin/nvcc (not on PATH; scripts/test.sh adds it)"
+version_ge() {  # version_ge A B: A >= B (dotted numbers)
+  [[ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -1)" == "$2" ]]
+}
+have_header() {  # have_header REL_PATH [extra dirs...]
+  local rel=$1; shift
+  local d
+  for d in "$@" /usr/include /usr/local/include /opt/homebrew/include ${CPATH:+${CPATH//:/ }} ${CPLUS_INCLUDE_PATH:+${CPLUS_INCLUDE_PATH//:/ }}; do
+    [[ -n "$d" && -f "$d/$rel" ]] && { echo "$d/$rel"; return 0; }
+  done
+  return 1
+}
+
+missing_pkgs=()      # Debian packages that would provide what is missing
+missing_required=()  # human descriptions of required pieces still missing
+missing_optional=()
+
+# ---- CMake >= 3.25 (from any source: Debian, pip, conda, a module system)
+cmake_ok=no
+if command -v cmake >/dev/null 2>&1; then
+  v=$(cmake --version | head -1 | grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?')
+  if version_ge "$v" 3.25; then cmake_ok=yes; say "cmake $v: $(command -v cmake)"
+  else warn "cmake $v at $(command -v cmake) is older than 3.25"; fi
+fi
+[[ $cmake_ok == yes ]] || { missing_pkgs+=(cmake); missing_required+=("CMake >= 3.25 (apt-get install cmake, or python3 -m pip install cmake)"); }
+
+# ---- C++ compiler and a build tool
+if command -v "${CXX:-c++}" >/dev/null 2>&1 || command -v g++ >/dev/null 2>&1; then
+  say "C++ compiler: $(command -v "${CXX:-c++}" 2>/dev/null || command -v g++)"
 else
-  echo "install-deps: nvcc not found. Install NVIDIA's CUDA toolkit (12.x or 13.x) and put" >&2
-  echo "  its bin/ on PATH." >&2
+  missing_pkgs+=(g++); missing_required+=("a C++17 compiler (g++ 12 or newer)")
+fi
+if command -v make >/dev/null 2>&1 || command -v ninja >/dev/null 2>&1; then :; else
+  missing_pkgs+=(make); missing_required+=("make or ninja")
+fi
+
+# ---- MPI: a compiler wrapper and a launcher
+if command -v mpicxx >/dev/null 2>&1 || command -v mpicc >/dev/null 2>&1; then
+  if command -v mpirun >/dev/null 2>&1 || command -v mpiexec >/dev/null 2>&1; then
+    say "MPI: $(command -v mpicxx 2>/dev/null || command -v mpicc), $(command -v mpirun 2>/dev/null || command -v mpiexec)"
+  else
+    missing_pkgs+=(openmpi-bin); missing_required+=("an MPI launcher (mpirun)")
+  fi
+else
+  missing_pkgs+=(libopenmpi-dev openmpi-bin); missing_required+=("MPI (Open MPI: libopenmpi-dev openmpi-bin)")
+fi
+
+# ---- Catch2 v3 (split headers) or v2 (single header)
+if h=$(have_header catch2/catch_test_macros.hpp); then say "Catch2 v3: ${h%/catch_test_macros.hpp}"
+elif h=$(have_header catch2/catch.hpp); then say "Catch2 v2: $h"
+else missing_pkgs+=(catch2); missing_required+=("Catch2 v2.13 or v3 (apt-get install catch2)")
+fi
+
+# ---- nvcc (comes from NVIDIA, never installed here)
+if command -v nvcc >/dev/null 2>&1; then
+  say "nvcc: $(command -v nvcc) ($(nvcc --version | grep -oE 'release [0-9.]+' | head -1))"
+else
+  missing_required+=("nvcc: install NVIDIA's CUDA toolkit (12.x or 13.x) and put its bin/ on PATH")
+fi
+
+# ---- optional: Python 3 + matplotlib (plots of the benchmarks; a test checks them)
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  say "matplotlib: $(python3 -c 'import matplotlib; print(matplotlib.__version__)') for $(command -v python3)"
+elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VIRTUAL_ENV:-}" ]]; } &&
+     [[ $after_install == no ]] && python3 -m pip install --quiet matplotlib >/dev/null 2>&1 &&
+     python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  say "matplotlib: installed with pip for $(command -v python3)"
+else
+  missing_optional+=("matplotlib for $(command -v python3 || echo python3) (plots; python3 -m pip install matplotlib)")
+  command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
+fi
+
+# ---- optional: NCCL headers (NCCL bootstrap plugin)
+if h=$(have_header nccl.h /usr/local/cuda/include ${NCCL_ROOT:+$NCCL_ROOT/include}); then say "NCCL: $h"
+else missing_optional+=("NCCL headers (libnccl-dev from NVIDIA's repository, or NCCL_ROOT): the NCCL bootstrap is not built without them")
+fi
+
+# ---- install what apt-get can provide, where it can
+if ((${#missing_pkgs[@]})) && [[ $after_install == no ]]; then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    say "installing with apt-get: ${missing_pkgs[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    if apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing_pkgs[@]}"; then
+      exec bash "$0" --after-install  # check again what is there now
+    fi
+    warn "apt-get could not install them (no package registry reachable?)"
+  else
+    warn "to install the missing Debian packages: sudo apt-get install -y ${missing_pkgs[*]}"
+  fi
+fi
+
+for m in "${missing_optional[@]}"; do warn "optional, missing: $m"; done
+if ((${#missing_required[@]})); then
+  for m in "${missing_required[@]}"; do warn "REQUIRED, missing: $m"; done
   exit 1
 fi
-
-# The plots (perftest summary, and its test) need matplotlib in the python3 on
-# PATH, which need not be the system one the Debian package serves.
-if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
-  if [[ $(id -u) -eq 0 ]] || [[ -n "${VIRTUAL_ENV:-}" ]]; then
-    echo "install-deps: installing matplotlib for $(command -v python3)"
-    python3 -m pip install --quiet matplotlib || echo "install-deps: pip could not install matplotlib; plots will be skipped" >&2
-  else
-    echo "install-deps: plots need matplotlib: python3 -m pip install --user matplotlib" >&2
-  fi
-fi
-
-nccl_found=no
-for dir in /usr/include /usr/local/include /usr/local/cuda/include ${NCCL_ROOT:+$NCCL_ROOT/include}; do
-  [[ -f "$dir/nccl.h" ]] && nccl_found="$dir/nccl.h" && break
-done
-if [[ "$nccl_found" == no ]]; then
-  echo "install-deps: NCCL headers not found: the NCCL bootstrap plugin will not be built" \
-       "(optional; install libnccl-dev from NVIDIA's repository or set NCCL_ROOT)." >&2
-else
-  echo "install-deps: NCCL: $nccl_found"
-fi
+say "everything required is present"

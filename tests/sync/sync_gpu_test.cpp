@@ -1,146 +1,18 @@
-// GPU tests of the wait/test families across PEs (2 and 4 GPUs). Kernels
-// live in this ordinary .cu file, compiled without -rdc, and call the public
-// C names. The updating side uses only gshmem_ptr and the ordering layer.
+// GPU tests of the wait/test families across PEs (2 and 4 GPUs). The
+// kernels are in sync_gpu_kernels.cu (see sync_gpu_kernels.h).
 #include <gshmem/runtime.h>
-#include <gshmem/sync_ext.h>
 
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <vector>
 
 #include "catch.hpp"
+#include "sync_gpu_kernels.h"
 #include "test_support.h"
 
-namespace gd = gshmem::detail;
-using gshmem::memory_order;
-using gshmem::thread_scope;
+using namespace sync_gpu;
 
 namespace {
-
-template <class T>
-__device__ T *peer(T *p, int pe) {
-  return (T *)gshmem_ptr(p, pe);
-}
-
-// ---- message-passing litmus: payload then flag (release) -> wait -> payload
-__global__ void litmus_kernel(int partner, bool consumer, uint64_t *flag, uint64_t *ack, uint64_t *payload,
-                              uint64_t iterations, unsigned long long *violations) {
-  unsigned long long bad = 0;
-  for (uint64_t i = 1; i <= iterations; ++i) {
-    if (consumer) {
-      gshmem_uint64_wait_until(flag, GSHMEM_CMP_GE, i);
-      for (int k = 0; k < 4; ++k)
-        bad += gd::atomic_load<memory_order::relaxed, thread_scope::system>(payload + 32 * k) != i;
-      gd::atomic_store<memory_order::release, thread_scope::system>(peer(ack, partner), i);
-    } else {
-      for (int k = 0; k < 4; ++k)
-        gd::atomic_store<memory_order::relaxed, thread_scope::system>(peer(payload + 32 * k, partner), i);
-      gd::atomic_store<memory_order::release, thread_scope::system>(peer(flag, partner), i);
-      gshmem_uint64_wait_until(ack, GSHMEM_CMP_GE, i);
-    }
-  }
-  *violations = bad;
-}
-
-// ---- one type: waiter checks single, _all, _any, _some, signal; updater stores / atomics
-constexpr int kElems = 64;
-
-#define SYNC_GPU_TYPES(X) X(int, int) X(uint64, uint64_t) X(short, short) X(size, size_t) X(ptrdiff, ptrdiff_t)
-
-#define SYNC_GPU_KERNELS(TYPENAME, TYPE)                                                                   \
-  __global__ void waiter_##TYPENAME(TYPE *ivars, size_t *indices, unsigned long long *result) {           \
-    gshmem_##TYPENAME##_wait_until(ivars, GSHMEM_CMP_GE, (TYPE)5);                                        \
-    result[0] = gshmem_##TYPENAME##_test(ivars, GSHMEM_CMP_EQ, (TYPE)5);                                  \
-    gshmem_##TYPENAME##_wait_until_all(ivars, kElems, nullptr, GSHMEM_CMP_GE, (TYPE)5);                   \
-    result[1] = gshmem_##TYPENAME##_test_all(ivars, kElems, nullptr, GSHMEM_CMP_GE, (TYPE)5);             \
-    result[2] = gshmem_##TYPENAME##_wait_until_any(ivars, kElems, nullptr, GSHMEM_CMP_EQ, (TYPE)5);       \
-    result[3] = gshmem_##TYPENAME##_wait_until_some(ivars, kElems, indices, nullptr, GSHMEM_CMP_GE, (TYPE)5); \
-    gshmem_##TYPENAME##_wait(ivars + 1, (TYPE)0);                                                         \
-  }                                                                                                        \
-  __global__ void updater_##TYPENAME(TYPE *ivars, int target, bool use_atomics) {                          \
-    for (int i = 0; i < kElems; ++i) {                                                                     \
-      TYPE *remote = peer(ivars + i, target);                                                              \
-      if (use_atomics && sizeof(TYPE) >= 4)                                                                \
-        (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(remote, (TYPE)5);         \
-      else                                                                                                 \
-        gd::atomic_store<memory_order::release, thread_scope::system>(remote, (TYPE)5);                   \
-    }                                                                                                      \
-  }
-SYNC_GPU_TYPES(SYNC_GPU_KERNELS)
-
-__global__ void signal_waiter(uint64_t *sig, unsigned long long *result) {
-  result[0] = gshmem_signal_wait_until(sig, GSHMEM_CMP_GE, 41);
-}
-__global__ void signal_updater(uint64_t *sig, int target) {
-  (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(peer(sig, target), (uint64_t)42);
-}
-
-// ---- fan-in: every other PE writes its payload then its flag on PE 0
-__global__ void fanin_sender(long *flags, long *payload, int me) {
-  gd::atomic_store<memory_order::relaxed, thread_scope::system>(peer(payload + me, 0), (long)(1000 + me));
-  gd::atomic_store<memory_order::release, thread_scope::system>(peer(flags + me, 0), (long)me);
-}
-__global__ void fanin_receiver(long *flags, long *payload, int n_pes, int *status, size_t *indices,
-                               unsigned long long *result) {
-  // status[0] = 1 excludes PE 0's own slot, which nobody writes.
-  gshmem_long_wait_until_all(flags, n_pes, status, GSHMEM_CMP_GT, 0);
-  unsigned long long bad = 0;
-  for (int pe = 1; pe < n_pes; ++pe) bad += payload[pe] != 1000 + pe;
-  result[0] = bad;
-  result[1] = gshmem_long_test_some(flags, n_pes, indices, status, GSHMEM_CMP_GT, 0);
-  result[2] = gshmem_long_test_any(flags, n_pes, status, GSHMEM_CMP_GT, 0);
-}
-
-// ---- cooperative forms: every thread records its result
-__global__ void coop_local(const int *pattern_unused, long long *a, size_t n, long long *values, int *status,
-                           size_t *indices_block, size_t *indices_warp, unsigned long long *per_thread) {
-  (void)pattern_unused;
-  unsigned t = threadIdx.x;
-  unsigned long long *r = per_thread + (size_t)t * 12;
-  r[0] = gshmemx_longlong_test_all_block(a, n, status, GSHMEM_CMP_GE, 0);
-  r[1] = gshmemx_longlong_test_all_block(a, n, status, GSHMEM_CMP_GT, 0);
-  r[2] = gshmemx_longlong_test_any_block(a, n, status, GSHMEM_CMP_EQ, 7);
-  r[3] = gshmemx_longlong_test_some_block(a, n, indices_block, status, GSHMEM_CMP_EQ, 7);
-  r[4] = gshmemx_longlong_wait_until_any_vector_block(a, n, status, GSHMEM_CMP_EQ, values);
-  r[5] = gshmemx_longlong_test_any_block(a, n, status, GSHMEM_CMP_LT, -5);  // none
-  gshmemx_longlong_wait_until_all_vector_block(a, n, status, GSHMEM_CMP_GE, values);
-  if (t < 32) {  // warp 0 only: the warp forms
-    r[6] = gshmemx_longlong_test_all_warp(a, n, status, GSHMEM_CMP_GE, 0);
-    r[7] = gshmemx_longlong_test_any_warp(a, n, status, GSHMEM_CMP_EQ, 7);
-    r[8] = gshmemx_longlong_wait_until_some_warp(a, n, indices_warp, status, GSHMEM_CMP_EQ, 7);
-    r[9] = gshmemx_longlong_test_some_vector_warp(a, n, indices_warp + n, status, GSHMEM_CMP_EQ, values);
-    r[10] = gshmemx_longlong_wait_until_any_warp(a, n, status, GSHMEM_CMP_EQ, 7);
-    r[11] = gshmemx_longlong_test_all_vector_warp(a, n, status, GSHMEM_CMP_GE, values);
-  }
-}
-
-// Block and warp waits released from another GPU.
-__global__ void coop_remote_wait(unsigned long long *a, size_t n, size_t *indices, unsigned long long *per_thread) {
-  gshmemx_ulonglong_wait_until_all_block(a, n, nullptr, GSHMEM_CMP_EQ, 9);
-  unsigned long long any = gshmemx_ulonglong_wait_until_any_block(a + n, n, nullptr, GSHMEM_CMP_EQ, 9);
-  unsigned long long some = 0;
-  if (threadIdx.x < 32) some = gshmemx_ulonglong_wait_until_some_warp(a + 2 * n, n, indices, nullptr, GSHMEM_CMP_EQ, 9);
-  per_thread[threadIdx.x * 2] = any;
-  per_thread[threadIdx.x * 2 + 1] = some;
-}
-__global__ void coop_remote_set(unsigned long long *a, size_t n, int target) {
-  for (size_t i = threadIdx.x; i < 3 * n; i += blockDim.x)
-    gd::atomic_store<memory_order::release, thread_scope::system>(peer(a + i, target), 9ull);
-}
-
-// Block shapes with a partial last warp, several dimensions, a single
-// thread and a full 1024 threads: the block reductions must hear from every
-// warp, the partial one included, and hand every thread the same result.
-// Two calls of one routine in a row also reuse its shared scratch at once.
-__global__ void coop_shapes(long long *a, size_t n, unsigned long long *per_thread) {
-  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-  unsigned long long *r = per_thread + (size_t)t * 5;
-  r[0] = gshmemx_longlong_test_any_block(a, n, nullptr, GSHMEM_CMP_EQ, 7);
-  r[1] = gshmemx_longlong_test_any_block(a, n, nullptr, GSHMEM_CMP_EQ, 7);
-  r[2] = gshmemx_longlong_test_all_block(a, n, nullptr, GSHMEM_CMP_LE, 7);
-  r[3] = gshmemx_longlong_test_all_block(a, n, nullptr, GSHMEM_CMP_LT, 7);
-  r[4] = gshmemx_longlong_wait_until_any_block(a, n, nullptr, GSHMEM_CMP_GT, 6);
-}
 
 struct runtime_scope {
   runtime_scope() { REQUIRE(gshmem_init() == GSHMEM_SUCCESS); }
@@ -171,7 +43,7 @@ TEST_CASE("wait/test across GPUs", "[sync][gpu]") {
     uint64_t *flag = sym_zeroed<uint64_t>(1), *ack = sym_zeroed<uint64_t>(1), *payload = sym_zeroed<uint64_t>(128);
     gshmemi_host_barrier_all();
     if (paired) {
-      litmus_kernel<<<1, 1>>>(partner, (me & 1) == 0, flag, ack, payload, 1000000, result);
+      REQUIRE(launch_litmus(partner, (me & 1) == 0, flag, ack, payload, 1000000, result) == cudaSuccess);
       REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
       CHECK(result[0] == 0);
     }
@@ -185,14 +57,14 @@ TEST_CASE("wait/test across GPUs", "[sync][gpu]") {
       size_t *indices = sym_zeroed<size_t>(kElems);                                                   \
       gshmemi_host_barrier_all();                                                                     \
       if (paired && (me & 1) == 0) {                                                                  \
-        waiter_##TYPENAME<<<1, 1>>>(ivars, indices, result);                                         \
+        REQUIRE(launch_waiter_##TYPENAME(ivars, indices, result) == cudaSuccess);                                       \
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);                                              \
         CHECK(result[0] == 1);                                                                        \
         CHECK(result[1] == 1);                                                                        \
         CHECK(result[2] < (unsigned long long)kElems);                                                \
         CHECK(result[3] == (unsigned long long)kElems);                                               \
       } else if (paired) {                                                                            \
-        updater_##TYPENAME<<<1, 1>>>(ivars, partner, atomics);                                       \
+        REQUIRE(launch_updater_##TYPENAME(ivars, partner, atomics) == cudaSuccess);                                     \
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);                                              \
       }                                                                                               \
       gshmemi_host_barrier_all();                                                                     \
@@ -206,11 +78,11 @@ TEST_CASE("wait/test across GPUs", "[sync][gpu]") {
     uint64_t *sig = sym_zeroed<uint64_t>(1);
     gshmemi_host_barrier_all();
     if (paired && (me & 1) == 0) {
-      signal_waiter<<<1, 1>>>(sig, result);
+      REQUIRE(launch_signal_waiter(sig, result) == cudaSuccess);
       REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
       CHECK(result[0] == 42);
     } else if (paired) {
-      signal_updater<<<1, 1>>>(sig, partner);
+      REQUIRE(launch_signal_updater(sig, partner) == cudaSuccess);
       REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     }
     gshmemi_host_barrier_all();
@@ -225,7 +97,7 @@ TEST_CASE("wait/test across GPUs", "[sync][gpu]") {
     for (int pe = 0; pe < n_pes; ++pe) status[pe] = pe == 0;
     gshmemi_host_barrier_all();
     if (me == 0) {
-      fanin_receiver<<<1, 1>>>(flags, payload, n_pes, status, indices, result);
+      REQUIRE(launch_fanin_receiver(flags, payload, n_pes, status, indices, result) == cudaSuccess);
       REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
       CHECK(result[0] == 0);
       CHECK(result[1] == (unsigned long long)(n_pes - 1));
@@ -235,7 +107,7 @@ TEST_CASE("wait/test across GPUs", "[sync][gpu]") {
       std::sort(got.begin(), got.end());
       for (int k = 0; k < (int)got.size(); ++k) CHECK(got[k] == (size_t)(k + 1));
     } else {
-      fanin_sender<<<1, 1>>>(flags, payload, me);
+      REQUIRE(launch_fanin_sender(flags, payload, me) == cudaSuccess);
       REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     }
     gshmemi_host_barrier_all();
@@ -252,7 +124,7 @@ TEST_CASE("wait/test across GPUs", "[sync][gpu]") {
     REQUIRE(cudaMallocManaged(&per_thread, 2 * 256 * sizeof(unsigned long long)) == cudaSuccess);
     gshmemi_host_barrier_all();
     if (paired && (me & 1) == 0) {
-      coop_remote_wait<<<1, 256>>>(a, n, indices, per_thread);
+      REQUIRE(launch_coop_remote_wait(a, n, indices, per_thread) == cudaSuccess);
       REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
       for (int t = 0; t < 256; ++t) {
         CHECK(per_thread[2 * t] == per_thread[0]);
@@ -266,7 +138,7 @@ TEST_CASE("wait/test across GPUs", "[sync][gpu]") {
       CHECK(std::adjacent_find(got.begin(), got.end()) == got.end());
       CHECK(got.back() < n);
     } else if (paired) {
-      coop_remote_set<<<1, 128>>>(a, n, partner);
+      REQUIRE(launch_coop_remote_set(a, n, partner) == cudaSuccess);
       REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     }
     gshmemi_host_barrier_all();
@@ -299,7 +171,7 @@ TEST_CASE("cooperative forms agree with the reference on local data", "[sync][gp
     if (!status[i] && a[i] == 7) sevens.push_back(i);
   }
   REQUIRE(!sevens.empty());
-  coop_local<<<1, threads>>>(nullptr, a, n, values, status, ib, iw, r);
+  REQUIRE(launch_coop_local(a, n, values, status, ib, iw, r, threads) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   for (int t = 0; t < threads; ++t) {
     INFO("thread " << t);
@@ -347,7 +219,7 @@ TEST_CASE("block forms agree across block shapes", "[sync][gpu]") {
     for (size_t i = 0; i < n; ++i) a[i] = (long long)(i % 7);  // 0..6
     a[low] = 7;
     a[high] = 7;
-    coop_shapes<<<1, shape>>>(a, n, r);
+    REQUIRE(launch_coop_shapes(a, n, r, shape) == cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const bool low_first = r[0] == low;
     CHECK((r[0] == low || r[0] == high));

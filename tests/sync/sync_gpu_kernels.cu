@@ -1,0 +1,192 @@
+// Kernels of the GPU wait/test tests (see sync_gpu_kernels.h). They call
+// the public C names from an ordinary .cu file compiled without -rdc; the
+// updating side uses only gshmem_ptr and the ordering layer.
+#include "sync_gpu_kernels.h"
+
+#include <gshmem/runtime.h>
+#include <gshmem/sync_ext.h>
+
+namespace gd = gshmem::detail;
+using gshmem::memory_order;
+using gshmem::thread_scope;
+
+namespace sync_gpu {
+namespace {
+
+template <class T>
+__device__ T *peer(T *p, int pe) {
+  return (T *)gshmem_ptr(p, pe);
+}
+
+// ---- message-passing litmus: payload then flag (release) -> wait -> payload
+__global__ void litmus_kernel(int partner, bool consumer, uint64_t *flag, uint64_t *ack, uint64_t *payload,
+                              uint64_t iterations, unsigned long long *violations) {
+  unsigned long long bad = 0;
+  for (uint64_t i = 1; i <= iterations; ++i) {
+    if (consumer) {
+      gshmem_uint64_wait_until(flag, GSHMEM_CMP_GE, i);
+      for (int k = 0; k < 4; ++k)
+        bad += gd::atomic_load<memory_order::relaxed, thread_scope::system>(payload + 32 * k) != i;
+      gd::atomic_store<memory_order::release, thread_scope::system>(peer(ack, partner), i);
+    } else {
+      for (int k = 0; k < 4; ++k)
+        gd::atomic_store<memory_order::relaxed, thread_scope::system>(peer(payload + 32 * k, partner), i);
+      gd::atomic_store<memory_order::release, thread_scope::system>(peer(flag, partner), i);
+      gshmem_uint64_wait_until(ack, GSHMEM_CMP_GE, i);
+    }
+  }
+  *violations = bad;
+}
+
+// ---- one type: waiter checks single, _all, _any, _some, signal; updater stores / atomics
+#define SYNC_GPU_KERNELS(TYPENAME, TYPE)                                                                   \
+  __global__ void waiter_##TYPENAME(TYPE *ivars, size_t *indices, unsigned long long *result) {           \
+    gshmem_##TYPENAME##_wait_until(ivars, GSHMEM_CMP_GE, (TYPE)5);                                        \
+    result[0] = gshmem_##TYPENAME##_test(ivars, GSHMEM_CMP_EQ, (TYPE)5);                                  \
+    gshmem_##TYPENAME##_wait_until_all(ivars, kElems, nullptr, GSHMEM_CMP_GE, (TYPE)5);                   \
+    result[1] = gshmem_##TYPENAME##_test_all(ivars, kElems, nullptr, GSHMEM_CMP_GE, (TYPE)5);             \
+    result[2] = gshmem_##TYPENAME##_wait_until_any(ivars, kElems, nullptr, GSHMEM_CMP_EQ, (TYPE)5);       \
+    result[3] = gshmem_##TYPENAME##_wait_until_some(ivars, kElems, indices, nullptr, GSHMEM_CMP_GE, (TYPE)5); \
+    gshmem_##TYPENAME##_wait(ivars + 1, (TYPE)0);                                                         \
+  }                                                                                                        \
+  __global__ void updater_##TYPENAME(TYPE *ivars, int target, bool use_atomics) {                          \
+    for (int i = 0; i < kElems; ++i) {                                                                     \
+      TYPE *remote = peer(ivars + i, target);                                                              \
+      if (use_atomics && sizeof(TYPE) >= 4)                                                                \
+        (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(remote, (TYPE)5);         \
+      else                                                                                                 \
+        gd::atomic_store<memory_order::release, thread_scope::system>(remote, (TYPE)5);                   \
+    }                                                                                                      \
+  }
+SYNC_GPU_TYPES(SYNC_GPU_KERNELS)
+
+__global__ void signal_waiter(uint64_t *sig, unsigned long long *result) {
+  result[0] = gshmem_signal_wait_until(sig, GSHMEM_CMP_GE, 41);
+}
+__global__ void signal_updater(uint64_t *sig, int target) {
+  (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(peer(sig, target), (uint64_t)42);
+}
+
+// ---- fan-in: every other PE writes its payload then its flag on PE 0
+__global__ void fanin_sender(long *flags, long *payload, int me) {
+  gd::atomic_store<memory_order::relaxed, thread_scope::system>(peer(payload + me, 0), (long)(1000 + me));
+  gd::atomic_store<memory_order::release, thread_scope::system>(peer(flags + me, 0), (long)me);
+}
+__global__ void fanin_receiver(long *flags, long *payload, int n_pes, int *status, size_t *indices,
+                               unsigned long long *result) {
+  // status[0] = 1 excludes PE 0's own slot, which nobody writes.
+  gshmem_long_wait_until_all(flags, n_pes, status, GSHMEM_CMP_GT, 0);
+  unsigned long long bad = 0;
+  for (int pe = 1; pe < n_pes; ++pe) bad += payload[pe] != 1000 + pe;
+  result[0] = bad;
+  result[1] = gshmem_long_test_some(flags, n_pes, indices, status, GSHMEM_CMP_GT, 0);
+  result[2] = gshmem_long_test_any(flags, n_pes, status, GSHMEM_CMP_GT, 0);
+}
+
+// ---- cooperative forms: every thread records its result
+__global__ void coop_local(long long *a, size_t n, long long *values, int *status,
+                           size_t *indices_block, size_t *indices_warp, unsigned long long *per_thread) {
+  unsigned t = threadIdx.x;
+  unsigned long long *r = per_thread + (size_t)t * 12;
+  r[0] = gshmemx_longlong_test_all_block(a, n, status, GSHMEM_CMP_GE, 0);
+  r[1] = gshmemx_longlong_test_all_block(a, n, status, GSHMEM_CMP_GT, 0);
+  r[2] = gshmemx_longlong_test_any_block(a, n, status, GSHMEM_CMP_EQ, 7);
+  r[3] = gshmemx_longlong_test_some_block(a, n, indices_block, status, GSHMEM_CMP_EQ, 7);
+  r[4] = gshmemx_longlong_wait_until_any_vector_block(a, n, status, GSHMEM_CMP_EQ, values);
+  r[5] = gshmemx_longlong_test_any_block(a, n, status, GSHMEM_CMP_LT, -5);  // none
+  gshmemx_longlong_wait_until_all_vector_block(a, n, status, GSHMEM_CMP_GE, values);
+  if (t < 32) {  // warp 0 only: the warp forms
+    r[6] = gshmemx_longlong_test_all_warp(a, n, status, GSHMEM_CMP_GE, 0);
+    r[7] = gshmemx_longlong_test_any_warp(a, n, status, GSHMEM_CMP_EQ, 7);
+    r[8] = gshmemx_longlong_wait_until_some_warp(a, n, indices_warp, status, GSHMEM_CMP_EQ, 7);
+    r[9] = gshmemx_longlong_test_some_vector_warp(a, n, indices_warp + n, status, GSHMEM_CMP_EQ, values);
+    r[10] = gshmemx_longlong_wait_until_any_warp(a, n, status, GSHMEM_CMP_EQ, 7);
+    r[11] = gshmemx_longlong_test_all_vector_warp(a, n, status, GSHMEM_CMP_GE, values);
+  }
+}
+
+// Block and warp waits released from another GPU.
+__global__ void coop_remote_wait(unsigned long long *a, size_t n, size_t *indices, unsigned long long *per_thread) {
+  gshmemx_ulonglong_wait_until_all_block(a, n, nullptr, GSHMEM_CMP_EQ, 9);
+  unsigned long long any = gshmemx_ulonglong_wait_until_any_block(a + n, n, nullptr, GSHMEM_CMP_EQ, 9);
+  unsigned long long some = 0;
+  if (threadIdx.x < 32) some = gshmemx_ulonglong_wait_until_some_warp(a + 2 * n, n, indices, nullptr, GSHMEM_CMP_EQ, 9);
+  per_thread[threadIdx.x * 2] = any;
+  per_thread[threadIdx.x * 2 + 1] = some;
+}
+__global__ void coop_remote_set(unsigned long long *a, size_t n, int target) {
+  for (size_t i = threadIdx.x; i < 3 * n; i += blockDim.x)
+    gd::atomic_store<memory_order::release, thread_scope::system>(peer(a + i, target), 9ull);
+}
+
+// Block shapes with a partial last warp, several dimensions, a single
+// thread and a full 1024 threads: the block reductions must hear from every
+// warp, the partial one included, and hand every thread the same result.
+// Two calls of one routine in a row also reuse its shared scratch at once.
+__global__ void coop_shapes(long long *a, size_t n, unsigned long long *per_thread) {
+  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned long long *r = per_thread + (size_t)t * 5;
+  r[0] = gshmemx_longlong_test_any_block(a, n, nullptr, GSHMEM_CMP_EQ, 7);
+  r[1] = gshmemx_longlong_test_any_block(a, n, nullptr, GSHMEM_CMP_EQ, 7);
+  r[2] = gshmemx_longlong_test_all_block(a, n, nullptr, GSHMEM_CMP_LE, 7);
+  r[3] = gshmemx_longlong_test_all_block(a, n, nullptr, GSHMEM_CMP_LT, 7);
+  r[4] = gshmemx_longlong_wait_until_any_block(a, n, nullptr, GSHMEM_CMP_GT, 6);
+}
+
+}  // namespace
+
+cudaError_t launch_litmus(int partner, bool consumer, uint64_t *flag, uint64_t *ack, uint64_t *payload,
+                          uint64_t iterations, unsigned long long *violations) {
+  litmus_kernel<<<1, 1>>>(partner, consumer, flag, ack, payload, iterations, violations);
+  return cudaGetLastError();
+}
+
+#define SYNC_GPU_LAUNCHERS(TYPENAME, TYPE)                                                    \
+  cudaError_t launch_waiter_##TYPENAME(TYPE *ivars, size_t *indices, unsigned long long *result) { \
+    waiter_##TYPENAME<<<1, 1>>>(ivars, indices, result);                                      \
+    return cudaGetLastError();                                                                \
+  }                                                                                           \
+  cudaError_t launch_updater_##TYPENAME(TYPE *ivars, int target, bool use_atomics) {          \
+    updater_##TYPENAME<<<1, 1>>>(ivars, target, use_atomics);                                 \
+    return cudaGetLastError();                                                                \
+  }
+SYNC_GPU_TYPES(SYNC_GPU_LAUNCHERS)
+#undef SYNC_GPU_LAUNCHERS
+
+cudaError_t launch_signal_waiter(uint64_t *sig, unsigned long long *result) {
+  signal_waiter<<<1, 1>>>(sig, result);
+  return cudaGetLastError();
+}
+cudaError_t launch_signal_updater(uint64_t *sig, int target) {
+  signal_updater<<<1, 1>>>(sig, target);
+  return cudaGetLastError();
+}
+cudaError_t launch_fanin_sender(long *flags, long *payload, int me) {
+  fanin_sender<<<1, 1>>>(flags, payload, me);
+  return cudaGetLastError();
+}
+cudaError_t launch_fanin_receiver(long *flags, long *payload, int n_pes, int *status, size_t *indices,
+                                  unsigned long long *result) {
+  fanin_receiver<<<1, 1>>>(flags, payload, n_pes, status, indices, result);
+  return cudaGetLastError();
+}
+cudaError_t launch_coop_local(long long *a, size_t n, long long *values, int *status, size_t *indices_block,
+                              size_t *indices_warp, unsigned long long *per_thread, int threads) {
+  coop_local<<<1, threads>>>(a, n, values, status, indices_block, indices_warp, per_thread);
+  return cudaGetLastError();
+}
+cudaError_t launch_coop_remote_wait(unsigned long long *a, size_t n, size_t *indices,
+                                    unsigned long long *per_thread) {
+  coop_remote_wait<<<1, 256>>>(a, n, indices, per_thread);
+  return cudaGetLastError();
+}
+cudaError_t launch_coop_remote_set(unsigned long long *a, size_t n, int target) {
+  coop_remote_set<<<1, 128>>>(a, n, target);
+  return cudaGetLastError();
+}
+cudaError_t launch_coop_shapes(long long *a, size_t n, unsigned long long *per_thread, dim3 shape) {
+  coop_shapes<<<1, shape>>>(a, n, per_thread);
+  return cudaGetLastError();
+}
+
+}  // namespace sync_gpu

@@ -1,0 +1,49 @@
+// Host-callable launchers of the GPU wait/test tests' kernels
+// (sync_gpu_kernels.cu, an ordinary .cu file compiled without -rdc). The
+// Catch2 checks are in sync_gpu_test.cpp, compiled by the host compiler only:
+// nvcc's front end in CUDA 13.0 can take many minutes on a file that combines
+// Catch2 v3's TEST_CASE with many device-template instantiations.
+// Every launcher returns the launch status and does not synchronize.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace sync_gpu {
+
+constexpr int kElems = 64;
+
+// The types the cross-GPU single/array test runs with (one of each size and
+// signedness; the CPU suite covers every type of the table).
+#define SYNC_GPU_TYPES(X) X(int, int) X(uint64, uint64_t) X(short, short) X(size, size_t) X(ptrdiff, ptrdiff_t)
+
+// Message passing: payload then flag (release) -> wait -> payload, both ways.
+cudaError_t launch_litmus(int partner, bool consumer, uint64_t *flag, uint64_t *ack, uint64_t *payload,
+                          uint64_t iterations, unsigned long long *violations);
+
+// Waiter: wait_until GE 5, test EQ 5, wait_until_all, test_all, wait_until_any,
+// wait_until_some, wait; results in result[0..3]. Updater: stores or atomic
+// adds of 5 to every element on `target`.
+#define SYNC_GPU_DECLARE(TYPENAME, TYPE)                                                    \
+  cudaError_t launch_waiter_##TYPENAME(TYPE *ivars, size_t *indices, unsigned long long *result); \
+  cudaError_t launch_updater_##TYPENAME(TYPE *ivars, int target, bool use_atomics);
+SYNC_GPU_TYPES(SYNC_GPU_DECLARE)
+#undef SYNC_GPU_DECLARE
+
+cudaError_t launch_signal_waiter(uint64_t *sig, unsigned long long *result);
+cudaError_t launch_signal_updater(uint64_t *sig, int target);
+
+cudaError_t launch_fanin_sender(long *flags, long *payload, int me);
+cudaError_t launch_fanin_receiver(long *flags, long *payload, int n_pes, int *status, size_t *indices,
+                                  unsigned long long *result);
+
+// Cooperative forms on local data; 12 results per thread.
+cudaError_t launch_coop_local(long long *a, size_t n, long long *values, int *status, size_t *indices_block,
+                              size_t *indices_warp, unsigned long long *per_thread, int threads);
+cudaError_t launch_coop_remote_wait(unsigned long long *a, size_t n, size_t *indices,
+                                    unsigned long long *per_thread);
+cudaError_t launch_coop_remote_set(unsigned long long *a, size_t n, int target);
+cudaError_t launch_coop_shapes(long long *a, size_t n, unsigned long long *per_thread, dim3 shape);
+
+}  // namespace sync_gpu

@@ -1,0 +1,275 @@
+// GPU tests of the remote updates, run with 2 and 4 PEs (one GPU each):
+// every RMA and atomic routine for every type of the type table reaches the
+// right PE with the right value; contention on one counter; a CAS spin lock;
+// put_signal and fence litmus tests; device barrier stress. The kernels are
+// in update_gpu_*.cu (see update_gpu_kernels.h); iteration counts in
+// update_test_config.h.
+#include "catch.hpp"
+#include "test_support.h"
+#include "update_gpu_kernels.h"
+#include "update_test_config.h"
+
+#include <gshmem/runtime.h>
+#include <gshmem/update.h>  // gshmem_barrier_all (host side)
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace update_test;
+using namespace update_gpu;
+
+namespace {
+
+template <class T>
+using rma_launcher = cudaError_t (*)(T *, const T *, T *, uint64_t *, int);
+
+void cuda_ok(cudaError_t e, const char *what) {
+  INFO(what << ": " << cudaGetErrorString(e));
+  CHECK(e == cudaSuccess);
+}
+
+template <class T>
+std::vector<T> to_host(const T *dev, size_t n) {
+  std::vector<T> h(n);
+  cuda_ok(cudaMemcpy(h.data(), dev, n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+  return h;
+}
+
+// ------------------------------------------------------------ RMA x type
+template <class T>
+void check_rma_type(const char *name, rma_launcher<T> thread_forms, rma_launcher<T> coop_forms) {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  const int target = (me + 1) % n, source = (me + n - 1) % n;
+  const size_t src_len = kBlockElems + 16;
+  T *dst = (T *)gshmem_calloc(kRmaSlots, sizeof(T));
+  T *src = (T *)gshmem_malloc(src_len * sizeof(T));
+  uint64_t *sig = (uint64_t *)gshmem_calloc(kSigs, sizeof(uint64_t));
+  T *got = nullptr;
+  cuda_ok(cudaMalloc(&got, kGotElems * sizeof(T)), "cudaMalloc");
+  std::vector<T> h(src_len);
+  for (size_t k = 0; k < src_len; ++k) h[k] = pattern<T>(me, (int)k);
+  cuda_ok(cudaMemcpy(src, h.data(), src_len * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+  gshmem_barrier_all();
+  cuda_ok(thread_forms(dst, src, got, sig, target), "launch (thread forms)");
+  cuda_ok(coop_forms(dst, src, got, sig, target), "launch (warp/block forms)");
+  cuda_ok(cudaDeviceSynchronize(), "kernel");
+  gshmem_barrier_all();
+
+  INFO("type " << name << ", PE " << me);
+  auto d = to_host(dst, kRmaSlots);
+  auto g = to_host(got, kGotElems);
+  auto s = to_host(sig, kSigs);
+  auto w = [&](int k) { return pattern<T>(source, k); };  // what the writer had at src[k]
+  auto r = [&](int k) { return pattern<T>(target, k); };  // what the target has at src[k]
+  bool ok = d[kP] == w(0);
+  for (int k = 0; k < kMsg; ++k)
+    ok = ok && d[kPut + k] == w(k) && d[kPutNbi + k] == w(1 + k) && d[kPutmem + k] == w(2 + k) &&
+         d[kPutSig + k] == w(3 + k);
+  for (int k = 0; k < kWarpElems; ++k) ok = ok && d[kPutWarp + k] == w(4 + k);
+  for (int k = 0; k < kBlockElems; ++k) ok = ok && d[kPutBlock + k] == w(5 + k) && d[kPutSigBlock + k] == w(6 + k);
+  CHECK(ok);
+  CHECK(s[0] == 7);
+  CHECK(s[1] == 5);
+  CHECK(s[2] == 1);
+  bool got_ok = g[0] == r(0);
+  for (int k = 0; k < kMsg; ++k)
+    got_ok = got_ok && g[1 + k] == r(k) && g[1 + kMsg + k] == r(1 + k) && g[1 + 2 * kMsg + k] == r(2 + k);
+  for (int k = 0; k < kWarpElems; ++k) got_ok = got_ok && g[100 + k] == r(4 + k);
+  for (int k = 0; k < kBlockElems; ++k) got_ok = got_ok && g[200 + k] == r(5 + k);
+  for (int k = 0; k < 10; ++k) got_ok = got_ok && g[1200 + k] == r(6 + k);
+  CHECK(got_ok);
+  cudaFree(got);
+  gshmem_free(sig);
+  gshmem_free(src);
+  gshmem_free(dst);
+}
+
+// -------------------------------------------------------- atomics x type
+template <class T, bool bitwise, bool floating>
+void check_amo_type(const char *name, cudaError_t (*launch)(T *, T *, int)) {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  const int target = (me + 1) % n;
+  T *dst = (T *)gshmem_malloc(A_SLOTS * sizeof(T));
+  T *out = nullptr;
+  cuda_ok(cudaMalloc(&out, A_SLOTS * sizeof(T)), "cudaMalloc");
+  // Every slot starts at 10 + me (the owner), except the NaN checks.
+  std::vector<T> init(A_SLOTS);
+  for (int k = 0; k < A_SLOTS; ++k) init[k] = (T)(10 + me);
+  init[A_CAS_OK] = (T)10;
+  if constexpr (floating) init[A_FNANMAX] = std::numeric_limits<T>::quiet_NaN();
+  cuda_ok(cudaMemcpy(dst, init.data(), A_SLOTS * sizeof(T), cudaMemcpyHostToDevice), "H2D");
+  cuda_ok(cudaMemset(out, 0, A_SLOTS * sizeof(T)), "memset");
+  gshmem_barrier_all();
+  cuda_ok(launch(dst, out, target), "launch");
+  cuda_ok(cudaDeviceSynchronize(), "kernel");
+  gshmem_barrier_all();
+  auto d = to_host(dst, A_SLOTS);
+  auto o = to_host(out, A_SLOTS);
+  INFO("type " << name << ", PE " << me << (bitwise ? " (bitwise)" : ""));
+  const T t0 = (T)(10 + target);  // what the target's slots held (returned values)
+  const T mine = (T)(10 + me);    // what my slots held (written by my left neighbour)
+  if constexpr (bitwise) {
+    CHECK(o[A_FAND] == t0);
+    CHECK(d[A_FAND] == (T)(mine & (T)6));
+    CHECK(d[A_AND] == (T)(mine & (T)3));
+    CHECK(o[A_FOR] == t0);
+    CHECK(d[A_FOR] == (T)(mine | (T)16));
+    CHECK(d[A_OR] == (T)(mine | (T)32));
+    CHECK(o[A_FXOR] == t0);
+    CHECK(d[A_FXOR] == (T)(mine ^ (T)15));
+    CHECK(d[A_XOR] == (T)(mine ^ (T)1));
+  } else {
+    CHECK(o[A_FETCH] == t0);
+    CHECK(d[A_SET] == (T)42);
+    CHECK(o[A_SWAP] == t0);
+    CHECK(d[A_SWAP] == (T)43);
+    CHECK(o[A_CAS_OK] == (T)10);
+    CHECK(d[A_CAS_OK] == (T)44);
+    CHECK(o[A_CAS_NO] == t0);
+    CHECK(d[A_CAS_NO] == mine);
+    CHECK(o[A_FSUB] == t0);
+    CHECK(d[A_FSUB] == (T)(mine - (T)3));
+    CHECK(d[A_SUB] == (T)(mine - (T)4));
+    CHECK(o[A_FMAX] == t0);
+    CHECK(d[A_FMAX] == (T)50);
+    CHECK(d[A_MAX] == mine);
+    CHECK(o[A_FMIN] == t0);
+    CHECK(d[A_FMIN] == (T)2);
+    CHECK(d[A_MIN] == mine);
+    CHECK(o[A_CXX] == t0);
+    CHECK(d[A_CXX] == (T)46);
+    if constexpr (!floating) {
+      CHECK(o[A_FINC] == t0);
+      CHECK(d[A_FINC] == (T)(mine + 1));
+      CHECK(d[A_INC] == (T)(mine + 1));
+      CHECK(o[A_FADD] == t0);
+      CHECK(d[A_FADD] == (T)(mine + 5));
+      CHECK(d[A_ADD] == (T)(mine + 6));
+    } else {
+      CHECK(std::isnan((double)o[A_FNANMAX]));
+      CHECK(d[A_FNANMAX] == (T)7);          // nanmax(NaN, 7) stores 7
+      CHECK(d[A_NANMAX] == mine);           // nanmax(a, NaN) leaves a
+      CHECK(o[A_FNANMIN] == t0);
+      CHECK(d[A_FNANMIN] == (T)0);
+      CHECK(std::signbit(d[A_FNANMIN]));  // nanmin(10, -0.0) stores -0.0
+      CHECK(d[A_NANMIN] == (T)-1);
+    }
+  }
+  cudaFree(out);
+  gshmem_free(dst);
+}
+
+void check_contention() {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  unsigned long long *counter = (unsigned long long *)gshmem_calloc(1, sizeof(unsigned long long));
+  unsigned long long *fmax = nullptr;
+  cuda_ok(cudaMalloc(&fmax, sizeof(*fmax)), "cudaMalloc");
+  cuda_ok(cudaMemset(fmax, 0, sizeof(*fmax)), "memset");
+  const int blocks = 40, threads = 250;  // 10^4 threads
+  const long per_thread = kContentionAddsPerPe / (blocks * threads);
+  gshmem_barrier_all();
+  cuda_ok(launch_contention(counter, fmax, blocks, threads, per_thread), "launch");
+  cuda_ok(cudaDeviceSynchronize(), "contention kernel");
+  gshmem_barrier_all();
+  const unsigned long long expected = (unsigned long long)n * blocks * threads * per_thread;
+  if (me == 0) {
+    INFO("contention: counter on PE 0");
+    CHECK(to_host(counter, 1)[0] == expected);
+  }
+  CHECK(to_host(fmax, 1)[0] < expected);
+  cudaFree(fmax);
+  gshmem_free(counter);
+}
+
+void check_lock() {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  unsigned long long *lock = (unsigned long long *)gshmem_calloc(2, sizeof(unsigned long long));
+  unsigned long long *count = lock + 1;
+  const int blocks = 4;  // contending threads per PE, in separate blocks
+  gshmem_barrier_all();
+  cuda_ok(launch_lock(lock, count, blocks, kLockRoundsPerPe / blocks), "launch");
+  cuda_ok(cudaDeviceSynchronize(), "lock kernel");
+  gshmem_barrier_all();
+  if (me == 0) {
+    auto h = to_host(lock, 2);
+    CHECK(h[0] == 0);
+    CHECK(h[1] == (unsigned long long)n * blocks * (kLockRoundsPerPe / blocks));
+  }
+  gshmem_free(lock);
+}
+
+void check_litmus() {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  const int target = (me + 1) % n;
+  uint64_t *sym = (uint64_t *)gshmem_calloc(4096, sizeof(uint64_t));
+  uint64_t *msg = sym, *sig = sym + 64, *wide_sig = sym + 72, *a = sym + 80, *b = sym + 96, *wide_msg = sym + 1024;
+  uint64_t *staging = nullptr;
+  unsigned long long *violations = nullptr;
+  cuda_ok(cudaMalloc(&staging, 2048 * sizeof(uint64_t)), "cudaMalloc");
+  cuda_ok(cudaMalloc(&violations, 2 * sizeof(unsigned long long)), "cudaMalloc");
+  cuda_ok(cudaMemset(violations, 0, 2 * sizeof(unsigned long long)), "memset");
+  gshmem_barrier_all();
+  cuda_ok(launch_put_signal_litmus(msg, sig, wide_msg, wide_sig, staging, violations, kLitmusIterations, target),
+          "launch");
+  cuda_ok(cudaDeviceSynchronize(), "put_signal litmus");
+  gshmem_barrier_all();
+  cuda_ok(launch_fence_litmus(a, b, staging + 1100, violations + 1, kLitmusIterations, target), "launch");
+  cuda_ok(cudaDeviceSynchronize(), "fence litmus");
+  gshmem_barrier_all();
+  auto v = to_host(violations, 2);
+  INFO("PE " << me);
+  CHECK(v[0] == 0);  // data before signal
+  CHECK(v[1] == 0);  // two puts to one peer in order across a fence
+  auto s = to_host(sym, 128);
+  CHECK(s[64] == (uint64_t)kLitmusIterations);
+  CHECK(s[96] == (uint64_t)kLitmusIterations);
+  cudaFree(violations);
+  cudaFree(staging);
+  gshmem_free(sym);
+}
+
+void check_barrier() {
+  unsigned long long *counter = (unsigned long long *)gshmem_calloc(1, sizeof(unsigned long long));
+  unsigned long long *violations = nullptr;
+  cuda_ok(cudaMalloc(&violations, sizeof(*violations)), "cudaMalloc");
+  cuda_ok(cudaMemset(violations, 0, sizeof(*violations)), "memset");
+  gshmem_barrier_all();
+  cuda_ok(launch_barrier_stress(counter, violations, kBarrierIterations), "launch");
+  cuda_ok(cudaDeviceSynchronize(), "barrier stress");
+  gshmem_barrier_all();
+  INFO("PE " << gshmem_my_pe());
+  CHECK(to_host(violations, 1)[0] == 0);
+  CHECK(to_host(counter, 1)[0] == (unsigned long long)kBarrierIterations);
+  cudaFree(violations);
+  gshmem_free(counter);
+}
+
+}  // namespace
+
+// One test case for the whole run: init and finalize are collective, so every
+// PE must walk the same sequence (checks use CHECK, never REQUIRE, after init).
+TEST_CASE("remote updates on GPUs", "[update][gpu]") {
+  REQUIRE(gshmem_init() == GSHMEM_SUCCESS);
+  REQUIRE(gshmem_n_pes() >= 2);
+#define RUN_RMA(NAME, TYPE) check_rma_type<TYPE>(#NAME, launch_rma_thread_##NAME, launch_rma_coop_##NAME);
+  GSHMEM_FOR_EACH_RMA_TYPE(RUN_RMA)
+#undef RUN_RMA
+#define RUN_AMO(NAME, TYPE) check_amo_type<TYPE, false, false>(#NAME, launch_amo_##NAME);
+  GSHMEM_FOR_EACH_AMO_TYPE(RUN_AMO)
+#undef RUN_AMO
+#define RUN_AMO_BITWISE(NAME, TYPE) check_amo_type<TYPE, true, false>(#NAME, launch_amo_bitwise_##NAME);
+  GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(RUN_AMO_BITWISE)
+#undef RUN_AMO_BITWISE
+#define RUN_AMO_FLOAT(NAME, TYPE) check_amo_type<TYPE, false, true>(#NAME, launch_amo_float_##NAME);
+  GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(RUN_AMO_FLOAT)
+#undef RUN_AMO_FLOAT
+  check_contention();
+  check_lock();
+  check_litmus();
+  check_barrier();
+  gshmem_finalize();
+}
