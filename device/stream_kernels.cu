@@ -82,17 +82,17 @@ __global__ void wait_until_kernel(T *ivar, int cmp, T value) {
 #endif
 }
 
-// Rotates where wait_until_any starts scanning, so a series of calls returns
-// every element that stays satisfied (no starvation).
-__device__ unsigned long long any_rotation;
-
 // _all / _any / _some, scalar or vector (values != NULL), one block.
 // Semantics as the device routines: status NULL includes all, nonzero
-// excludes; an empty set returns at once (any: SIZE_MAX, some: 0).
+// excludes; an empty set returns at once (any: SIZE_MAX, some: 0). `caller`
+// (the stream) keys the _any rotation cursor, as a calling thread does on the
+// device (detail/sync_core.h): calls on one stream rotate through the array
+// whatever other arrays and streams do. GSHMEM_WAIT_TIMEOUT bounds the whole
+// call, not each element.
 template <class T>
 __global__ void __launch_bounds__(kSetThreads)
     wait_set_kernel(SetKind kind, T *ivars, size_t nelems, const int *status, int cmp, T value,
-                    const T *values, size_t *indices, size_t *out) {
+                    const T *values, size_t *indices, size_t *out, unsigned long long caller) {
 #if GSHMEMI_STREAM_USE_SYNC_API
   if (threadIdx.x != 0) return;
   switch (kind) {
@@ -125,10 +125,11 @@ __global__ void __launch_bounds__(kSetThreads)
 
   if (kind == SetKind::all) {
     // Each element waited on until seen satisfied once (OpenSHMEM's reading).
+    // One deadline for the whole call.
+    const TimeoutClock clock;
     for (size_t i = tid; i < nelems; i += blockDim.x) {
       if (status && status[i]) continue;
       const T v = values ? values[i] : value;
-      TimeoutClock clock;
       T seen;
       while (!gd::compare(cmp, seen = poll(ivars + i), v))
         if (clock.expired()) timeout_trap("wait_until_all_on_stream", ivars + i, cmp, v, seen);
@@ -136,7 +137,8 @@ __global__ void __launch_bounds__(kSetThreads)
     return;
   }
 
-  if (tid == 0) start = kind == SetKind::any ? size_t(atomicAdd(&any_rotation, 1ull) % nelems) : 0;
+  const gd::any_cursor cursor(ivars, caller);
+  if (tid == 0) start = kind == SetKind::any ? cursor.load(nelems) : 0;
   TimeoutClock clock;
   for (;;) {
     if (tid == 0) { first_found = ULLONG_MAX; found_count = 0; }
@@ -159,7 +161,9 @@ __global__ void __launch_bounds__(kSetThreads)
       if (tid == 0) {
         if (kind == SetKind::any) {
           size_t i = start + size_t(first_found);
-          *out = i >= nelems ? i - nelems : i;
+          if (i >= nelems) i -= nelems;
+          *out = i;
+          cursor.store(i + 1);
         } else {
           *out = size_t(found_count);
         }
@@ -229,7 +233,8 @@ unsigned set_threads(size_t nelems) {
                                          cudaStream_t stream) {                                   \
     const unsigned threads = GSHMEMI_STREAM_USE_SYNC_API ? 1u : set_threads(nelems);              \
     wait_set_kernel<TYPE><<<1, threads, 0, stream>>>(kind, ivars, nelems, status, cmp, value,     \
-                                                     values, indices, out);                       \
+                                                     values, indices, out,                        \
+                                                     (unsigned long long)(uintptr_t)stream);      \
     return cudaGetLastError();                                                                    \
   }
 GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_DEFINE_STREAM_LAUNCHERS)

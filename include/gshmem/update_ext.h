@@ -93,14 +93,16 @@ GSHMEMI_DEFINE_COOP_MEM(block)
 
 /* ------------------------------------------------------ extended atomics
  * gshmemx_TYPENAME_atomic_fetch_<op>(dest, value, pe) / _atomic_<op>:
- * sub (wraps modulo 2^N for integers), max, min for the AMO types and float/
- * double; nanmax, nanmin for float/double. Relaxed at system scope, like the
- * OpenSHMEM atomics. Integers: one atom instruction. Floating point: a
- * compare-and-swap loop on the bit pattern (no write when the value would
- * not change). max/min follow fmax/fmin: a NaN operand leaves the target,
- * a NaN target takes the operand; max(-0.0, +0.0) = +0.0 and
- * min(-0.0, +0.0) = -0.0 whatever the order. nanmax/nanmin: NaN is a
- * missing value (nanmax(a, NaN) leaves a, nanmax(NaN, n) stores n). */
+ * sub, max, min, nanmax, nanmin for the AMO types and float/double; add
+ * (and fetch_add) for float/double. Relaxed at system scope, like the
+ * OpenSHMEM atomics. Integers: one atom instruction (sub wraps modulo 2^N;
+ * nanmax/nanmin equal max/min). float/double add and sub: one atom.add.f32/
+ * .f64. float/double max/min/nanmax/nanmin: a compare-and-swap loop on the
+ * bit pattern (no write when the value would not change, at this relaxed
+ * order). max/min propagate NaN (numpy.maximum): max(a, NaN) stores NaN, a
+ * NaN target stays. nanmax/nanmin treat NaN as missing (numpy.fmax, C fmax):
+ * nanmax(a, NaN) leaves a, nanmax(NaN, n) stores n. Both order signed zero:
+ * max(-0.0, +0.0) = +0.0, min(-0.0, +0.0) = -0.0 whatever the order. */
 #define GSHMEMI_RLX gshmem::memory_order::relaxed, gshmem::thread_scope::system
 #define GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, op)                                                      \
   GSHMEM_DEVICE TYPE gshmemx_##NAME##_atomic_fetch_##op(TYPE *dest, TYPE value, int pe) {           \
@@ -118,9 +120,13 @@ GSHMEMI_DEFINE_COOP_MEM(block)
 #define GSHMEMI_DEFINE_XAMO_NAN(NAME, TYPE)   \
   GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, nanmax)  \
   GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, nanmin)
+#define GSHMEMI_DEFINE_XAMO_FLOAT_ADD(NAME, TYPE) GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, add)
 GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_XAMO)
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_XAMO_NAN)
 GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO)
 GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_NAN)
+GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_FLOAT_ADD)
+#undef GSHMEMI_DEFINE_XAMO_FLOAT_ADD
 #undef GSHMEMI_DEFINE_XAMO_NAN
 #undef GSHMEMI_DEFINE_XAMO
 #undef GSHMEMI_DEFINE_XAMO_OP
@@ -137,7 +143,7 @@ GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_NAN)
  * system scope; the whole is not atomic, and the order among elements is
  * unspecified. The group synchronizes before returning.
  * Operations: compare_swap and swap (AMO and float types), fetch_add (AMO
- * types), fetch_and/or/xor (bitwise types), fetch_max/min (AMO and float). */
+ * and float types), fetch_and/or/xor (bitwise types), fetch_max/min (AMO and float). */
 #define GSHMEMI_BULK_ARGS(TYPE) \
   TYPE *dest, size_t dest_nelems, gshmemx_bulk_index_t index, const TYPE *values, TYPE *fetched, size_t n, \
       const bool *mask, unsigned flags, int pe
@@ -180,6 +186,7 @@ GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_NAN)
 GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_BULK_BASIC)
 GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_BULK_BASIC)
 GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_BULK_ADD)
+GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_BULK_ADD)
 GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_DEFINE_BULK_BITWISE)
 #undef GSHMEMI_DEFINE_BULK_BITWISE
 #undef GSHMEMI_DEFINE_BULK_ADD

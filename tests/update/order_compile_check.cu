@@ -19,8 +19,8 @@ __global__ void order_case(unsigned long long *x, int pe) {
   gshmem::atomic_fence<gshmem::memory_order::relaxed>();
 #elif GSHMEM_CHECK_CASE == 4  // an acq_rel load
   (void)gshmem::atomic_load<gshmem::memory_order::acq_rel, gshmem::thread_scope::block>(x, pe);
-#elif GSHMEM_CHECK_CASE == 5  // exchange of a 16-byte object
-  struct alignas(16) wide { unsigned long long a, b; };
+#elif GSHMEM_CHECK_CASE == 5  // exchange of a 32-byte object
+  struct alignas(32) wide { unsigned long long a, b, c, d; };
   (void)gshmem::atomic_exchange(reinterpret_cast<wide *>(x), wide{1, 2}, pe);
 #endif
 }

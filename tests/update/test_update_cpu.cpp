@@ -9,6 +9,9 @@
 #include <gshmem/detail/update_order.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -31,7 +34,7 @@ constexpr auto kSys = thread_scope::system;
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("floating max/min follow fmax/fmin with ordered signed zero", "[update][arith]", float,
+TEMPLATE_TEST_CASE("floating max/min propagate NaN and order signed zero", "[update][arith]", float,
                    double) {
   using T = TestType;
   const T nan = std::numeric_limits<T>::quiet_NaN();
@@ -47,18 +50,20 @@ TEMPLATE_TEST_CASE("floating max/min follow fmax/fmin with ordered signed zero",
   CHECK(d::combine_min(T(5), -inf) == -inf);
   CHECK(d::combine_min(inf, T(7)) == T(7));
 
-  // NaN operand is ignored; NaN target takes the operand (fmax/fmin).
-  CHECK(d::combine_max(T(3), nan) == T(3));
-  CHECK(d::combine_max(nan, T(3)) == T(3));
-  CHECK(d::combine_min(T(3), nan) == T(3));
-  CHECK(d::combine_min(nan, T(-3)) == T(-3));
-  CHECK(std::isnan(d::combine_max(nan, nan)));
-  CHECK(d::combine_max(nan, -inf) == -inf);
-  // Agrees with the C library wherever the library's result is defined.
+  // NaN propagates (numpy.maximum / IEEE 754-2019 maximum): a NaN operand is
+  // stored, a NaN target stays.
+  CHECK(std::isnan(d::combine_max(T(3), nan)));
+  CHECK(std::isnan(d::combine_max(nan, T(3))));
+  CHECK(std::isnan(d::combine_min(T(3), nan)));
+  CHECK(std::isnan(d::combine_min(nan, T(-3))));
+  CHECK(std::isnan(d::combine_max(nan, -inf)));
+  // Without NaN, max/min agree with the C library (and with nanmax/nanmin).
   for (T a : {T(-2), T(0.5), inf, -inf, T(7)})
-    for (T b : {T(-2), T(0.5), inf, -inf, T(7), nan}) {
+    for (T b : {T(-2), T(0.5), inf, -inf, T(7)}) {
       CHECK(d::combine_max(a, b) == std::fmax(a, b));
       CHECK(d::combine_min(a, b) == std::fmin(a, b));
+      CHECK(d::combine_max(a, b) == d::combine_nanmax(a, b));
+      CHECK(d::combine_min(a, b) == d::combine_nanmin(a, b));
     }
 
   // Signed zero: max prefers +0, min prefers -0, in either argument order.
@@ -68,8 +73,39 @@ TEMPLATE_TEST_CASE("floating max/min follow fmax/fmin with ordered signed zero",
   CHECK(is_neg_zero(d::combine_min(pz, nz)));
   CHECK(is_neg_zero(d::combine_max(nz, nz)));
   CHECK(is_pos_zero(d::combine_min(pz, pz)));
-  CHECK(is_pos_zero(d::combine_max(nz, nan)) == false);  // NaN leaves -0 as it was
-  CHECK(is_neg_zero(d::combine_max(nz, nan)));
+}
+
+TEST_CASE("integer nanmax/nanmin equal max/min", "[update][arith]") {
+  for (long long a : {LLONG_MIN, -5LL, 0LL, 7LL, LLONG_MAX})
+    for (long long b : {LLONG_MIN, -5LL, 0LL, 7LL, LLONG_MAX}) {
+      CHECK(d::combine_nanmax(a, b) == d::combine_max(a, b));
+      CHECK(d::combine_nanmin(a, b) == d::combine_min(a, b));
+    }
+  unsigned int u = 3;
+  CHECK(d::addr_fetch_nanmax<kRlx, kSys>(&u, 9u) == 3u);
+  CHECK(u == 9u);
+  CHECK(d::addr_fetch_nanmin<kRlx, kSys>(&u, 4u) == 9u);
+  CHECK(u == 4u);
+}
+
+TEMPLATE_TEST_CASE("float and double atomic add and sub", "[update][arith]", float, double) {
+  using T = TestType;
+  T x = T(1.5);
+  CHECK(d::addr_fetch_add<kRlx, kSys>(&x, T(0.25)) == T(1.5));
+  CHECK(x == T(1.75));
+  CHECK(d::addr_fetch_sub<memory_order::acq_rel, kSys>(&x, T(2)) == T(1.75));
+  CHECK(x == T(-0.25));
+  d::addr_add<memory_order::release, kSys>(&x, T(0.25));
+  CHECK(is_pos_zero(x));
+  // Under contention: every add lands (values exact in binary).
+  T sum = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int k = 0; k < 10000; ++k) d::addr_fetch_add<kRlx, kSys>(&sum, T(0.5));
+    });
+  for (auto &th : threads) th.join();
+  CHECK(sum == T(20000));
 }
 
 TEMPLATE_TEST_CASE("nanmax/nanmin treat NaN as a missing value", "[update][arith]", float, double) {
@@ -111,12 +147,17 @@ TEMPLATE_TEST_CASE("compare-and-swap loops on memory: NaN, zeros, no write when 
   using T = TestType;
   const T nan = std::numeric_limits<T>::quiet_NaN();
   T x = nan;
-  CHECK(std::isnan(d::addr_fetch_max<kRlx, kSys>(&x, T(2))));
+  CHECK(std::isnan(d::addr_fetch_nanmax<kRlx, kSys>(&x, T(2))));
   CHECK(x == T(2));
-  // A NaN operand leaves the target bit-for-bit.
+  // A NaN operand leaves the target bit-for-bit (nanmax), or is stored (max).
   T before = x;
-  CHECK(d::addr_fetch_max<kRlx, kSys>(&x, nan) == T(2));
+  CHECK(d::addr_fetch_nanmax<kRlx, kSys>(&x, nan) == T(2));
   CHECK(bits_equal(x, before));
+  CHECK(d::addr_fetch_max<kRlx, kSys>(&x, nan) == T(2));
+  CHECK(std::isnan(x));
+  T stays = nan;
+  CHECK(std::isnan(d::addr_fetch_max<kRlx, kSys>(&stays, T(5))));
+  CHECK(std::isnan(stays));
   T z = -T(0);
   d::addr_fetch_max<kRlx, kSys>(&z, T(0));
   CHECK(is_pos_zero(z));
@@ -144,7 +185,7 @@ TEST_CASE("float max by compare-and-swap loses no update under contention", "[up
         float v = float(k * kThreads + t);  // every value distinct; largest from the last thread
         d::addr_fetch_max<kRlx, kSys>(&target, v);
         d::addr_fetch_min<kRlx, kSys>(&dmin, -double(v));
-        if (k % 97 == 0) d::addr_fetch_max<kRlx, kSys>(&target, std::numeric_limits<float>::quiet_NaN());
+        if (k % 97 == 0) d::addr_fetch_nanmax<kRlx, kSys>(&target, std::numeric_limits<float>::quiet_NaN());
       }
     });
   for (auto& th : threads) th.join();
@@ -200,6 +241,45 @@ TEST_CASE("bulk element rules: mask, bounds, strides", "[update][bulk]") {
   gshmemx_bulk_index_t up{nullptr, 1, 4};  // 1, 5, 9, 13
   CHECK(d::bulk_element(2, up, nullptr, 10, 0, &t) == d::bulk_verdict::apply);
   CHECK(d::bulk_element(3, up, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+}
+
+TEST_CASE("bulk strided index: products and sums past 64 bits are out of bounds, never wrapped",
+          "[update][bulk]") {
+  size_t t = 12345;
+  // stride 2^62: element 4 would be 2^64, which wraps to 0 in 64-bit arithmetic.
+  gshmemx_bulk_index_t huge{nullptr, 0, (ptrdiff_t)1 << 62};
+  CHECK(d::bulk_element(0, huge, nullptr, 10, 0, &t) == d::bulk_verdict::apply);
+  CHECK(t == 0);
+  for (size_t i : {1, 2, 3, 4, 5, 8, 1000})
+    CHECK(d::bulk_element(i, huge, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+  // Negative strides: -2^62 * 4 wraps to 0 as well.
+  gshmemx_bulk_index_t neg{nullptr, 3, -((ptrdiff_t)1 << 62)};
+  CHECK(d::bulk_element(0, neg, nullptr, 10, 0, &t) == d::bulk_verdict::apply);
+  CHECK(t == 3);
+  for (size_t i : {1, 4, 8}) CHECK(d::bulk_element(i, neg, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+  // A base near 2^64 plus a small step wraps past zero.
+  gshmemx_bulk_index_t near_top{nullptr, SIZE_MAX - 1, 1};
+  CHECK(d::bulk_element(2, near_top, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+  // PTRDIFF_MIN as a stride (its magnitude does not fit a signed 64-bit value).
+  gshmemx_bulk_index_t min_stride{nullptr, 0, PTRDIFF_MIN};
+  CHECK(d::bulk_element(1, min_stride, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+  CHECK(d::bulk_element(2, min_stride, nullptr, 10, 0, &t) == d::bulk_verdict::out_of_bounds);
+
+  // Through bulk_apply: the out-of-bounds elements change nothing (element 0
+  // is updated once, by element 0 alone) and CAS results are the expected values.
+  std::vector<uint64_t> dest(10, 100);
+  std::vector<uint64_t> fetched(6, 0xdead);
+  const uint64_t conds[6] = {100, 100, 100, 100, 100, 100};
+  auto cas = [&](uint64_t *p, size_t i) {
+    uint64_t e = conds[i];
+    d::addr_compare_exchange<kRlx, kSys>(p, e, 7 + i);
+    return e;
+  };
+  run_bulk(dest.data(), dest.size(), huge, nullptr, 6, 0, fetched.data(), conds, cas, 3);
+  CHECK(dest[0] == 7);
+  for (size_t i = 1; i < 10; ++i) CHECK(dest[i] == 100);
+  CHECK(fetched[0] == 100);
+  for (size_t i = 1; i < 6; ++i) CHECK(fetched[i] == conds[i]);
 }
 
 TEST_CASE("bulk compare-and-swap: results, skipped elements return expected", "[update][bulk]") {
@@ -301,4 +381,103 @@ TEST_CASE("order and scope validation table", "[update][order]") {
   // The compile-time table agrees (these are the static_assert conditions).
   static_assert(!gshmem::detail::op_order_valid(GSHMEMX_OP_LOAD, GSHMEMX_ORDER_RELEASE), "release load");
   static_assert(!gshmem::detail::op_order_valid(GSHMEMX_OP_STORE, GSHMEMX_ORDER_ACQUIRE), "acquire store");
+}
+
+// ----------------------------------------- orders kept when nothing changes
+//
+// A compare-and-swap-loop operation whose result equals the value found
+// (max of a smaller value, say) must still perform its release as a write
+// when its order has a release part; a relaxed or acquire one may return
+// after its load. Observed through page protection: the target lives on a
+// read-only page, so any write (a locked compare-and-swap even of equal
+// bits) faults. Each case runs in a child process.
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+// 0: returned normally; SIGSEGV/SIGBUS: it wrote.
+template <memory_order O>
+int run_max_on_read_only_page() {
+  const long page = sysconf(_SC_PAGESIZE);
+  void *mem = mmap(nullptr, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mem != MAP_FAILED);
+  double *x = static_cast<double *>(mem);
+  *x = 10.0;
+  REQUIRE(mprotect(mem, (size_t)page, PROT_READ) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::signal(SIGSEGV, SIG_DFL);  // the test framework's handler would report it as a failure
+    std::signal(SIGBUS, SIG_DFL);
+    const double old = d::addr_fetch_max<O, kSys>(x, 3.0);  // max(10, 3) = 10: no change
+    _exit(old == 10.0 ? 0 : 3);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  munmap(mem, (size_t)page);
+  if (WIFSIGNALED(status)) return WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) == 0 ? 0 : 100 + WEXITSTATUS(status) : -1;
+}
+}  // namespace
+
+TEST_CASE("a float max that changes nothing keeps its release as a write", "[update][cas][order]") {
+  CHECK(run_max_on_read_only_page<memory_order::relaxed>() == 0);
+  CHECK(run_max_on_read_only_page<memory_order::acquire>() == 0);
+  const int release = run_max_on_read_only_page<memory_order::release>();
+  CHECK((release == SIGSEGV || release == SIGBUS));
+  const int acq_rel = run_max_on_read_only_page<memory_order::acq_rel>();
+  CHECK((acq_rel == SIGSEGV || acq_rel == SIGBUS));
+  const int seq_cst = run_max_on_read_only_page<memory_order::seq_cst>();
+  CHECK((seq_cst == SIGSEGV || seq_cst == SIGBUS));
+}
+
+// ------------------------------------------------------- 16-byte objects
+
+TEST_CASE("16-byte load, store, exchange, compare-exchange are indivisible among host threads",
+          "[update][wide]") {
+  struct alignas(16) pair {
+    unsigned long long a, b;
+  };
+  pair cell{0, 0};
+  std::atomic<bool> done{false};
+  std::atomic<unsigned long long> torn{0}, loads{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r)
+    readers.emplace_back([&] {
+      unsigned long long bad = 0, n = 0;
+      while (!done.load(std::memory_order_relaxed)) {
+        const pair v = d::load_object<memory_order::acquire, kSys>(&cell);
+        bad += v.a != v.b;
+        ++n;
+      }
+      torn += bad;
+      loads += n;
+    });
+  for (unsigned long long k = 1; k <= 200000; ++k) {
+    switch (k % 3) {
+      case 0: d::store_object<memory_order::release, kSys>(&cell, pair{k, k}); break;
+      case 1: {
+        const pair old = d::addr_exchange<memory_order::acq_rel, kSys>(&cell, pair{k, k});
+        CHECK(old.a == old.b);
+        break;
+      }
+      default: {
+        pair expected = d::load_object<memory_order::relaxed, kSys>(&cell);
+        CHECK(d::addr_compare_exchange<memory_order::seq_cst, kSys>(&cell, expected, pair{k, k}));
+      }
+    }
+  }
+  done = true;
+  for (auto &th : readers) th.join();
+  CHECK(torn.load() == 0);
+  CHECK(loads.load() > 0);
+  const pair last = d::load_object<memory_order::seq_cst, kSys>(&cell);
+  CHECK(last.a == 200000);
+  CHECK(last.b == 200000);
+  // A failed compare-exchange reports the value found, whole.
+  pair wrong{1, 2};
+  CHECK_FALSE(d::addr_compare_exchange<memory_order::relaxed, kSys>(&cell, wrong, pair{9, 9}));
+  CHECK(wrong.a == 200000);
+  CHECK(wrong.b == 200000);
 }

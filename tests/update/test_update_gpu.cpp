@@ -157,6 +157,11 @@ void check_amo_type(const char *name, cudaError_t (*launch)(T *, T *, int)) {
       CHECK(d[A_FNANMIN] == (T)0);
       CHECK(std::signbit(d[A_FNANMIN]));  // nanmin(10, -0.0) stores -0.0
       CHECK(d[A_NANMIN] == (T)-1);
+      CHECK(o[A_FADDF] == t0);                  // native floating add
+      CHECK(d[A_FADDF] == mine + (T)0.5);
+      CHECK(d[A_ADDF] == mine - (T)1.5);
+      CHECK(std::isnan((double)d[A_MAXNAN]));  // max propagates NaN
+      CHECK(std::isnan((double)d[A_MINNAN]));
     }
   }
   cudaFree(out);
@@ -248,6 +253,99 @@ void check_barrier() {
   gshmem_free(counter);
 }
 
+// ------------------------------------------- cooperative forms x block shape
+// The warp group of the update forms ranks lanes by their linear index: in a
+// 16x2 block, two lanes sharing threadIdx.x would otherwise copy the same
+// half of the data, apply bulk atomics twice and signal twice.
+void check_coop_shapes() {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  const int target = (me + 1) % n, source = (me + n - 1) % n;
+  constexpr unsigned kMaxWarps = 4;
+  shape_areas a{};
+  a.bytes = (unsigned char *)gshmem_malloc(2 * kMaxWarps * 4096);
+  a.adds = (unsigned long long *)gshmem_malloc(2 * kMaxWarps * 64 * sizeof(unsigned long long));
+  a.sigs = (uint64_t *)gshmem_malloc((kMaxWarps + 1) * sizeof(uint64_t));
+  a.data = (uint64_t *)gshmem_malloc((kMaxWarps * 16 + 16) * sizeof(uint64_t));
+  unsigned char *src = nullptr;
+  cuda_ok(cudaMalloc(&src, 2 * kMaxWarps * 4096), "cudaMalloc");
+  a.src = src;
+  std::vector<unsigned char> pattern(2 * kMaxWarps * 4096);
+  auto byte_of = [](int pe, size_t k) { return (unsigned char)(pe * 37 + k * 13 + (k >> 8)); };
+  for (size_t k = 0; k < pattern.size(); ++k) pattern[k] = byte_of(me, k);
+  cuda_ok(cudaMemcpy(src, pattern.data(), pattern.size(), cudaMemcpyHostToDevice), "H2D");
+  const dim3 shapes[] = {dim3(32), dim3(16, 2), dim3(8, 4), dim3(4, 4, 2), dim3(64, 2), dim3(2, 8, 8)};
+  for (const dim3 &shape : shapes) {
+    const unsigned warps = shape.x * shape.y * shape.z / 32;
+    INFO("block " << shape.x << "x" << shape.y << "x" << shape.z << ", PE " << me);
+    cuda_ok(cudaMemset(a.bytes, 0, 2 * kMaxWarps * 4096), "memset");
+    cuda_ok(cudaMemset(a.adds, 0, 2 * kMaxWarps * 64 * sizeof(unsigned long long)), "memset");
+    cuda_ok(cudaMemset(a.sigs, 0, (kMaxWarps + 1) * sizeof(uint64_t)), "memset");
+    cuda_ok(cudaMemset(a.data, 0, (kMaxWarps * 16 + 16) * sizeof(uint64_t)), "memset");
+    cuda_ok(cudaDeviceSynchronize(), "memset");
+    gshmem_barrier_all();
+    cuda_ok(launch_coop_shapes(a, shape, target), "launch");
+    cuda_ok(cudaDeviceSynchronize(), "coop shapes kernel");
+    gshmem_barrier_all();
+    auto bytes = to_host(a.bytes, 2 * warps * 4096);
+    size_t wrong_bytes = 0;
+    for (size_t k = 0; k < bytes.size(); ++k) wrong_bytes += bytes[k] != byte_of(source, k);
+    CHECK(wrong_bytes == 0);
+    auto adds = to_host(a.adds, 2 * warps * 64);
+    size_t not_once = 0;
+    for (auto v : adds) not_once += v != 1;
+    CHECK(not_once == 0);  // every counter incremented exactly once
+    auto sigs = to_host(a.sigs, warps + 1);
+    for (unsigned w = 0; w <= warps; ++w) CHECK(sigs[w] == 1);  // one SIGNAL_ADD per group
+    auto data = to_host(a.data, warps * 16 + 16);
+    std::vector<uint64_t> expect_words(warps * 16 + 16);
+    std::vector<unsigned char> source_bytes(2 * kMaxWarps * 4096);
+    for (size_t k = 0; k < source_bytes.size(); ++k) source_bytes[k] = byte_of(source, k);
+    std::memcpy(expect_words.data(), source_bytes.data(), warps * 16 * sizeof(uint64_t));
+    std::memcpy(expect_words.data() + warps * 16, source_bytes.data() + warps * 16 * sizeof(uint64_t),
+                16 * sizeof(uint64_t));
+    CHECK(data == expect_words);
+  }
+  cudaFree(src);
+  gshmem_free(a.data);
+  gshmem_free(a.sigs);
+  gshmem_free(a.adds);
+  gshmem_free(a.bytes);
+}
+
+// -------------------------------------------------- 16-byte atomic objects
+// PE p writes {k, k} to PE p+1's cell (store, exchange, compare-exchange in
+// turn) while readers there load it: no load may see halves of two writes.
+void check_wide_atomics() {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  const int target = (me + 1) % n;
+  const long iterations = kWideIterations;
+  unsigned long long *cell = (unsigned long long *)gshmem_calloc(2, sizeof(unsigned long long));
+  unsigned long long *torn = nullptr;
+  cuda_ok(cudaMalloc(&torn, 2 * sizeof(unsigned long long)), "cudaMalloc");
+  cuda_ok(cudaMemset(torn, 0, 2 * sizeof(unsigned long long)), "memset");
+  cudaStream_t readers, writer;
+  cuda_ok(cudaStreamCreateWithFlags(&readers, cudaStreamNonBlocking), "stream");
+  cuda_ok(cudaStreamCreateWithFlags(&writer, cudaStreamNonBlocking), "stream");
+  cuda_ok(cudaDeviceSynchronize(), "sync");
+  gshmem_barrier_all();
+  // Readers first (they spin until the last value lands), then the writer.
+  cuda_ok(launch_wide_readers_on(cell, iterations, 2, torn, readers), "launch readers");
+  cuda_ok(launch_wide_writer_on(cell, iterations, target, writer), "launch writer");
+  cuda_ok(cudaDeviceSynchronize(), "wide atomics kernels");
+  gshmem_barrier_all();
+  auto t = to_host(torn, 2);
+  INFO("PE " << me << ": " << t[1] << " 16-byte loads");
+  CHECK(t[0] == 0);
+  CHECK(t[1] >= (unsigned long long)2 * 128);
+  auto c = to_host(cell, 2);
+  CHECK(c[0] == (unsigned long long)iterations);
+  CHECK(c[1] == (unsigned long long)iterations);
+  cudaStreamDestroy(readers);
+  cudaStreamDestroy(writer);
+  cudaFree(torn);
+  gshmem_free(cell);
+}
+
 }  // namespace
 
 // One test case for the whole run: init and finalize are collective, so every
@@ -271,5 +369,7 @@ TEST_CASE("remote updates on GPUs", "[update][gpu]") {
   check_lock();
   check_litmus();
   check_barrier();
+  check_coop_shapes();
+  check_wide_atomics();
   gshmem_finalize();
 }

@@ -58,6 +58,10 @@ GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(AMO_BITWISE_KERNEL)
     gshmemx_##NAME##_atomic_nanmax(dst + A_NANMAX, (TYPE)NAN, target);                             \
     out[A_FNANMIN] = gshmemx_##NAME##_atomic_fetch_nanmin(dst + A_FNANMIN, -(TYPE)0, target);        \
     gshmemx_##NAME##_atomic_nanmin(dst + A_NANMIN, (TYPE)-1, target);                                \
+    out[A_FADDF] = gshmemx_##NAME##_atomic_fetch_add(dst + A_FADDF, (TYPE)0.5, target);              \
+    gshmemx_##NAME##_atomic_add(dst + A_ADDF, (TYPE)-1.5, target);                                   \
+    gshmemx_##NAME##_atomic_max(dst + A_MAXNAN, (TYPE)NAN, target);                                  \
+    gshmemx_##NAME##_atomic_min(dst + A_MINNAN, (TYPE)NAN, target);                                  \
     gshmem_quiet();                                                                                  \
   }
 GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(AMO_FLOAT_KERNEL)

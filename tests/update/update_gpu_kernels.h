@@ -84,8 +84,8 @@ cudaError_t launch_coop_shapes(const shape_areas &a, dim3 block, int target);
 // (alternating store, exchange and compare-exchange) to `cell` on `target`;
 // `readers` threads on the target load it with 16-byte atomic loads and count
 // the values whose halves differ (torn) into torn[0] and loads into torn[1].
-cudaError_t launch_wide_writer(unsigned long long *cell, long iterations, int target);
-cudaError_t launch_wide_readers(unsigned long long *cell, long iterations, int blocks,
-                                unsigned long long *torn);
+cudaError_t launch_wide_writer_on(unsigned long long *cell, long iterations, int target, cudaStream_t stream);
+cudaError_t launch_wide_readers_on(unsigned long long *cell, long iterations, int blocks, unsigned long long *torn,
+                                   cudaStream_t stream);
 
 }  // namespace update_gpu

@@ -13,4 +13,5 @@ constexpr long kContentionAddsPerPe = 1000000 / kScale;  // adds each PE makes t
 constexpr long kLockRoundsPerPe = 100000 / kScale;       // CAS lock acquisitions per PE
 constexpr long kLitmusIterations = 1000000 / kScale;     // put_signal and fence litmus rounds
 constexpr long kBarrierIterations = 100000 / kScale;     // device barriers in the stress test
+constexpr long kWideIterations = 300000 / kScale;        // 16-byte writes in the tearing test
 }  // namespace update_test

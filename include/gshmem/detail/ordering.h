@@ -188,10 +188,12 @@ GSHMEM_HD void atomic_reduce(T* p, T v) {
 
 // ------------------------------------------------------- 16-byte loads/stores
 //
-// Objects of 16 bytes (aligned to 16) move as one vector access
+// Bulk copies move 16-byte units as one vector access
 // (`ld.<sem>.<scope>.v2.b64`, `st.<sem>.<scope>.v2.b64`). The order applies to
 // the access as a whole; the PTX memory model promises single-copy atomicity
-// per 8-byte half only, so a racing reader may see halves from two writes.
+// per 8-byte half only, so a racing reader may see halves from two writes:
+// these are for copies, never for a 16-byte atomic object (see
+// atomic_load128 below).
 // seq_cst follows the PTX mapping of C++: `fence.sc` before the access.
 // On the host the halves are two 8-byte atomics (the same guarantee).
 
@@ -243,6 +245,118 @@ GSHMEM_HD void atomic_store16(wide16* p, wide16 v) {
 #undef GSHMEMI_WIDE_SCOPES
 #undef GSHMEMI_ST16_ASM
 #undef GSHMEMI_LD16_ASM
+#endif
+
+// ---------------------------------------------- 16-byte single-copy atomics
+//
+// Load, store, exchange and compare-exchange of a 16-byte object (aligned to
+// 16) as one indivisible access: a racing reader sees one write's value in
+// full, never halves of two. On the GPU (sm_90 and later) they are the
+// 128-bit atomic instructions: `atom.<sem>.<scope>.cas.b128` and
+// `atom.<sem>.<scope>.exch.b128`. A load is a compare-and-swap of {0, 0}
+// with {0, 0} (it writes only the value already there), a store is an
+// exchange whose result is dropped: each costs a round trip, unlike the
+// vector accesses above, which is why bulk copies keep those. seq_cst is
+// `fence.sc` then the acquire form (the PTX mapping of C++ read-modify-writes).
+// On the host they take one of 64 spin locks chosen by address, so host
+// threads (the CPU tests) get the same indivisibility among themselves.
+
+#if GSHMEM_IN_DEVICE_CODE
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define GSHMEMI_HAVE_ATOM128 1
+#define GSHMEMI_CAS128_ASM(sem, scope)                                                         \
+  asm volatile("{\n\t.reg .b128 d, b, c;\n\tmov.b128 b, {%2, %3};\n\tmov.b128 c, {%4, %5};\n\t"     \
+               "atom." sem "." scope ".cas.b128 d, [%6], b, c;\n\tmov.b128 {%0, %1}, d;\n\t}"        \
+               : "=l"(r.lo), "=l"(r.hi)                                                          \
+               : "l"(expected.lo), "l"(expected.hi), "l"(desired.lo), "l"(desired.hi), "l"(p)    \
+               : "memory")
+#define GSHMEMI_EXCH128_ASM(sem, scope)                                                        \
+  asm volatile("{\n\t.reg .b128 d, b;\n\tmov.b128 b, {%2, %3};\n\t"                             \
+               "atom." sem "." scope ".exch.b128 d, [%4], b;\n\tmov.b128 {%0, %1}, d;\n\t}"          \
+               : "=l"(r.lo), "=l"(r.hi)                                                          \
+               : "l"(v.lo), "l"(v.hi), "l"(p)                                                    \
+               : "memory")
+#define GSHMEMI_ATOM128_SCOPES(MAC, sem)                                                       \
+  if constexpr (S == thread_scope::system) MAC(sem, "sys");                                   \
+  else if constexpr (S == thread_scope::device) MAC(sem, "gpu");                              \
+  else MAC(sem, "cta");
+#define GSHMEMI_ATOM128_SEMS(MAC)                                                              \
+  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();          \
+  if constexpr (O == memory_order::relaxed) { GSHMEMI_ATOM128_SCOPES(MAC, "relaxed") }        \
+  else if constexpr (O == memory_order::release) { GSHMEMI_ATOM128_SCOPES(MAC, "release") }   \
+  else if constexpr (O == memory_order::acq_rel) { GSHMEMI_ATOM128_SCOPES(MAC, "acq_rel") }   \
+  else { GSHMEMI_ATOM128_SCOPES(MAC, "acquire") }
+#endif
+#else
+inline int wide_host_locks[64];
+struct wide_host_guard {
+  int* lock;
+  explicit wide_host_guard(const void* p)
+      : lock(&wide_host_locks[((unsigned long long)(uintptr_t)p >> 4) % 64]) {
+    while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE)) {
+      while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {}
+    }
+  }
+  ~wide_host_guard() { __atomic_store_n(lock, 0, __ATOMIC_RELEASE); }
+};
+#endif
+
+// If *p has the bits of `expected`, stores `desired`; returns the bits found.
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_HD wide16 atomic_compare_exchange128(wide16* p, wide16 expected, wide16 desired) {
+#if GSHMEM_IN_DEVICE_CODE
+#if GSHMEMI_HAVE_ATOM128
+  wide16 r;
+  GSHMEMI_ATOM128_SEMS(GSHMEMI_CAS128_ASM)
+  return r;
+#else
+  static_assert(O != O, "16-byte atomics need sm_90 or later");
+  return expected;
+#endif
+#else
+  wide_host_guard guard(p);
+  wide16 r = *p;
+  if (r.lo == expected.lo && r.hi == expected.hi) *p = desired;
+  return r;
+#endif
+}
+
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_HD wide16 atomic_exchange128(wide16* p, wide16 v) {
+#if GSHMEM_IN_DEVICE_CODE
+#if GSHMEMI_HAVE_ATOM128
+  wide16 r;
+  GSHMEMI_ATOM128_SEMS(GSHMEMI_EXCH128_ASM)
+  return r;
+#else
+  static_assert(O != O, "16-byte atomics need sm_90 or later");
+  return v;
+#endif
+#else
+  wide_host_guard guard(p);
+  wide16 r = *p;
+  *p = v;
+  return r;
+#endif
+}
+
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_HD wide16 atomic_load128(const wide16* p) {
+  static_assert(is_load_order(O), "a load cannot have release or acq_rel order");
+  constexpr memory_order RMW = O == memory_order::consume ? memory_order::acquire : O;
+  return atomic_compare_exchange128<RMW, S>(const_cast<wide16*>(p), wide16{0, 0}, wide16{0, 0});
+}
+
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_HD void atomic_store128(wide16* p, wide16 v) {
+  static_assert(is_store_order(O), "a store cannot have acquire, consume or acq_rel order");
+  (void)atomic_exchange128<O, S>(p, v);
+}
+#if GSHMEM_IN_DEVICE_CODE && GSHMEMI_HAVE_ATOM128
+#undef GSHMEMI_ATOM128_SEMS
+#undef GSHMEMI_ATOM128_SCOPES
+#undef GSHMEMI_EXCH128_ASM
+#undef GSHMEMI_CAS128_ASM
 #endif
 
 // --------------------------------------------------------- 1-byte loads/stores

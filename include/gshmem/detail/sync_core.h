@@ -303,53 +303,109 @@ struct watchdog {
 
 // --------------------------------------------------------- rotation cursor
 //
-// _any rotates where its scan starts so that a series of calls returns every
-// element that stays satisfied: each call starts just after the index the
-// previous call on the same array returned. The cursor lives in a small
-// table indexed by a hash of the array address: on the GPU one table per
-// translation unit (static __device__, no -rdc needed), on the host one per
-// program. A caller alone on its slot gets strict round-robin (every
-// satisfied element within nelems calls); callers sharing a slot still get a
-// correct index each time, with rotation shared between them.
-constexpr unsigned kAnyCursorSlots = 64;
+// _any rotates where its scan starts so that a series of calls by one caller
+// returns every element that stays satisfied (OpenSHMEM's liveness rule),
+// whatever other arrays and callers exist:
+//   - A caller is (array address, calling thread or group): on the GPU the
+//     block and the leader's thread index, on the host the thread. Its cursor
+//     is an entry {tag, next} of a table indexed by a hash of both; `tag` is
+//     that hash in full. On the GPU one table per translation unit (static
+//     __device__, no -rdc needed), on the host one per program.
+//   - When the entry's tag is the caller's, the scan starts at `next`, just
+//     after the index this caller last returned: strict round-robin, every
+//     satisfied element within nelems calls (and an in-order producer's next
+//     update is where the scan looks first).
+//   - When another caller took the entry (a hash collision, or an entry
+//     reused), the scan starts at a pseudo-random position drawn from a
+//     cycle counter. Each such call returns a given satisfied element with
+//     probability at least 1/nelems, so no element can starve, however calls
+//     on colliding arrays interleave.
+// Entry fields are separate relaxed accesses: a torn read only changes where
+// a scan starts, never which index is correct.
+constexpr unsigned kAnyCursorSlots = 1024;
+
+struct any_cursor_entry {
+  unsigned long long tag;
+  unsigned long long next;
+};
 
 #if defined(__CUDACC__)
-static __device__ unsigned long long gshmemi_any_cursor_device[kAnyCursorSlots];
+static __device__ any_cursor_entry gshmemi_any_cursor_device[kAnyCursorSlots];
 #endif
-inline unsigned long long any_cursor_host[kAnyCursorSlots];
+inline any_cursor_entry any_cursor_host[kAnyCursorSlots];
 
-GSHMEM_HD unsigned long long *any_cursor_slot(const void *ivars) {
-  unsigned long long h = (unsigned long long)(uintptr_t)ivars;
-  h ^= h >> 29;
-  h *= 0x9E3779B97F4A7C15ull;
-  unsigned slot = (unsigned)(h >> 58);  // 64 slots
+GSHMEM_HD_CONSTEXPR unsigned long long mix64(unsigned long long h) {  // splitmix64 finalizer
+  h ^= h >> 30;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 27;
+  h *= 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
+}
+
+// Who is calling: the leader thread's position in the grid, or the host thread.
+GSHMEM_HD unsigned long long any_caller_id() {
 #if GSHMEM_IN_DEVICE_CODE
-  return &gshmemi_any_cursor_device[slot];
+  const unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+  const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  return (block << 11) ^ thread;
 #else
-  return &any_cursor_host[slot];
+  static thread_local const char marker = 0;  // one address per host thread
+  return (unsigned long long)(uintptr_t)&marker;
 #endif
 }
 
-// The raw cursor word (any value) and its reduction to a start in
-// [0, nelems): split so that a caller can issue the load early and use the
-// value only after its own loads are in flight.
-GSHMEM_HD unsigned long long any_cursor_load_raw(const void *ivars) {
-  return atomic_load<memory_order::relaxed, thread_scope::device>(any_cursor_slot(ivars));
-}
-GSHMEM_HD size_t any_cursor_start(unsigned long long c, size_t nelems) {
-  // The stored cursor is usually in [0, nelems]: skip the 64-bit division.
-  if (c < nelems) return (size_t)c;
-  if (c == nelems) return 0;
-  return nelems ? (size_t)(c % nelems) : 0;
-}
+// The cursor of one caller on one array.
+struct any_cursor {
+  unsigned long long tag;  // never 0, so a zeroed entry belongs to nobody
+  any_cursor_entry *entry;
 
-GSHMEM_HD size_t any_cursor_load(const void *ivars, size_t nelems) {
-  return any_cursor_start(any_cursor_load_raw(ivars), nelems);
-}
-GSHMEM_HD void any_cursor_store(const void *ivars, size_t next) {
-  atomic_store<memory_order::relaxed, thread_scope::device>(any_cursor_slot(ivars),
-                                                           (unsigned long long)next);
-}
+  GSHMEM_HD any_cursor(const void *ivars, unsigned long long caller) {
+    tag = mix64((unsigned long long)(uintptr_t)ivars ^ mix64(caller)) | 1ull;
+#if GSHMEM_IN_DEVICE_CODE
+    entry = &gshmemi_any_cursor_device[tag >> 54];  // 1024 slots
+#else
+    entry = &any_cursor_host[tag >> 54];
+#endif
+  }
+
+  // The raw reading (tag and next) and its reduction to a start in
+  // [0, nelems): split so that a caller can issue the loads early and use
+  // them only after its own loads are in flight.
+  GSHMEM_HD any_cursor_entry load_raw() const {
+    any_cursor_entry e;
+    e.tag = atomic_load<memory_order::relaxed, thread_scope::device>(&entry->tag);
+    e.next = atomic_load<memory_order::relaxed, thread_scope::device>(&entry->next);
+    return e;
+  }
+  GSHMEM_HD size_t start(const any_cursor_entry &e, size_t nelems) const {
+    if (nelems == 0) return 0;
+    if (e.tag == tag) {
+      // This caller's own cursor, usually in [0, nelems]: skip the division.
+      if (e.next < nelems) return (size_t)e.next;
+      if (e.next == nelems) return 0;
+      return (size_t)(e.next % nelems);
+    }
+    return random_below(nelems);
+  }
+  GSHMEM_HD size_t load(size_t nelems) const { return start(load_raw(), nelems); }
+  GSHMEM_HD void store(size_t next) const {
+    atomic_store<memory_order::relaxed, thread_scope::device>(&entry->next, (unsigned long long)next);
+    atomic_store<memory_order::relaxed, thread_scope::device>(&entry->tag, tag);
+  }
+
+  // A pseudo-random index in [0, n) from a fast-moving counter (the SM's
+  // cycle counter; on the host a per-thread sequence), mixed with the tag.
+  GSHMEM_HD size_t random_below(size_t n) const {
+#if GSHMEM_IN_DEVICE_CODE
+    const unsigned long long r = mix64((unsigned long long)clock64() ^ tag);
+#else
+    static thread_local unsigned long long sequence = 0;
+    const unsigned long long r = mix64(++sequence ^ tag ^ now_ns());
+#endif
+    if (n <= 0xFFFFFFFFull) return (size_t)(((r >> 32) * (unsigned long long)n) >> 32);
+    return (size_t)(r % n);
+  }
+};
 
 // Count-trailing-zeros / population count of a batch mask.
 GSHMEM_HD unsigned lowest_bit(unsigned m) {

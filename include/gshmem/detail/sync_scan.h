@@ -237,7 +237,8 @@ GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const cha
   constexpr unsigned B = scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
   // Every member must use the same start: take the leader's reading.
-  const size_t start = (size_t)g.broadcast(g.is_leader() ? (unsigned long long)any_cursor_load(ivars, nelems) : 0ull);
+  const any_cursor cursor(ivars, any_caller_id());
+  const size_t start = (size_t)g.broadcast(g.is_leader() ? (unsigned long long)cursor.load(nelems) : 0ull);
   for (;;) {
     bool any_included = false;
     unsigned steps = 0;
@@ -259,7 +260,7 @@ GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const cha
       if (first < kIncludedOnly) {
         size_t index = start + (size_t)first;
         if (index >= nelems) index -= nelems;
-        if (g.is_leader()) any_cursor_store(ivars, index + 1);
+        if (g.is_leader()) cursor.store(index + 1);
         return index;
       }
       any_included |= first == kIncludedOnly;
@@ -297,17 +298,18 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
         // its latency hides behind theirs. The rotation is applied to the
         // masks instead: the pick is the lowest candidate at or after the
         // start, else the lowest one (the same order as a scan from start).
-        const unsigned long long cursor = any_cursor_load_raw(ivars);
+        const any_cursor cursor(ivars, any_caller_id());
+        const any_cursor_entry reading = cursor.load_raw();
         unsigned start = ~0u;
         for (;;) {
           batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, 0, 1);
           if (!m.included) return kNone;  // empty set
-          if (start == ~0u) start = (unsigned)any_cursor_start(cursor, nelems);
+          if (start == ~0u) start = (unsigned)cursor.start(reading, nelems);
           for (unsigned candidates = m.satisfied; candidates;) {
             const unsigned from_start = candidates & (~0u << start);  // start < nelems <= 32
             const unsigned index = lowest_bit(from_start ? from_start : candidates);
             if (compare(cmp, poll_acquire(ivars + index), expect(index))) {
-              any_cursor_store(ivars, (size_t)index + 1);
+              cursor.store((size_t)index + 1);
               return index;
             }
             candidates &= ~(1u << index);
@@ -319,8 +321,8 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
     }
     const size_t step = (size_t)g.size() * B;
     // Every member must use the same start: take the leader's reading.
-    const size_t start =
-        (size_t)g.min(g.is_leader() ? (unsigned long long)any_cursor_load(ivars, nelems) : ~0ull);
+    const any_cursor cursor(ivars, any_caller_id());
+    const size_t start = (size_t)g.min(g.is_leader() ? (unsigned long long)cursor.load(nelems) : ~0ull);
     for (;;) {
       bool any_included = false;
       unsigned steps = 0;
@@ -354,7 +356,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
           }
           if (g.min(confirmed ? 0ull : 1ull) == 0ull) {
             g.sync();  // the confirming member acquired; the barrier passes it on
-            if (g.is_leader()) any_cursor_store(ivars, index + 1);
+            if (g.is_leader()) cursor.store(index + 1);
             return index;
           }
         }

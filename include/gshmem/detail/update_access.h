@@ -35,14 +35,14 @@ GSHMEM_HD To bit_cast(const From& f) {
 }
 
 // An atomic load of any trivially copyable object of 1, 2, 4, 8 or 16 bytes
-// (16: see atomic_load16 for its per-half atomicity).
+// (16: single-copy atomic as a whole, see atomic_load128).
 template <memory_order O, thread_scope S, class T>
 GSHMEM_HD T load_object(const T* p) {
   static_assert(std::is_trivially_copyable<T>::value, "atomic load needs a trivially copyable type");
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
                 "atomic load/store takes objects of 1, 2, 4, 8 or 16 bytes");
   if constexpr (sizeof(T) == 16) {
-    return bit_cast<T>(atomic_load16<O, S>(reinterpret_cast<const wide16*>(p)));
+    return bit_cast<T>(atomic_load128<O, S>(reinterpret_cast<const wide16*>(p)));
   } else if constexpr (sizeof(T) == 1) {
     return bit_cast<T>(atomic_load8<O, S>(reinterpret_cast<const unsigned char*>(p)));
   } else {
@@ -57,7 +57,7 @@ GSHMEM_HD void store_object(T* p, T v) {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
                 "atomic load/store takes objects of 1, 2, 4, 8 or 16 bytes");
   if constexpr (sizeof(T) == 16) {
-    atomic_store16<O, S>(reinterpret_cast<wide16*>(p), bit_cast<wide16>(v));
+    atomic_store128<O, S>(reinterpret_cast<wide16*>(p), bit_cast<wide16>(v));
   } else if constexpr (sizeof(T) == 1) {
     atomic_store8<O, S>(reinterpret_cast<unsigned char*>(p), bit_cast<unsigned char>(v));
   } else {
@@ -85,9 +85,14 @@ struct group_explicit {
 };
 
 #if defined(__CUDACC__)
-// Every lane of the warp must call (full warp).
+// Every lane of the warp must call (full warp). A lane's rank is its lane
+// in the warp: the linear thread index modulo 32 (warps are formed from
+// linear indices, so in a 16x2 or 4x4x2 block threadIdx.x alone would give
+// two lanes the same rank).
 struct group_warp {
-  GSHMEM_DEVICE unsigned rank() const { return threadIdx.x & 31u; }
+  GSHMEM_DEVICE unsigned rank() const {
+    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
+  }
   GSHMEM_DEVICE unsigned size() const { return 32u; }
   // bar.warp.sync: also orders memory among the lanes (CUDA programming guide).
   GSHMEM_DEVICE void sync() const { __syncwarp(); }
@@ -134,15 +139,19 @@ GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
 // (the peer's side) uses relaxed system-scope accesses; the local side plain
 // ones. Four units per thread are in flight before the first is stored, so a
 // single thread does not pay one NVLink round trip per unit on a get.
+// 16-byte units are vector accesses (atomic per 8-byte half, one instruction,
+// no round trip): a copy promises no more per element.
 template <bool StrongDst, bool StrongSrc, class Unit>
 GSHMEM_HD Unit copy_load(const Unit* p) {
-  if constexpr (StrongSrc) return load_object<memory_order::relaxed, thread_scope::system>(p);
-  else return *p;
+  if constexpr (!StrongSrc) return *p;
+  else if constexpr (std::is_same<Unit, wide16>::value) return atomic_load16<memory_order::relaxed, thread_scope::system>(p);
+  else return load_object<memory_order::relaxed, thread_scope::system>(p);
 }
 template <bool StrongDst, bool StrongSrc, class Unit>
 GSHMEM_HD void copy_store(Unit* p, Unit v) {
-  if constexpr (StrongDst) store_object<memory_order::relaxed, thread_scope::system>(p, v);
-  else *p = v;
+  if constexpr (!StrongDst) *p = v;
+  else if constexpr (std::is_same<Unit, wide16>::value) atomic_store16<memory_order::relaxed, thread_scope::system>(p, v);
+  else store_object<memory_order::relaxed, thread_scope::system>(p, v);
 }
 
 template <bool StrongDst, bool StrongSrc, class Unit, class Group>

@@ -25,19 +25,23 @@ GSHMEM_HD constexpr memory_order read_part(memory_order o) {
 
 // Replaces *p by combine(*p, v) atomically and returns the old value, by
 // compare-and-swap on the bit pattern in a retry loop (for operations the GPU
-// has no instruction for: float/double max, min, nanmax, nanmin, sub). When
-// combine leaves the bits unchanged nothing is written, and the operation is
-// a load with the read part of O (as a failed compare-exchange is).
+// has no instruction for: float/double max, min, nanmax, nanmin, sub). The
+// operation keeps order O in every outcome: when combine leaves the bits
+// unchanged, a relaxed or acquire operation returns after its load (a load
+// with that order is all it promises), while an order with a release part
+// (release, acq_rel, seq_cst) still writes the unchanged bits with a
+// compare-and-swap of order O, so its release is never lost.
 template <memory_order O, thread_scope S, class T, class Combine>
 GSHMEM_HD T fetch_combine(T* p, T v, Combine combine) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "compare-and-swap loops need 4- or 8-byte objects");
   using U = typename uint_of_size<sizeof(T)>::type;
+  constexpr bool kReleases = O == memory_order::release || O == memory_order::acq_rel || O == memory_order::seq_cst;
   U* up = reinterpret_cast<U*>(p);
   U seen = atomic_load<read_part(O), S>(up);
   for (;;) {
     T old = bit_cast<T>(seen);
     U next = bit_cast<U>(combine(old, v));
-    if (next == seen) return old;
+    if (!kReleases && next == seen) return old;
     if (atomic_compare_exchange<O, S>(up, seen, next)) return old;  // else `seen` is refreshed
   }
 }
@@ -59,8 +63,10 @@ constexpr bool is_amo_value = (std::is_integral<T>::value || std::is_floating_po
 
 template <memory_order O, thread_scope S, class T>
 GSHMEM_HD T addr_exchange(T* p, T v) {
-  static_assert(sizeof(T) <= 8, "exchange takes objects up to 8 bytes");
-  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+  static_assert(sizeof(T) <= 8 || sizeof(T) == 16, "exchange takes objects of 1, 2, 4, 8 or 16 bytes");
+  if constexpr (sizeof(T) == 16) {
+    return bit_cast<T>(atomic_exchange128<O, S>(reinterpret_cast<wide16*>(p), bit_cast<wide16>(v)));
+  } else if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
     using U = typename uint_of_size<sizeof(T)>::type;
     return bit_cast<T>(atomic_exchange<O, S>(reinterpret_cast<U*>(p), bit_cast<U>(v)));
   } else {
@@ -71,8 +77,13 @@ GSHMEM_HD T addr_exchange(T* p, T v) {
 // Compares bit patterns. On failure `expected` receives the value found.
 template <memory_order O, thread_scope S, class T>
 GSHMEM_HD bool addr_compare_exchange(T* p, T& expected, T desired) {
-  static_assert(sizeof(T) <= 8, "compare-exchange takes objects up to 8 bytes");
-  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+  static_assert(sizeof(T) <= 8 || sizeof(T) == 16, "compare-exchange takes objects of 1, 2, 4, 8 or 16 bytes");
+  if constexpr (sizeof(T) == 16) {
+    const wide16 e = bit_cast<wide16>(expected);
+    const wide16 found = atomic_compare_exchange128<O, S>(reinterpret_cast<wide16*>(p), e, bit_cast<wide16>(desired));
+    expected = bit_cast<T>(found);
+    return found.lo == e.lo && found.hi == e.hi;
+  } else if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
     using U = typename uint_of_size<sizeof(T)>::type;
     U e = bit_cast<U>(expected);
     bool ok = atomic_compare_exchange<O, S>(reinterpret_cast<U*>(p), e, bit_cast<U>(desired));
@@ -83,17 +94,21 @@ GSHMEM_HD bool addr_compare_exchange(T* p, T& expected, T desired) {
   }
 }
 
+// add and sub: integers wrap modulo 2^N; float and double use the GPU's own
+// floating add (atom.add.f32 / .f64, round to nearest even; sub is the add
+// of the negated operand, which IEEE defines to give the same result).
 template <memory_order O, thread_scope S, class T>
 GSHMEM_HD T addr_fetch_add(T* p, T v) {
-  static_assert(std::is_integral<T>::value, "fetch_add is for integral types");
-  return atomic_fetch_add<O, S>(p, v);
+  static_assert(is_amo_value<T>, "fetch_add is for 4- and 8-byte integral and floating types");
+  if constexpr (std::is_integral<T>::value) return atomic_fetch_add<O, S>(p, v);
+  else return ref<T, S>(p).fetch_add(v, to_cuda(O));
 }
 
 template <memory_order O, thread_scope S, class T>
 GSHMEM_HD T addr_fetch_sub(T* p, T v) {
   static_assert(is_amo_value<T>, "fetch_sub is for 4- and 8-byte integral and floating types");
   if constexpr (std::is_integral<T>::value) return atomic_fetch_sub<O, S>(p, v);
-  else return fetch_combine<O, S>(p, v, combine_sub_fn{});
+  else return ref<T, S>(p).fetch_add(-v, to_cuda(O));
 }
 
 #define GSHMEMI_ADDR_BITWISE(op)                                                         \
@@ -121,21 +136,27 @@ GSHMEM_HD T addr_fetch_min(T* p, T v) {
   else return fetch_combine<O, S>(p, v, combine_min_fn{});
 }
 
+// nanmax / nanmin: for integers (no NaN) the same as max / min.
 template <memory_order O, thread_scope S, class T>
 GSHMEM_HD T addr_fetch_nanmax(T* p, T v) {
-  static_assert(std::is_floating_point<T>::value, "fetch_nanmax is for float and double");
-  return fetch_combine<O, S>(p, v, combine_nanmax_fn{});
+  static_assert(is_amo_value<T>, "fetch_nanmax is for 4- and 8-byte integral and floating types");
+  if constexpr (std::is_integral<T>::value) return atomic_fetch_max<O, S>(p, v);
+  else return fetch_combine<O, S>(p, v, combine_nanmax_fn{});
 }
 
 template <memory_order O, thread_scope S, class T>
 GSHMEM_HD T addr_fetch_nanmin(T* p, T v) {
-  static_assert(std::is_floating_point<T>::value, "fetch_nanmin is for float and double");
-  return fetch_combine<O, S>(p, v, combine_nanmin_fn{});
+  static_assert(is_amo_value<T>, "fetch_nanmin is for 4- and 8-byte integral and floating types");
+  if constexpr (std::is_integral<T>::value) return atomic_fetch_min<O, S>(p, v);
+  else return fetch_combine<O, S>(p, v, combine_nanmin_fn{});
 }
 
 // No-return add/and/or/xor: one `red` instruction for relaxed and release.
 template <memory_order O, thread_scope S, class T>
-GSHMEM_HD void addr_add(T* p, T v) { atomic_reduce<reduce_op::add, O, S>(p, v); }
+GSHMEM_HD void addr_add(T* p, T v) {
+  if constexpr (std::is_floating_point<T>::value) (void)addr_fetch_add<O, S>(p, v);
+  else atomic_reduce<reduce_op::add, O, S>(p, v);
+}
 template <memory_order O, thread_scope S, class T>
 GSHMEM_HD void addr_and(T* p, T v) { atomic_reduce<reduce_op::and_, O, S>(p, v); }
 template <memory_order O, thread_scope S, class T>

@@ -16,12 +16,14 @@
 // exactly its order at its scope, as in the C++/CUDA memory model, towards
 // every thread within the scope (system: all PEs and the host).
 //
-// Sizes: load and store take trivially copyable objects of 1, 2, 4, 8 or 16
-// bytes (16: single-copy atomic per 8-byte half); exchange and
-// compare_exchange up to 8 bytes; the arithmetic needs a 4- or 8-byte integer
-// (add, and, or, xor) or a 4- or 8-byte integer or float/double (sub, max,
-// min) or float/double (nanmax, nanmin). Floating max/min/nanmax/nanmin/sub
-// are compare-and-swap loops on the bit pattern. Device only.
+// Sizes: load, store, exchange and compare_exchange take trivially copyable
+// objects of 1, 2, 4, 8 or 16 bytes, each single-copy atomic as a whole (16:
+// the sm_90 128-bit atomic instructions, so a 16-byte load or store costs a
+// round trip like a read-modify-write); add and sub take a 4- or 8-byte
+// integer or float/double (floating: atom.add.f32/.f64); and, or, xor a 4- or
+// 8-byte integer; max, min, nanmax, nanmin a 4- or 8-byte integer or
+// float/double (floating: a compare-and-swap loop on the bit pattern that
+// keeps the requested order even when the value does not change). Device only.
 #pragma once
 
 #include <gshmem/detail/config.h>
@@ -114,8 +116,8 @@ GSHMEM_DEVICE bool atomic_compare_exchange(T* dest, T& expected, detail::nondedu
 // atomic_fetch_<op>(dest, v, pe): *dest = op(*dest, v) on PE `pe`, returns the
 // old value; atomic_<op>: the same without the result (add/and/or/xor become
 // a single `red` for relaxed and release). Order O at scope S. max/min on
-// floating point follow fmax/fmin (NaN operand ignored) and order
-// -0.0 < +0.0; nanmax/nanmin treat NaN as missing (see update_arith.h).
+// floating point propagate NaN (numpy.maximum) and order -0.0 < +0.0;
+// nanmax/nanmin treat NaN as missing (fmax/fmin; see update_arith.h).
 #define GSHMEMI_CXX_FETCH_OP(op)                                                               \
   template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,    \
             class T>                                                                           \

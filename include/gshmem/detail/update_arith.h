@@ -41,51 +41,66 @@ GSHMEM_HD T combine_sub(T old, T v) {
   }
 }
 
-// max for integers. For floating point, C/IEEE fmax: a NaN operand is treated
-// as missing (max(x, NaN) = x, max(NaN, x) = x, max(NaN, NaN) = the stored
-// NaN, unchanged). Signed zero is ordered deliberately: max(-0.0, +0.0) =
-// max(+0.0, -0.0) = +0.0, whatever the order of the arguments.
+// Floating max and min come in two readings of NaN (the same for integers):
+//   - max / min propagate NaN, like numpy.maximum / IEEE 754-2019 maximum:
+//     max(a, NaN) stores NaN; max(NaN, n) leaves the stored NaN;
+//   - nanmax / nanmin treat NaN as a missing value, like numpy.fmax / C fmax:
+//     nanmax(a, NaN) leaves a; nanmax(NaN, n) stores n; both NaN: unchanged.
+// Signed zero is ordered in both: max(-0.0, +0.0) = max(+0.0, -0.0) = +0.0
+// and min(...) = -0.0, whatever the order of the arguments.
+template <class T>
+GSHMEM_HD T ordered_max(T old, T v) {  // neither is NaN
+  if (old == v) return (old == T(0) && sign_bit(old)) ? v : old;  // prefer +0.0
+  return old < v ? v : old;
+}
+template <class T>
+GSHMEM_HD T ordered_min(T old, T v) {  // neither is NaN
+  if (old == v) return (old == T(0) && !sign_bit(old)) ? v : old;  // prefer -0.0
+  return v < old ? v : old;
+}
+
 template <class T>
 GSHMEM_HD T combine_max(T old, T v) {
   if constexpr (std::is_floating_point<T>::value) {
-    if (is_nan(v)) return old;
-    if (is_nan(old)) return v;
-    if (old == v) return (old == T(0) && sign_bit(old)) ? v : old;  // prefer +0.0
-    return old < v ? v : old;
+    if (is_nan(old)) return old;
+    if (is_nan(v)) return v;
+    return ordered_max(old, v);
   } else {
     return old < v ? v : old;
   }
 }
 
-// min for integers. For floating point, C/IEEE fmin (NaN missing, as for
-// combine_max); min(-0.0, +0.0) = min(+0.0, -0.0) = -0.0.
 template <class T>
 GSHMEM_HD T combine_min(T old, T v) {
   if constexpr (std::is_floating_point<T>::value) {
-    if (is_nan(v)) return old;
-    if (is_nan(old)) return v;
-    if (old == v) return (old == T(0) && !sign_bit(old)) ? v : old;  // prefer -0.0
-    return v < old ? v : old;
+    if (is_nan(old)) return old;
+    if (is_nan(v)) return v;
+    return ordered_min(old, v);
   } else {
     return v < old ? v : old;
   }
 }
 
-// nanmax / nanmin (floating point only): NaN is a missing value.
-// nanmax(a, NaN) leaves a; nanmax(NaN, n) stores n; both NaN: unchanged.
-// Signed zero as combine_max / combine_min. Under these rules the NaN
-// behaviour coincides with fmax/fmin; the nan forms exist so that code says
-// which reading it relies on, and so that a future NaN-propagating plain max
-// (IEEE 754-2019 maximum) would not change them.
 template <class T>
 GSHMEM_HD T combine_nanmax(T old, T v) {
-  static_assert(std::is_floating_point<T>::value, "nanmax is for float and double");
-  return combine_max(old, v);
+  if constexpr (std::is_floating_point<T>::value) {
+    if (is_nan(v)) return old;
+    if (is_nan(old)) return v;
+    return ordered_max(old, v);
+  } else {
+    return old < v ? v : old;
+  }
 }
+
 template <class T>
 GSHMEM_HD T combine_nanmin(T old, T v) {
-  static_assert(std::is_floating_point<T>::value, "nanmin is for float and double");
-  return combine_min(old, v);
+  if constexpr (std::is_floating_point<T>::value) {
+    if (is_nan(v)) return old;
+    if (is_nan(old)) return v;
+    return ordered_min(old, v);
+  } else {
+    return v < old ? v : old;
+  }
 }
 
 // Bitwise identity: true when a and b have the same object representation.

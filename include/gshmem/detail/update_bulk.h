@@ -7,7 +7,9 @@
 // Rules, element i of n:
 //   - mask != NULL and mask[i] == false: masked off;
 //   - the target index is index.indices[i], or, when index.indices is NULL,
-//     index.base + i * index.stride (signed arithmetic);
+//     index.base + i * index.stride (exact arithmetic: a value outside
+//     [0, dest_nelems), including one that leaves the 64-bit range, is out of
+//     bounds; it never wraps onto a valid element);
 //   - unless GSHMEMX_BULK_NO_BOUNDS_CHECK is in flags, a target outside
 //     [0, dest_nelems) is out of bounds;
 //   - an element that is masked off or out of bounds is skipped: nothing is
@@ -53,9 +55,32 @@ GSHMEM_HD bulk_verdict bulk_element(size_t i, const gshmemx_bulk_index_t& index,
     *target = t;
     return bulk_verdict::apply;
   }
-  long long t = (long long)index.base + (long long)i * (long long)index.stride;
-  if (check && (t < 0 || (unsigned long long)t >= (unsigned long long)dest_nelems))
-    return bulk_verdict::out_of_bounds;
+  // base + i * stride in unsigned 64-bit arithmetic (defined wrap-around, no
+  // signed overflow); with the bounds check, a product or sum that leaves
+  // the 64-bit range is out of bounds, never a wrapped index.
+  const unsigned long long magnitude = index.stride < 0 ? 0ull - (unsigned long long)index.stride
+                                                        : (unsigned long long)index.stride;
+  const unsigned long long base = index.base;
+  if (!check) {
+    const unsigned long long step = (unsigned long long)i * magnitude;
+    *target = (size_t)(index.stride < 0 ? base - step : base + step);
+    return bulk_verdict::apply;
+  }
+#if GSHMEM_IN_DEVICE_CODE
+  if (__umul64hi((unsigned long long)i, magnitude) != 0) return bulk_verdict::out_of_bounds;
+#else
+  if ((unsigned __int128)i * magnitude > (unsigned __int128)~0ull) return bulk_verdict::out_of_bounds;
+#endif
+  const unsigned long long step = (unsigned long long)i * magnitude;
+  unsigned long long t;
+  if (index.stride < 0) {
+    if (step > base) return bulk_verdict::out_of_bounds;  // below element 0
+    t = base - step;
+  } else {
+    t = base + step;
+    if (t < base) return bulk_verdict::out_of_bounds;  // past 2^64
+  }
+  if (t >= (unsigned long long)dest_nelems) return bulk_verdict::out_of_bounds;
   *target = (size_t)t;
   return bulk_verdict::apply;
 }

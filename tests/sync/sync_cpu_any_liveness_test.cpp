@@ -1,0 +1,105 @@
+// _any liveness on the host build of the device algorithms: a series of
+// calls by one caller returns every element that stays satisfied, whatever
+// other arrays and callers exist (OpenSHMEM 1.5, wait_until_any/test_any).
+// Adversarial cases: arrays that share a cursor slot, many arrays at the
+// heap's 256-byte spacing, alternating callers on one array, every form.
+#include <gshmem/sync.h>
+
+#include <atomic>
+#include <cstdint>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "catch.hpp"
+
+namespace {
+
+constexpr size_t kNone = SIZE_MAX;
+
+// Arrays of 4 longs, 256 bytes apart, in one buffer (like heap allocations).
+struct spaced_arrays {
+  std::vector<long> storage;
+  explicit spaced_arrays(size_t count) : storage(count * 32, 0) {}
+  long *at(size_t k) { return storage.data() + k * 32; }
+};
+
+}  // namespace
+
+TEST_CASE("_any: alternating calls on two arrays starve no element", "[sync][cpu][any]") {
+  // X[0], X[1] stay satisfied; only Y[3] is. Alternate test_any(X), test_any(Y):
+  // X must return element 1 as well as element 0.
+  spaced_arrays arrays(2);
+  long *x = arrays.at(0), *y = arrays.at(1);
+  x[0] = x[1] = 1;
+  y[3] = 1;
+  std::set<size_t> from_x;
+  for (int call = 0; call < 200; ++call) {
+    from_x.insert(gshmem::test_any(x, 4, nullptr, GSHMEM_CMP_EQ, 1L));
+    CHECK(gshmem::test_any(y, 4, nullptr, GSHMEM_CMP_EQ, 1L) == 3);
+  }
+  CHECK(from_x == std::set<size_t>{0, 1});
+}
+
+TEST_CASE("_any: many arrays at 256-byte spacing, visited round-robin, all rotate", "[sync][cpu][any]") {
+  // 3000 arrays: far more than the cursor table has slots, so arrays share
+  // slots; each call on one array is separated by calls on all others.
+  const size_t arrays_n = 3000;
+  spaced_arrays arrays(arrays_n);
+  for (size_t k = 0; k < arrays_n; ++k) {
+    arrays.at(k)[k % 4] = 7;
+    arrays.at(k)[(k + 2) % 4] = 7;
+  }
+  std::vector<std::set<size_t>> seen(arrays_n);
+  const int kRounds = 64;  // a slot taken by another array gives a random start: P(miss) = 2^-64
+  for (int round = 0; round < kRounds; ++round) {
+    for (size_t k = 0; k < arrays_n; ++k) {
+      const int form = (int)((k + round) % 4);
+      long *a = arrays.at(k);
+      const long values[4] = {7, 7, 7, 7};
+      size_t i = form == 0   ? gshmem::test_any(a, 4, nullptr, GSHMEM_CMP_EQ, 7L)
+                 : form == 1 ? gshmem::wait_until_any(a, 4, nullptr, GSHMEM_CMP_EQ, 7L)
+                 : form == 2 ? gshmem::test_any_vector(a, 4, nullptr, GSHMEM_CMP_EQ, values)
+                             : gshmem::wait_until_any_vector(a, 4, nullptr, GSHMEM_CMP_EQ, values);
+      REQUIRE(i < 4);
+      REQUIRE(a[i] == 7);
+      seen[k].insert(i);
+    }
+  }
+  size_t starved = 0;
+  for (size_t k = 0; k < arrays_n; ++k) starved += seen[k].size() != 2;
+  CHECK(starved == 0);
+}
+
+TEST_CASE("_any: two callers alternating on one array each see every element", "[sync][cpu][any]") {
+  // Two host threads take turns on the same array (elements 1 and 2 stay
+  // satisfied). With one cursor per array, each thread would always get the
+  // element the other one's call left next.
+  std::vector<int> a(3, 0);
+  a[1] = a[2] = 5;
+  std::atomic<int> turn{0};
+  std::set<size_t> seen[2];
+  auto caller = [&](int me) {
+    for (int call = 0; call < 100; ++call) {
+      while (turn.load() != me) std::this_thread::yield();
+      seen[me].insert(gshmem::test_any(a.data(), a.size(), nullptr, GSHMEM_CMP_EQ, 5));
+      turn.store(1 - me);
+    }
+  };
+  std::thread t0(caller, 0), t1(caller, 1);
+  t0.join();
+  t1.join();
+  CHECK(seen[0] == std::set<size_t>{1, 2});
+  CHECK(seen[1] == std::set<size_t>{1, 2});
+}
+
+TEST_CASE("_any: a lone caller still gets strict round-robin", "[sync][cpu][any]") {
+  // 5 of 8 elements satisfied: 5 consecutive calls return 5 distinct indices.
+  std::vector<unsigned> a = {1, 0, 1, 1, 0, 1, 0, 1};
+  for (int series = 0; series < 3; ++series) {
+    std::set<size_t> got;
+    for (int call = 0; call < 5; ++call) got.insert(gshmem::test_any(a.data(), a.size(), nullptr, GSHMEM_CMP_EQ, 1u));
+    CHECK(got == std::set<size_t>{0, 2, 3, 5, 7});
+  }
+  CHECK(gshmem::test_any(a.data(), a.size(), nullptr, GSHMEM_CMP_EQ, 9u) == kNone);
+}
