@@ -3,7 +3,11 @@
 # configure + build (Release, every core) into build-device, ctest (all
 # labels, GPU tests included; tests that need more GPUs than the machine has
 # report "skipped"), then the quick benchmark on the same build, and a short
-# summary table LAST. Logs go to $OUT (or ./device-logs when OUT is unset).
+# summary table LAST. Results go to $OUT (or ./device-logs when OUT is unset),
+# kept to a handful of files: summary.txt (the table), ctest.log,
+# bench-summary.md with the two headline plots, the benchmark's results
+# tarball, and device-run-logs.tar.gz with every other log (configure, build,
+# ctest JUnit XML, bench, compile times).
 #   scripts/device_run.sh [--no-bench] [--compile-times]
 #   CTEST_TIMEOUT  seconds for the whole ctest run (default 300)
 #   BENCH_TIMEOUT  seconds for scripts/bench.sh --quick (default 200)
@@ -33,9 +37,11 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 export NCCL_NVLS_ENABLE=0
 [[ -x /usr/local/cuda/bin/nvcc ]] && export PATH=/usr/local/cuda/bin:$PATH
 
-logs=${OUT:-$PWD/device-logs}
-mkdir -p "$logs"
+out=${OUT:-$PWD/device-logs}
 build=build-device
+logs=$build/device-run-logs   # working logs; packed into $out at the end
+mkdir -p "$out" "$logs"
+logs=$(cd "$logs" && pwd)
 jobs=$(nproc)
 summary=()
 # Rows are "a|b|c"; aligned with awk (column(1) is not everywhere).
@@ -44,6 +50,15 @@ print_table() {
     if (length($i) > w[i]) w[i] = length($i) } n[NR] = NF }
     END { for (r = 1; r <= NR; ++r) { line = ""; for (i = 1; i <= n[r]; ++i)
       line = line sprintf("%-" w[i] + 2 "s", row[r, i]); print line } }'
+}
+# Packs the logs into $out and prints the table last.
+finish() {
+  summary+=("total|$(( $(date +%s) - all_start ))s|")
+  [[ -f "$logs/ctest.log" ]] && cp "$logs/ctest.log" "$out/"
+  tar -C "$logs" -czf "$out/device-run-logs.tar.gz" . 2>/dev/null
+  print_table > "$out/summary.txt"
+  printf '\n== summary (in %s; every log in device-run-logs.tar.gz)\n' "$out"
+  cat "$out/summary.txt"
 }
 
 echo "== device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | tr -s ' ' | paste -sd, -)"
@@ -56,7 +71,7 @@ if cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >"$logs/con
 else
   summary+=("build|FAILED|see build.log / configure.log")
   tail -n 60 "$logs/configure.log" "$logs/build.log"
-  printf '\n== summary\n'; print_table
+  finish
   exit 1
 fi
 
@@ -69,16 +84,30 @@ ctest_rc=${PIPESTATUS[0]}
 result=$(grep -E "tests passed|tests failed" "$logs/ctest.log" | tail -1)
 [[ $ctest_rc -eq 124 ]] && result="TIMED OUT after ${CTEST_TIMEOUT:-300}s; $result"
 summary+=("ctest|rc=$ctest_rc|${result:-no summary line}|$(( $(date +%s) - start ))s")
-skipped=$(grep -E "\*\*\*Skipped|Not Run" "$logs/ctest.log" | sed -E 's/.* - ([A-Za-z0-9_]+) .*/\1/' | paste -sd' ' -)
-summary+=("ctest skipped|${skipped:-none}|(needs more GPUs than this machine has)")
-while read -r line; do summary+=("  failed|$line|"); done < <(grep -E "^\s+[0-9]+ - " "$logs/ctest.log" | sed 's/^ *//')
+# ctest ends with "The following tests did not run:" (skipped) and
+# "The following tests FAILED:" lists, one "  N - name (reason)" per line.
+list_section() {
+  awk -v head="$1" 'index($0, head) { on = 1; next } on && /^[[:space:]]+[0-9]+ - / {
+    sub(/^[[:space:]]+[0-9]+ - /, ""); print; next } on { on = 0 }' "$logs/ctest.log"
+}
+skipped=$(list_section "tests did not run" | awk '{print $1}' | paste -sd' ' -)
+[[ -n "$skipped" ]] && summary+=("ctest skipped|$skipped|(each says why in ctest.log)")
+while read -r line; do [[ -n "$line" ]] && summary+=("  FAILED|$line|"); done < <(list_section "tests FAILED")
 
 if [[ $run_bench == 1 ]]; then
   echo "== scripts/bench.sh --quick"
   start=$(date +%s)
-  timeout "${BENCH_TIMEOUT:-200}" bash scripts/bench.sh --quick --build-dir "$build" 2>&1 | tee "$logs/bench.log"
+  rm -rf "$logs/bench-out"
+  OUT="$logs/bench-out" timeout "${BENCH_TIMEOUT:-200}" bash scripts/bench.sh --quick --build-dir "$build" 2>&1 |
+    tee "$logs/bench.log"
   bench_rc=${PIPESTATUS[0]}
-  summary+=("bench --quick|rc=$bench_rc|$(( $(date +%s) - start ))s")
+  met=$(grep -o '[0-9]* target(s) not met' "$logs/bench.log" | tail -1)
+  summary+=("bench --quick|rc=$bench_rc|${met:-all targets met}|$(( $(date +%s) - start ))s")
+  # The table and the two headline plots; the results tarball has the rest.
+  [[ -f "$logs/bench-out/summary.md" ]] && cp "$logs/bench-out/summary.md" "$out/bench-summary.md"
+  for f in "$logs/bench-out"/results-*.tar.gz "$logs/bench-out/ratio_to_floor.png" "$logs/bench-out/wait_all.png"; do
+    [[ -f "$f" ]] && mv "$f" "$out/"
+  done
 fi
 
 if [[ $compile_times == 1 ]]; then
@@ -89,7 +118,5 @@ if [[ $compile_times == 1 ]]; then
   summary+=("slowest source|$(sed -n '/^seconds/{n;p}' "$logs/compile_times.log" | awk '{print $1 "s " $3}')|")
 fi
 
-summary+=("total|$(( $(date +%s) - all_start ))s|")
-printf '\n== summary (logs in %s)\n' "$logs"
-print_table
+finish
 [[ $ctest_rc -eq 0 ]]

@@ -36,12 +36,17 @@
 //     test_some return 0 and write nothing.
 //   * _all: each element is accepted once it has been seen satisfied;
 //     elements are accepted in index order.
-//   * _any: returns the index of a satisfied element. The scan starts just
-//     after the index that the previous _any call on the same array returned
-//     (a per-array rotation cursor: one small table per translation unit on
-//     the GPU, one per program on the host, indexed by the array address), so
-//     a series of calls by one caller returns every element that stays
-//     satisfied within nelems calls; no element starves.
+//   * _any: returns the index of a satisfied element. Each caller (the
+//     calling thread, warp or block on the GPU, the thread on the host,
+//     the stream for on-stream waits) has its own rotation cursor per array:
+//     the scan starts just after the index that caller's previous _any call
+//     on that array returned, so a series of calls by one caller returns
+//     every element that stays satisfied within nelems calls. Cursors live
+//     in a fixed table keyed by (array, caller); a caller whose slot another
+//     caller took starts at a pseudo-random index instead, which still
+//     returns every element that stays satisfied, with probability 1 over
+//     a series of calls. No element starves, however many arrays or callers
+//     exist (detail/sync_core.h, "rotation cursor").
 //   * _some: waits until at least one element is satisfied, then returns the
 //     number of elements found satisfied in that one full pass (every element
 //     tested once) and their indices in `indices` (unique, ascending for the
@@ -56,6 +61,18 @@
 //     traps. On the host the line goes to gshmem::set_sync_diagnostic_handler
 //     (see detail/sync_core.h); if no handler is set it goes to stderr, and the
 //     process traps unless the handler throws.
+//
+// Registers: the one-thread array forms (gshmem::wait_until_all/any/some
+// [_vector], test_*) keep up to 32 loads in flight and need about 170
+// registers per thread, and ptxas gives a kernel the registers of its
+// largest routine. A kernel that calls them and is launched with more than
+// 65536 / registers threads per block (384 for 170) fails to launch with
+// cudaErrorLaunchOutOfResources unless it declares __launch_bounds__(its
+// block size): ptxas then caps the registers (64 at 1024 threads) and the
+// scan spills, correct but slower. In a large block, prefer the warp form
+// called by one warp (gshmemx_TYPENAME_wait_until_all_warp, ...): it fits
+// 1024-thread blocks as is and scans faster. Tested by
+// tests/sync "one-thread scans in a 1024-thread block".
 #pragma once
 
 #include <gshmem/detail/config.h>

@@ -11,6 +11,9 @@
 #include <gshmem/update.h>
 #include <gshmem/detail/update_bulk.h>
 #include <gshmem/detail/update_order.h>
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>  // __half for the bulk add
+#endif
 
 #if defined(__CUDACC__)
 
@@ -143,7 +146,8 @@ GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_FLOAT_ADD)
  * system scope; the whole is not atomic, and the order among elements is
  * unspecified. The group synchronizes before returning.
  * Operations: compare_swap and swap (AMO and float types), fetch_add (AMO
- * and float types), fetch_and/or/xor (bitwise types), fetch_max/min (AMO and float). */
+ * and float types, and __half as gshmemx_half_atomic_fetch_add_bulk_*),
+ * fetch_and/or/xor (bitwise types), fetch_max/min (AMO and float). */
 #define GSHMEMI_BULK_ARGS(TYPE) \
   TYPE *dest, size_t dest_nelems, gshmemx_bulk_index_t index, const TYPE *values, TYPE *fetched, size_t n, \
       const bool *mask, unsigned flags, int pe
@@ -188,6 +192,21 @@ GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_BULK_BASIC)
 GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_BULK_ADD)
 GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_BULK_ADD)
 GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_DEFINE_BULK_BITWISE)
+// __half: fetch_add only (the spec's bulk add for 16-bit floats), one
+// `atom.relaxed.sys.add.noftz.f16` per element.
+#define GSHMEMI_DEFINE_BULK_HALF_ADD_GROUP(GROUP)                                                        \
+  GSHMEM_DEVICE void gshmemx_half_atomic_fetch_add_bulk_##GROUP(GSHMEMI_BULK_ARGS(__half)) {             \
+    __half *remote = gshmem::detail::peer_address(dest, pe, "gshmemx_half_atomic_fetch_add_bulk_" #GROUP); \
+    gshmem::detail::bulk_apply(remote, dest_nelems, index, mask, n, flags, fetched, (const __half *)nullptr, \
+                               [values](__half *p, size_t i) {                                          \
+                                 return __ushort_as_half(gshmem::detail::atomic_fetch_add_f16_bits<GSHMEMI_RLX>( \
+                                     reinterpret_cast<unsigned short *>(p), __half_as_ushort(values[i]))); \
+                               },                                                                       \
+                               gshmem::detail::group_##GROUP{});                                        \
+  }
+GSHMEMI_DEFINE_BULK_HALF_ADD_GROUP(warp)
+GSHMEMI_DEFINE_BULK_HALF_ADD_GROUP(block)
+#undef GSHMEMI_DEFINE_BULK_HALF_ADD_GROUP
 #undef GSHMEMI_DEFINE_BULK_BITWISE
 #undef GSHMEMI_DEFINE_BULK_ADD
 #undef GSHMEMI_DEFINE_BULK_BASIC

@@ -454,6 +454,85 @@ TEST_CASE("_all, _any and _some results", "[stream][gpu]") {
   gshmem_free(late); gshmem_free(ivars);
 }
 
+// Liveness of on-stream _any (OpenSHMEM: a series of calls returns every
+// element that stays satisfied): each stream is a caller with its own
+// cursor per array. One stream cycles over 512 arrays at the heap's
+// 256-byte granularity (even arrays: elements 0 and 1 satisfied; odd: only
+// 3), so calls on different arrays alternate and arrays share cursor
+// slots; then two streams take turns (ordered by events) on one array.
+TEST_CASE("on-stream _any returns every satisfied element when calls alternate", "[stream][gpu]") {
+  progress("case: on-stream _any returns every satisfied element when calls alternate");
+  REQUIRE(ensure_init());
+  const int me = gshmem_my_pe();
+  constexpr size_t kPitch = 32;  // int64 elements: 256 bytes
+  const size_t n_arrays = 512, rounds = 64;
+  auto *arrays = static_cast<int64_t *>(gshmem_calloc(n_arrays * kPitch, sizeof(int64_t)));
+  REQUIRE(arrays != nullptr);
+  if (me == 0) {
+    std::vector<int64_t> h(n_arrays * kPitch, 0);
+    for (size_t a = 0; a < n_arrays; ++a) {
+      if (a % 2 == 0) h[a * kPitch] = h[a * kPitch + 1] = 1;
+      else h[a * kPitch + 3] = 1;
+    }
+    GSHMEM_TEST_CUDA(cudaMemcpy(arrays, h.data(), h.size() * sizeof(int64_t), cudaMemcpyHostToDevice));
+    size_t *out;
+    GSHMEM_TEST_CUDA(cudaMalloc(&out, n_arrays * rounds * sizeof(size_t)));
+    cudaStream_t s[2];
+    cudaEvent_t turn[2];
+    for (int k = 0; k < 2; ++k) {
+      GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
+      GSHMEM_TEST_CUDA(cudaEventCreateWithFlags(&turn[k], cudaEventDisableTiming));
+    }
+    // One stream, calls on 512 arrays alternating.
+    for (size_t r = 0; r < rounds; ++r)
+      for (size_t a = 0; a < n_arrays; ++a)
+        gshmemx_int64_wait_until_any_on_stream(arrays + a * kPitch, 4, nullptr, GSHMEM_CMP_EQ, 1,
+                                               &out[r * n_arrays + a], s[0]);
+    CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+    GSHMEM_TEST_CUDA(cudaStreamSynchronize(s[0]));
+    {
+      int starved = 0, wrong = 0;
+      std::vector<size_t> h_out(n_arrays * rounds);
+      GSHMEM_TEST_CUDA(cudaMemcpy(h_out.data(), out, h_out.size() * sizeof(size_t), cudaMemcpyDeviceToHost));
+      for (size_t a = 0; a < n_arrays; ++a) {
+        unsigned got = 0;
+        for (size_t r = 0; r < rounds; ++r) {
+          const size_t v = h_out[r * n_arrays + a];
+          got |= v < 4 ? 1u << v : 1u << 31;
+        }
+        const unsigned expected = a % 2 == 0 ? 0x3u : 0x8u;
+        wrong += (got & ~expected) != 0;
+        starved += got != expected && (got & ~expected) == 0;
+      }
+      CHECK(wrong == 0);    // never an unsatisfied or out-of-range index
+      CHECK(starved == 0);  // every satisfied element of every array came back
+    }
+    // Two streams taking turns on array 0 (elements 0 and 1 satisfied).
+    for (size_t c = 0; c < 2 * rounds; ++c) {
+      const int k = (int)(c % 2);
+      if (c > 0) GSHMEM_TEST_CUDA(cudaStreamWaitEvent(s[k], turn[1 - k], 0));
+      gshmemx_int64_wait_until_any_on_stream(arrays, 4, nullptr, GSHMEM_CMP_EQ, 1, &out[c], s[k]);
+      GSHMEM_TEST_CUDA(cudaEventRecord(turn[k], s[k]));
+    }
+    GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+    {
+      std::vector<size_t> h_out(2 * rounds);
+      GSHMEM_TEST_CUDA(cudaMemcpy(h_out.data(), out, h_out.size() * sizeof(size_t), cudaMemcpyDeviceToHost));
+      unsigned got[2] = {0, 0};
+      for (size_t c = 0; c < h_out.size(); ++c) got[c % 2] |= h_out[c] < 4 ? 1u << h_out[c] : 1u << 31;
+      CHECK(got[0] == 0x3u);  // each stream saw both satisfied elements, nothing else
+      CHECK(got[1] == 0x3u);
+    }
+    for (int k = 0; k < 2; ++k) {
+      cudaEventDestroy(turn[k]);
+      cudaStreamDestroy(s[k]);
+    }
+    cudaFree(out);
+  }
+  barrier();
+  gshmem_free(arrays);
+}
+
 TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
   progress("case: barrier_all_on_stream and quiet_on_stream");
   REQUIRE(ensure_init());

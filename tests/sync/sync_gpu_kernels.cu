@@ -133,6 +133,97 @@ __global__ void coop_shapes(long long *a, size_t n, unsigned long long *per_thre
   r[4] = gshmemx_longlong_wait_until_any_block(a, n, nullptr, GSHMEM_CMP_GT, 6);
 }
 
+// ---- _any liveness (see the header)
+__device__ void record(unsigned *seen, size_t r) { atomicOr(seen, r < 4 ? 1u << r : 1u << 31); }
+
+__global__ void any_liveness(long *arrays, int n_arrays, int rounds, int form, unsigned *seen) {
+  const unsigned t = threadIdx.x, warp = t / 32;
+  for (int round = 0; round < rounds; ++round) {
+    const bool waits = round % 2 == 1;
+    for (int a = 0; a < n_arrays; ++a) {
+      long *x = arrays + (size_t)a * kAnyPitch;
+      switch (form) {
+        case kAnyFormThreads:  // thread 0, then thread 32: two callers on each array
+          for (unsigned caller = 0; caller < 2; ++caller) {
+            if (t == caller * 32)
+              record(seen + caller * n_arrays + a, waits ? gshmem_long_wait_until_any(x, 4, nullptr, GSHMEM_CMP_EQ, 1)
+                                                         : gshmem_long_test_any(x, 4, nullptr, GSHMEM_CMP_EQ, 1));
+            __syncthreads();
+          }
+          break;
+        case kAnyFormWarps:
+          for (unsigned caller = 0; caller < 2; ++caller) {
+            if (warp == caller) {
+              size_t r = waits ? gshmemx_long_wait_until_any_warp(x, 4, nullptr, GSHMEM_CMP_EQ, 1)
+                               : gshmemx_long_test_any_warp(x, 4, nullptr, GSHMEM_CMP_EQ, 1);
+              if (t % 32 == 0) record(seen + caller * n_arrays + a, r);
+            }
+            __syncthreads();
+          }
+          break;
+        case kAnyFormBlock: {
+          size_t r = waits ? gshmemx_long_wait_until_any_block(x, 4, nullptr, GSHMEM_CMP_EQ, 1)
+                           : gshmemx_long_test_any_block(x, 4, nullptr, GSHMEM_CMP_EQ, 1);
+          if (t == 0) record(seen + a, r);
+          break;
+        }
+        default: {
+          const long ones[4] = {1, 1, 1, 1};
+          if (t == 0)
+            record(seen + a, waits ? gshmem_long_wait_until_any_vector(x, 4, nullptr, GSHMEM_CMP_EQ, ones)
+                                   : gshmem_long_test_any_vector(x, 4, nullptr, GSHMEM_CMP_EQ, ones));
+          break;
+        }
+      }
+    }
+  }
+}
+
+// ---- one-thread scans in a 1024-thread block. The scans' registers count
+// for the whole kernel: without __launch_bounds__ such a kernel may not
+// launch with 1024 threads; with __launch_bounds__(1024) it must (see the
+// "Registers" note in include/gshmem/sync.h).
+__device__ void one_thread_scans(uint64_t *ivars, size_t n, const uint64_t *cmp_values, size_t *indices,
+                                 unsigned long long *result) {
+  if (threadIdx.x != 0) return;
+  gshmem_uint64_wait_until_all(ivars, n, nullptr, GSHMEM_CMP_GE, 1);
+  result[0] = 1;
+  result[1] = (unsigned long long)gshmem_uint64_test_all(ivars, n, nullptr, GSHMEM_CMP_GE, 1);
+  result[2] = gshmem_uint64_wait_until_any(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
+  result[3] = gshmem_uint64_test_any(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
+  result[4] = gshmem_uint64_wait_until_some(ivars, n, indices, nullptr, GSHMEM_CMP_EQ, 2);
+  gshmem_uint64_wait_until_all_vector(ivars, n, nullptr, GSHMEM_CMP_GE, cmp_values);
+  result[5] = 1;
+  result[6] = gshmem_uint64_wait_until_any_vector(ivars, n, nullptr, GSHMEM_CMP_GT, cmp_values);
+  result[7] = gshmem_uint64_test_some_vector(ivars, n, indices + n, nullptr, GSHMEM_CMP_GT, cmp_values);
+}
+__global__ void one_thread_scans_unbounded(uint64_t *ivars, size_t n, const uint64_t *cmp_values, size_t *indices,
+                                           unsigned long long *result) {
+  one_thread_scans(ivars, n, cmp_values, indices, result);
+}
+// The same scans by warp 0 with the warp forms: they fit 64 registers.
+__global__ void warp_scans_unbounded(uint64_t *ivars, size_t n, const uint64_t *cmp_values, size_t *indices,
+                                     unsigned long long *result) {
+  if (threadIdx.x >= 32) return;
+  gshmemx_uint64_wait_until_all_warp(ivars, n, nullptr, GSHMEM_CMP_GE, 1);
+  unsigned long long r[8];
+  r[0] = 1;
+  r[1] = (unsigned long long)gshmemx_uint64_test_all_warp(ivars, n, nullptr, GSHMEM_CMP_GE, 1);
+  r[2] = gshmemx_uint64_wait_until_any_warp(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
+  r[3] = gshmemx_uint64_test_any_warp(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
+  r[4] = gshmemx_uint64_wait_until_some_warp(ivars, n, indices, nullptr, GSHMEM_CMP_EQ, 2);
+  gshmemx_uint64_wait_until_all_vector_warp(ivars, n, nullptr, GSHMEM_CMP_GE, cmp_values);
+  r[5] = 1;
+  r[6] = gshmemx_uint64_wait_until_any_vector_warp(ivars, n, nullptr, GSHMEM_CMP_GT, cmp_values);
+  r[7] = gshmemx_uint64_test_some_vector_warp(ivars, n, indices + n, nullptr, GSHMEM_CMP_GT, cmp_values);
+  if (threadIdx.x == 0)
+    for (int k = 0; k < 8; ++k) result[k] = r[k];
+}
+__global__ void __launch_bounds__(1024) one_thread_scans_bounded(uint64_t *ivars, size_t n, const uint64_t *cmp_values,
+                                                                 size_t *indices, unsigned long long *result) {
+  one_thread_scans(ivars, n, cmp_values, indices, result);
+}
+
 }  // namespace
 
 cudaError_t launch_litmus(int partner, bool consumer, uint64_t *flag, uint64_t *ack, uint64_t *payload,
@@ -187,6 +278,28 @@ cudaError_t launch_coop_remote_set(unsigned long long *a, size_t n, int target) 
 cudaError_t launch_coop_shapes(long long *a, size_t n, unsigned long long *per_thread, dim3 shape) {
   coop_shapes<<<1, shape>>>(a, n, per_thread);
   return cudaGetLastError();
+}
+
+cudaError_t launch_any_liveness(long *arrays, int n_arrays, int rounds, int form, unsigned *seen) {
+  any_liveness<<<1, 64>>>(arrays, n_arrays, rounds, form, seen);
+  return cudaGetLastError();
+}
+using scans_kernel = void (*)(uint64_t *, size_t, const uint64_t *, size_t *, unsigned long long *);
+scans_kernel scans_kernel_of(ScansIn1024 variant) {
+  return variant == kOneThreadBounded ? one_thread_scans_bounded
+         : variant == kWarpForms      ? warp_scans_unbounded
+                                      : one_thread_scans_unbounded;
+}
+cudaError_t launch_scans_1024(ScansIn1024 variant, uint64_t *ivars, size_t n, const uint64_t *cmp_values,
+                              size_t *indices, unsigned long long *result) {
+  scans_kernel_of(variant)<<<1, 1024>>>(ivars, n, cmp_values, indices, result);
+  return cudaGetLastError();
+}
+cudaError_t scans_1024_registers(ScansIn1024 variant, int *registers) {
+  cudaFuncAttributes attr{};
+  const cudaError_t e = cudaFuncGetAttributes(&attr, scans_kernel_of(variant));
+  *registers = attr.numRegs;
+  return e;
 }
 
 }  // namespace sync_gpu

@@ -46,4 +46,26 @@ cudaError_t launch_coop_remote_wait(unsigned long long *a, size_t n, size_t *ind
 cudaError_t launch_coop_remote_set(unsigned long long *a, size_t n, int target);
 cudaError_t launch_coop_shapes(long long *a, size_t n, unsigned long long *per_thread, dim3 shape);
 
+// _any liveness: n_arrays arrays of 4 longs, kAnyPitch elements apart (256
+// bytes, the heap's granularity, so that many arrays share cursor-table
+// slots); even arrays have elements 0 and 1 equal to 1, odd ones only
+// element 3. Each round calls _any once on every array in turn, alternating
+// test and wait forms. Forms (kAnyForm*): two single threads (0 and 32)
+// taking turns; two warps taking turns; the whole block; thread 0 alone with
+// the _vector form. seen[caller * n_arrays + a] gets bit i for each result i
+// (bit 31 for a result outside 0..3). Block of 64 threads.
+constexpr int kAnyPitch = 32;
+enum AnyForm { kAnyFormThreads = 0, kAnyFormWarps = 1, kAnyFormBlock = 2, kAnyFormVector = 3 };
+cudaError_t launch_any_liveness(long *arrays, int n_arrays, int rounds, int form, unsigned *seen);
+
+// Every array scan (all, any, some, their vector forms, test and wait) in
+// a 1024-thread block: one-thread forms by thread 0 in a kernel without or
+// with __launch_bounds__(1024), or warp forms by warp 0 (no bounds).
+// result[0..7]: all, test_all, any, test_any, some (count), all_vector,
+// any_vector, some_vector (count).
+enum ScansIn1024 { kOneThreadUnbounded, kOneThreadBounded, kWarpForms };
+cudaError_t launch_scans_1024(ScansIn1024 variant, uint64_t *ivars, size_t n, const uint64_t *cmp_values,
+                              size_t *indices, unsigned long long *result);
+cudaError_t scans_1024_registers(ScansIn1024 variant, int *registers);
+
 }  // namespace sync_gpu

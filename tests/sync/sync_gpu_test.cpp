@@ -235,3 +235,97 @@ TEST_CASE("block forms agree across block shapes", "[sync][gpu]") {
     cudaFree(r);
   }
 }
+
+// OpenSHMEM: a series of _any calls returns every element that stays
+// satisfied. Adversarial for cursors shared by arrays or callers: 1536
+// arrays at the heap's 256-byte granularity (more arrays than cursor slots),
+// two callers per array taking turns, test and wait forms alternating.
+TEST_CASE("_any returns every satisfied element, whatever other arrays and callers exist", "[sync][gpu]") {
+  runtime_scope rt;
+  const int n_arrays = 1536, rounds = 48;
+  long *arrays;
+  unsigned *seen;
+  REQUIRE(cudaMallocManaged(&arrays, (size_t)n_arrays * kAnyPitch * sizeof(long)) == cudaSuccess);
+  REQUIRE(cudaMallocManaged(&seen, 2 * n_arrays * sizeof(unsigned)) == cudaSuccess);
+  for (int a = 0; a < n_arrays; ++a) {
+    long *x = arrays + (size_t)a * kAnyPitch;
+    for (int i = 0; i < kAnyPitch; ++i) x[i] = 0;
+    if (a % 2 == 0) x[0] = x[1] = 1;
+    else x[3] = 1;
+  }
+  const struct { int form; int callers; const char *name; } forms[] = {
+      {kAnyFormThreads, 2, "two threads taking turns"},
+      {kAnyFormWarps, 2, "two warps taking turns"},
+      {kAnyFormBlock, 1, "block"},
+      {kAnyFormVector, 1, "one thread, _vector"},
+  };
+  for (const auto &f : forms) {
+    INFO(f.name);
+    REQUIRE(cudaMemset(seen, 0, 2 * n_arrays * sizeof(unsigned)) == cudaSuccess);
+    REQUIRE(launch_any_liveness(arrays, n_arrays, rounds, f.form, seen) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    int starved = 0, wrong = 0;
+    for (int c = 0; c < f.callers; ++c)
+      for (int a = 0; a < n_arrays; ++a) {
+        const unsigned expected = a % 2 == 0 ? 0x3u : 0x8u;
+        const unsigned got = seen[c * n_arrays + a];
+        wrong += (got & ~expected) != 0;
+        starved += got != expected && (got & ~expected) == 0;
+      }
+    CHECK(wrong == 0);    // never an unsatisfied or out-of-range index
+    CHECK(starved == 0);  // every satisfied element came back to every caller
+  }
+  cudaFree(arrays);
+  cudaFree(seen);
+}
+
+// The one-thread scans keep many loads in flight, so they need more than
+// the 64 registers per thread that a 1024-thread block allows. Documented
+// contract (sync.h, "Registers"): a kernel that launches with more than
+// 65536 / registers threads declares __launch_bounds__; with it the kernel
+// launches and every scan is still right; without it the launch fails with
+// cudaErrorLaunchOutOfResources exactly when the count is over the budget.
+// The warp forms fit the budget as they are.
+TEST_CASE("one-thread scans in a 1024-thread block", "[sync][gpu]") {
+  runtime_scope rt;
+  const size_t n = 5000, hit = 1234, vector_hit = 777;
+  uint64_t *ivars, *values;
+  size_t *indices;
+  unsigned long long *r;
+  REQUIRE(cudaMallocManaged(&ivars, n * sizeof(uint64_t)) == cudaSuccess);
+  REQUIRE(cudaMallocManaged(&values, n * sizeof(uint64_t)) == cudaSuccess);
+  REQUIRE(cudaMallocManaged(&indices, 2 * n * sizeof(size_t)) == cudaSuccess);
+  REQUIRE(cudaMallocManaged(&r, 8 * sizeof(unsigned long long)) == cudaSuccess);
+  for (size_t i = 0; i < n; ++i) ivars[i] = i % 7 == 6 ? 3 : 1;  // never 2
+  ivars[hit] = 2;
+  for (size_t i = 0; i < n; ++i) values[i] = ivars[i];
+  values[vector_hit] = ivars[vector_hit] - 1;  // the only element greater than its value
+  for (ScansIn1024 variant : {kOneThreadUnbounded, kOneThreadBounded, kWarpForms}) {
+    INFO((variant == kOneThreadUnbounded ? "one thread, no __launch_bounds__"
+          : variant == kOneThreadBounded ? "one thread, __launch_bounds__(1024)"
+                                         : "warp forms, no __launch_bounds__"));
+    int registers = 0;
+    REQUIRE(scans_1024_registers(variant, &registers) == cudaSuccess);
+    INFO("registers per thread: " << registers);
+    for (int k = 0; k < 8; ++k) r[k] = ~0ull;
+    const cudaError_t launched = launch_scans_1024(variant, ivars, n, values, indices, r);
+    if (variant == kOneThreadUnbounded && registers > 64) {
+      CHECK(launched == cudaErrorLaunchOutOfResources);
+      continue;
+    }
+    CHECK(registers <= 64);
+    REQUIRE(launched == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(r[0] == 1);
+    CHECK(r[1] == 1);
+    CHECK(r[2] == hit);
+    CHECK(r[3] == hit);
+    CHECK(r[4] == 1);
+    CHECK(indices[0] == hit);
+    CHECK(r[5] == 1);
+    CHECK(r[6] == vector_hit);
+    CHECK(r[7] == 1);
+    CHECK(indices[n] == vector_hit);
+  }
+  cudaFree(ivars); cudaFree(values); cudaFree(indices); cudaFree(r);
+}

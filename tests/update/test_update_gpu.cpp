@@ -346,6 +346,50 @@ void check_wide_atomics() {
   gshmem_free(cell);
 }
 
+// ------------------------------------------------------- __half bulk add
+// Counters on the next PE; fetched values stay here. Half-precision holds
+// the integers up to 2048 exactly, so sums and old values are exact.
+float half_bits_to_float(unsigned short h) {
+  const unsigned sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  float v = exponent == 0 ? std::ldexp((float)mantissa, -24) : std::ldexp((float)(mantissa | 0x400), (int)exponent - 25);
+  return sign ? -v : v;
+}
+
+void check_half_bulk_add() {
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  const int target = (me + 1) % n;
+  const int per_counter = 2 * kHalfCalls * 4;
+  unsigned short *counters = (unsigned short *)gshmem_calloc(64, sizeof(unsigned short));
+  unsigned short *fetched = nullptr;
+  cuda_ok(cudaMalloc(&fetched, 2 * kHalfCalls * 256 * sizeof(unsigned short)), "cudaMalloc");
+  cuda_ok(cudaDeviceSynchronize(), "sync");
+  gshmem_barrier_all();
+  cuda_ok(launch_half_bulk_add(counters, fetched, target), "launch half bulk add");
+  cuda_ok(cudaDeviceSynchronize(), "half bulk add kernel");
+  gshmem_barrier_all();
+  INFO("PE " << me);
+  auto sums = to_host(counters, 64);
+  size_t wrong_sums = 0;
+  for (auto h : sums) wrong_sums += half_bits_to_float(h) != (float)per_counter;
+  CHECK(wrong_sums == 0);
+  auto old = to_host(fetched, 2 * kHalfCalls * 256);
+  std::vector<std::vector<int>> seen(64, std::vector<int>(per_counter, 0));
+  size_t out_of_range = 0;
+  for (size_t k = 0; k < old.size(); ++k) {
+    const float v = half_bits_to_float(old[k]);
+    const int i = (int)v;
+    if (v != (float)i || i < 0 || i >= per_counter) ++out_of_range;
+    else ++seen[k % 256 % 64][i];
+  }
+  CHECK(out_of_range == 0);
+  size_t not_once = 0;
+  for (auto &counter : seen)
+    for (int times : counter) not_once += times != 1;
+  CHECK(not_once == 0);  // each old value 0 .. per_counter - 1 fetched exactly once per counter
+  cudaFree(fetched);
+  gshmem_free(counters);
+}
+
 }  // namespace
 
 // One test case for the whole run: init and finalize are collective, so every
@@ -371,5 +415,6 @@ TEST_CASE("remote updates on GPUs", "[update][gpu]") {
   check_barrier();
   check_coop_shapes();
   check_wide_atomics();
+  check_half_bulk_add();
   gshmem_finalize();
 }

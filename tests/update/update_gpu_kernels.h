@@ -88,4 +88,14 @@ cudaError_t launch_wide_writer_on(unsigned long long *cell, long iterations, int
 cudaError_t launch_wide_readers_on(unsigned long long *cell, long iterations, int blocks, unsigned long long *torn,
                                    cudaStream_t stream);
 
+// __half bulk add: warp 0 of a 256-thread block calls
+// gshmemx_half_atomic_fetch_add_bulk_warp kHalfCalls times, then the block
+// calls the _block form kHalfCalls times; each call adds 1.0 for 256
+// elements to counters[i % 64] on `target` (4 per counter per call) and
+// writes the old values to fetched[call * 256 + i] (local). Afterwards every
+// counter holds 2 * kHalfCalls * 4 and its fetched values are 0 .. that - 1,
+// each once.
+constexpr int kHalfCalls = 8;
+cudaError_t launch_half_bulk_add(unsigned short *counters, unsigned short *fetched, int target);
+
 }  // namespace update_gpu

@@ -4,6 +4,8 @@
 
 #include <gshmem/update_ext.h>
 
+#include <cuda_fp16.h>
+
 using gshmem::memory_order;
 using gshmem::thread_scope;
 
@@ -31,6 +33,23 @@ __global__ void coop_shapes_kernel(shape_areas a, int target) {
   gshmemx_uint64_put_signal_block(a.data + warps * 16, reinterpret_cast<const uint64_t *>(a.src) + warps * 16, 16,
                                   a.sigs + warps, 1, GSHMEM_SIGNAL_ADD, target);
   if (linear == 0) gshmem_quiet();
+}
+
+__global__ void half_bulk_add_kernel(__half *counters, __half *fetched, int target) {
+  __shared__ size_t index[256];
+  __shared__ __half ones[256];
+  index[threadIdx.x] = threadIdx.x % 64;
+  ones[threadIdx.x] = __float2half(1.0f);
+  __syncthreads();
+  const gshmemx_bulk_index_t by_index{index, 0, 0};
+  if (threadIdx.x < 32)
+    for (int c = 0; c < kHalfCalls; ++c)
+      gshmemx_half_atomic_fetch_add_bulk_warp(counters, 64, by_index, ones, fetched + c * 256, 256, nullptr, 0,
+                                              target);
+  __syncthreads();
+  for (int c = kHalfCalls; c < 2 * kHalfCalls; ++c)
+    gshmemx_half_atomic_fetch_add_bulk_block(counters, 64, by_index, ones, fetched + c * 256, 256, nullptr, 0,
+                                             target);
 }
 
 struct alignas(16) pair16 {
@@ -68,6 +87,11 @@ __global__ void wide_readers_kernel(pair16 *cell, long iterations, unsigned long
 
 cudaError_t launch_coop_shapes(const shape_areas &a, dim3 block, int target) {
   coop_shapes_kernel<<<1, block>>>(a, target);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_half_bulk_add(unsigned short *counters, unsigned short *fetched, int target) {
+  half_bulk_add_kernel<<<1, 256>>>(reinterpret_cast<__half *>(counters), reinterpret_cast<__half *>(fetched), target);
   return cudaGetLastError();
 }
 

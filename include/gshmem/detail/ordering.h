@@ -286,6 +286,13 @@ GSHMEM_HD void atomic_store16(wide16* p, wide16 v) {
   else if constexpr (O == memory_order::release) { GSHMEMI_ATOM128_SCOPES(MAC, "release") }   \
   else if constexpr (O == memory_order::acq_rel) { GSHMEMI_ATOM128_SCOPES(MAC, "acq_rel") }   \
   else { GSHMEMI_ATOM128_SCOPES(MAC, "acquire") }
+// Half-precision add, `atom.<sem>.<scope>.add.noftz.f16` (sm_70+), on the
+// bit pattern so that this header needs no <cuda_fp16.h>. Device only.
+#define GSHMEMI_ADD_F16_ASM(sem, scope)                                                        \
+  asm volatile("atom." sem "." scope ".add.noftz.f16 %0, [%1], %2;"                             \
+               : "=h"(r)                                                                         \
+               : "l"(p), "h"(v)                                                                  \
+               : "memory")
 #endif
 #else
 inline int wide_host_locks[64];
@@ -299,6 +306,23 @@ struct wide_host_guard {
   }
   ~wide_host_guard() { __atomic_store_n(lock, 0, __ATOMIC_RELEASE); }
 };
+#endif
+
+#if defined(__CUDACC__)
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+__device__ unsigned short atomic_fetch_add_f16_bits(unsigned short* p, unsigned short v) {
+#if GSHMEM_IN_DEVICE_CODE && GSHMEMI_HAVE_ATOM128
+  unsigned short r;
+  GSHMEMI_ATOM128_SEMS(GSHMEMI_ADD_F16_ASM)
+  return r;
+#elif GSHMEM_IN_DEVICE_CODE
+  static_assert(O != O, "gshmem builds its half-precision atomics for sm_90 or later");
+  return v;
+#else
+  (void)p;  // the host pass of a device function: never runs
+  return v;
+#endif
+}
 #endif
 
 // If *p has the bits of `expected`, stores `desired`; returns the bits found.
