@@ -1,18 +1,41 @@
 // gshmem_perf_wait: scaling of the wait/test families with the number of
-// ivars n, by issuer width (thread, warp, block).
+// ivars n, by issuer width (thread, warp, block), for several producer
+// patterns.
 //
-// Round i (1-based), PE 0 the updater, PE 1 the waiter:
+// Round i (1-based), PE 0 the producer, PE 1 the waiter:
 //   _all:       PE 0 stores i into all n ivars on PE 1; PE 1 waits until all >= i.
-//   _any/_some: PE 0 stores i into ivar (i-1) % n on PE 1; PE 1 waits until one
-//               is >= its comparison value (only that one is), then checks the
-//               index it got back.
+//   _any/_some: PE 0 stores i into one ivar on PE 1; PE 1 waits until one is
+//               >= its comparison value (only that one is), then checks the
+//               index it got back against the one the producer set.
 //   then PE 1 acknowledges with one store and PE 0 waits for it.
+// Producer patterns (--producer; the first of each family is the default):
+//   _all:       block     256 threads, thread t stores t, t+256, ...
+//               in_order  one thread stores 0, 1, ..., n-1
+//               reverse   one thread stores n-1, ..., 1, 0
+//               random    one thread stores a fixed pseudo-random permutation
+//   _any/_some: next      element (i-1) % n, where a round-robin _any cursor
+//                         looks next (the most favourable case)
+//               random    element perm[(i-1) % n], perm a fixed pseudo-random
+//                         permutation (NVSHMEM's figures use a random producer)
+// The permutation of each n is built once on the host from a fixed seed, the
+// same on both PEs. Rows of a default pattern are named after the form
+// ("wait_until_all"), the others carry the pattern ("wait_until_all[random]").
+// Every pattern runs for the wait forms; the test and _vector forms run with
+// the default pattern only. Quick mode runs the other patterns at n 1024 and
+// 8192 and the thread and block widths only (unless -b / -t choose).
+//
 // The _vector forms compare against per-element values that PE 1 advances
 // after acknowledging (off the critical path). test forms are polled in a
 // loop. Reported: round trip per iteration. Floor: a hand-written scan with
 // the same width, 16 independent ld.relaxed.sys loads in flight per thread
-// and one acquire (fence or reload) when it succeeds.
+// and one acquire (fence or reload) when it succeeds, against the same
+// producer pattern.
 #include "perf_common.cuh"
+
+#include <array>
+#include <numeric>
+#include <random>
+#include <sstream>
 
 using namespace gshmem_perf;
 
@@ -22,6 +45,46 @@ enum Family { kAll, kAny, kSome };
 enum Mode { kWait, kTest };
 
 const char *family_name(Family f) { return f == kAll ? "all" : f == kAny ? "any" : "some"; }
+
+// --- producer patterns: which ivars PE 0 stores each round, and in which order.
+enum Producer { kBlock, kInOrder, kReverse, kRandom, kNext };
+
+struct ProducerPattern {
+  Producer id;
+  const char *name;     // option value and row-name suffix
+  bool all;             // a pattern of the _all family (else of _any/_some)
+  bool is_default;      // the family's default: its rows keep the plain name
+  const char *what;     // one line for the help text and the section titles
+};
+
+// The one table: option parsing, help text, row names and the loops use it.
+constexpr ProducerPattern kProducers[] = {
+    {kBlock, "block", true, true, "256 threads, thread t stores t, t+256, ..."},
+    {kInOrder, "in_order", true, false, "one thread stores 0, 1, ..., n-1"},
+    {kReverse, "reverse", true, false, "one thread stores n-1, ..., 1, 0"},
+    {kRandom, "random", true, false, "one thread stores a fixed random permutation"},
+    {kNext, "next", false, true, "element (i-1) % n (a round-robin cursor's next)"},
+    {kRandom, "random", false, false, "element perm[(i-1) % n], a fixed random permutation"},
+};
+constexpr size_t kNumProducers = sizeof kProducers / sizeof kProducers[0];
+// Every PE builds the same permutations from this seed.
+constexpr uint64_t kPermutationSeed = 0x9e3779b97f4a7c15ull;
+
+// "wait_until_all" for a default pattern, "wait_until_all[random]" otherwise.
+std::string row_name(const std::string &form, const ProducerPattern &p) {
+  return p.is_default ? form : form + "[" + p.name + "]";
+}
+
+// The k-th element a one-thread pattern stores (k < n): for _all the k-th
+// store of a round, for _any/_some the element of round k+1.
+__device__ __forceinline__ size_t produced_element(Producer p, const uint32_t *perm, size_t n,
+                                                   size_t k) {
+  switch (p) {
+    case kReverse: return n - 1 - k;
+    case kRandom: return perm[k];
+    default: return k;  // in_order, next
+  }
+}
 
 // The responder's block: the API is called by the first `width` threads; at
 // least 256 threads exist so that advancing the comparison values is cheap.
@@ -35,9 +98,11 @@ struct WaitArgs {
   uint64_t *ack;       // symmetric
   uint64_t *peer_ack;  // PE 0's ack as mapped here
   unsigned long long *errors;  // local counter of wrong answers
+  const uint32_t *perm;  // local, the permutation of 0..n-1 (random pattern)
   size_t n;
   int width;
   Family family;
+  Producer producer;   // to know which element each round sets (_any/_some)
   Mode mode;
   bool vector;
   bool raw;
@@ -259,7 +324,7 @@ __global__ void __launch_bounds__(MaxThreads) waiter_kernel(WaitArgs a, uint64_t
     if (t == 0) raw_store_relaxed(a.peer_ack, i);
     // Check the answer and advance the comparison values (after the ack, so
     // off the critical path as far as the other PE is concerned).
-    const size_t expect = (size_t)((i - 1) % a.n);
+    const size_t expect = produced_element(a.producer, a.perm, a.n, (size_t)((i - 1) % a.n));
     if (t == 0) {
       if (a.family == kAny && found != expect) atomicAdd(a.errors, 1ull);
       if (a.family == kSome && (count != 1 || a.indices[0] != expect)) atomicAdd(a.errors, 1ull);
@@ -275,39 +340,159 @@ __global__ void __launch_bounds__(MaxThreads) waiter_kernel(WaitArgs a, uint64_t
   }
 }
 
-__global__ void __launch_bounds__(kUpdaterThreads) updater_kernel(uint64_t *peer_ivars, size_t n, bool all, uint64_t *ack,
-                               uint64_t iters) {
+// One thread stores v into all n elements in the pattern's order: the
+// indices of a batch are loaded first (the random pattern's table lookups
+// then overlap), then the batch's stores are issued back to back.
+__device__ void store_all_one_thread(uint64_t *peer_ivars, size_t n, Producer p,
+                                     const uint32_t *perm, uint64_t v) {
+  constexpr size_t kB = 32;
+  for (size_t base = 0; base < n; base += kB) {
+    size_t idx[kB];
+#pragma unroll
+    for (size_t k = 0; k < kB; ++k)
+      idx[k] = base + k < n ? produced_element(p, perm, n, base + k) : n;
+#pragma unroll
+    for (size_t k = 0; k < kB; ++k)
+      if (idx[k] < n) raw_store_relaxed(&peer_ivars[idx[k]], v);
+  }
+}
+
+// PE 0, the producer: round i stores i into PE 1's ivars by pattern p (the
+// floor and the API are measured against the same one), then waits for the ack.
+__global__ void __launch_bounds__(kUpdaterThreads)
+    updater_kernel(uint64_t *peer_ivars, size_t n, bool all, Producer p, const uint32_t *perm,
+                   uint64_t *ack, uint64_t iters) {
   const unsigned t = threadIdx.x;
+  // _any/_some: the element of the coming round, looked up while the
+  // previous round's ack is awaited (off the critical path).
+  size_t next = all || t != 0 ? 0 : produced_element(p, perm, n, 0);
   for (uint64_t i = 1; i <= iters; ++i) {
-    if (all) {
+    if (all && p == kBlock) {
       for (size_t j = t; j < n; j += blockDim.x) raw_store_relaxed(&peer_ivars[j], i);
+    } else if (t == 0 && all) {
+      store_all_one_thread(peer_ivars, n, p, perm, i);
     } else if (t == 0) {
-      raw_store_relaxed(&peer_ivars[(i - 1) % n], i);
+      raw_store_relaxed(&peer_ivars[next], i);
+      next = produced_element(p, perm, n, (size_t)(i % n));
     }
     if (t == 0) raw_wait_ge(ack, i);
     __syncthreads();
   }
 }
 
-__global__ void init_cmpv(uint64_t *cmpv, size_t n, bool all) {
-  for (size_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
-    cmpv[j] = all ? 1 : j + 1;
+// _all: every element expects 1 first; _any/_some: the element set in round
+// k+1 expects k+1 first (the waiter adds n each time it is set).
+__global__ void init_cmpv(uint64_t *cmpv, size_t n, bool all, Producer p, const uint32_t *perm) {
+  for (size_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+    if (all) cmpv[k] = 1;
+    else cmpv[produced_element(p, perm, n, k)] = k + 1;
+  }
 }
 
-// A rough per-iteration cost, only to size the loops (same on every PE).
-double estimate_ns(Family f, int width, size_t n) {
+// A rough per-iteration cost, only to size the loops (same on every PE). One
+// thread storing all n ivars takes far longer than 256 threads.
+double estimate_ns(Family f, Producer p, int width, size_t n) {
   double per_elem = width == 1 ? 12.0 : width == 32 ? 1.5 : 0.25;
-  double update = f == kAll ? double(n) * 0.3 : 0;
+  double update = f == kAll ? double(n) * (p == kBlock ? 0.3 : 20.0) : 0;
   return 4000 + per_elem * double(n) + update;
+}
+
+// A fixed pseudo-random permutation of 0..n-1: Fisher-Yates driven by
+// mt19937_64, whose output the standard fixes, so every PE builds the same.
+std::vector<uint32_t> permutation(size_t n) {
+  std::vector<uint32_t> p(n);
+  std::iota(p.begin(), p.end(), 0u);
+  std::mt19937_64 rng(kPermutationSeed);
+  for (size_t k = n - 1; k > 0; --k) std::swap(p[k], p[rng() % (k + 1)]);
+  return p;
+}
+
+using Selection = std::array<bool, kNumProducers>;
+
+// The help text of --producer, from the table.
+std::string producer_usage() {
+  const char *indent = "                          ";
+  std::string u = "      --producer LIST   producer patterns to run, comma list (default: all):\n";
+  std::string defaults;
+  for (const ProducerPattern &p : kProducers) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%s%-9s %s: %s\n", indent, p.name,
+                  p.all ? "_all" : "_any/_some", p.what);
+    u += line;
+    if (p.is_default)
+      defaults += std::string(defaults.empty() ? "" : ", ") + p.name +
+                  (p.all ? " (_all)" : " (_any/_some)");
+  }
+  return u + indent + "default   the defaults: " + defaults + "\n";
+}
+
+// Takes --producer LIST (or --producer=LIST), this binary's own option, out
+// of argv before the shared parser sees it. A name selects the pattern in
+// every family that has one of that name; "default" selects each family's
+// default. Without the option every pattern is selected.
+bool take_producer_option(int &argc, char **argv, Selection &selected, std::string &error) {
+  selected.fill(true);
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], list;
+    if (arg == "--producer") {
+      if (i + 1 >= argc) {
+        error = "option --producer needs a value";
+        return false;
+      }
+      list = argv[++i];
+    } else if (arg.rfind("--producer=", 0) == 0) {
+      list = arg.substr(arg.find('=') + 1);
+    } else {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    selected.fill(false);  // the last --producer wins
+    std::stringstream ss(list);
+    std::string item;
+    bool any_item = false;
+    while (std::getline(ss, item, ',')) {
+      bool known = false;
+      for (size_t k = 0; k < kNumProducers; ++k) {
+        if (item == kProducers[k].name || (item == "default" && kProducers[k].is_default)) {
+          selected[k] = true;
+          known = true;
+        }
+      }
+      if (!known) {
+        error = "unknown producer pattern '" + item + "'";
+        return false;
+      }
+      any_item = true;
+    }
+    if (!any_item) {
+      error = "--producer needs a comma list of patterns";
+      return false;
+    }
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return true;
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
+  const char *program = "gshmem_perf_wait";
+  Selection selected;
+  std::string error;
+  if (!take_producer_option(argc, argv, selected, error)) {
+    std::fprintf(stderr, "%s: %s\n%s%s", program, error.c_str(), usage(program).c_str(),
+                 producer_usage().c_str());
+    return 1;
+  }
   Context ctx;
   int exit_code = 0;
-  if (!perf_begin(argc, argv, "gshmem_perf_wait", 2, ctx, &exit_code)) return exit_code;
-  Reporter rep("gshmem_perf_wait", ctx.opt, ctx.pe == 0);
+  if (!perf_begin(argc, argv, program, 2, ctx, &exit_code)) {
+    if (ctx.opt.help) std::printf("%s", producer_usage().c_str());
+    return exit_code;
+  }
+  Reporter rep(program, ctx.opt, ctx.pe == 0);
   ctx.rep = &rep;
   const bool quick = ctx.opt.quick;
   Range ns = ctx.opt.range_set ? ctx.opt.range : Range{1, 32768, quick ? 32u : 4u};
@@ -315,6 +500,10 @@ int main(int argc, char **argv) {
   if (quick && !ctx.opt.range_set) n_values = {1, 32, 1024, 8192};
   std::vector<int> widths = ctx.opt.threads.empty() ? std::vector<int>{1, 32, 1024} : ctx.opt.threads;
   const size_t max_n = *std::max_element(n_values.begin(), n_values.end());
+  if (max_n > UINT32_MAX) {
+    std::fprintf(stderr, "PE %d: n above %u is not supported\n", ctx.pe, UINT32_MAX);
+    return 1;
+  }
 
   uint64_t *ivars = (uint64_t *)gshmem_malloc(max_n * sizeof(uint64_t));
   uint64_t *ack = (uint64_t *)gshmem_malloc(sizeof(uint64_t));
@@ -329,6 +518,21 @@ int main(int argc, char **argv) {
   PERF_CUDA(cudaMalloc(&indices, max_n * sizeof(size_t)));
   PERF_CUDA(cudaMalloc(&errors, sizeof(unsigned long long)));
   PERF_CUDA(cudaMemset(errors, 0, sizeof(unsigned long long)));
+
+  // The random pattern's permutation of every n, built once and kept in
+  // device memory on every PE: the producer stores by it, the waiter checks
+  // the index it got back against it.
+  std::vector<size_t> perm_offset;  // per entry of n_values
+  std::vector<uint32_t> host_perms;
+  for (uint64_t n : n_values) {
+    perm_offset.push_back(host_perms.size());
+    std::vector<uint32_t> p = permutation(n);
+    host_perms.insert(host_perms.end(), p.begin(), p.end());
+  }
+  uint32_t *perms = nullptr;
+  PERF_CUDA(cudaMalloc(&perms, host_perms.size() * sizeof(uint32_t)));
+  PERF_CUDA(cudaMemcpy(perms, host_perms.data(), host_perms.size() * sizeof(uint32_t),
+                       cudaMemcpyHostToDevice));
 
   const bool active = ctx.pe < 2;
   uint64_t *peer_ivars = ctx.pe == 0 ? (uint64_t *)gshmem_ptr(ivars, 1) : nullptr;
@@ -345,45 +549,65 @@ int main(int argc, char **argv) {
   for (Family fam : {kAny, kAll, kSome}) {
     for (bool vec : {false, true}) {
       for (Mode mode : {kWait, kTest}) {
-        std::string base = std::string(mode == kWait ? "wait_until_" : "test_") + family_name(fam) +
-                           (vec ? "_vector" : "");
-        // Quick mode: the vector and test forms at one width only.
-        if (quick && (vec || mode == kTest) && fam == kSome) continue;
-        rep.section(base + ": round trip (us) vs n; floor: hand-written scan, same width");
-        for (int width : widths) {
-          if (quick && (vec || mode == kTest) && width == 32) continue;
-          for (uint64_t n : n_values) {
-            if (n > max_n) break;
-            uint64_t iters = iters_for(estimate_ns(fam, width, n), budget, max_iters);
-            uint64_t warm = std::max<uint64_t>(2, iters / 20);
-            // Block forms need every thread of the block to call.
-            int block = width <= 32 ? kHelperThreads : width;
-            auto run = [&](bool raw) {
-              WaitArgs a{ivars, cmpv, indices, ack, peer_ack, errors, (size_t)n, width,
-                         fam, mode, vec, raw};
-              auto reset = [&] {
-                PERF_CUDA(cudaMemsetAsync(ivars, 0, n * sizeof(uint64_t), ctx.stream));
-                PERF_CUDA(cudaMemsetAsync(ack, 0, sizeof(uint64_t), ctx.stream));
-                init_cmpv<<<64, 256, 0, ctx.stream>>>(cmpv, n, fam == kAll);
+        const std::string form = std::string(mode == kWait ? "wait_until_" : "test_") +
+                                 family_name(fam) + (vec ? "_vector" : "");
+        const bool wait_form = mode == kWait && !vec;
+        // Quick mode: no _some vector or test forms.
+        if (quick && !wait_form && fam == kSome) continue;
+        for (size_t pi = 0; pi < kNumProducers; ++pi) {
+          const ProducerPattern &prod = kProducers[pi];
+          if (prod.all != (fam == kAll) || !selected[pi]) continue;
+          // The test and _vector forms run with the default pattern only.
+          if (!prod.is_default && !wait_form) continue;
+          // Quick mode: the other patterns at two n and two widths only.
+          const bool trim = quick && !prod.is_default;
+          const std::string name = row_name(form, prod);
+          bool titled = false;
+          for (int width : widths) {
+            // Quick mode: the vector and test forms without the warp width.
+            if (quick && !wait_form && width == 32) continue;
+            if (trim && ctx.opt.threads.empty() && width != 1 && width != 1024) continue;
+            for (size_t ni = 0; ni < n_values.size(); ++ni) {
+              const uint64_t n = n_values[ni];
+              if (trim && !ctx.opt.range_set && n != 1024 && n != 8192) continue;
+              if (!titled) {
+                rep.section(name + ": round trip (us) vs n; producer " + prod.name + ": " +
+                            prod.what + "; floor: hand-written scan, same width and producer");
+                titled = true;
+              }
+              const uint32_t *perm = perms + perm_offset[ni];
+              uint64_t iters = iters_for(estimate_ns(fam, prod.id, width, n), budget, max_iters);
+              uint64_t warm = std::max<uint64_t>(2, iters / 20);
+              // Block forms need every thread of the block to call.
+              int block = width <= 32 ? kHelperThreads : width;
+              // The floor and the API run against the same producer.
+              auto run = [&](bool raw) {
+                WaitArgs a{ivars, cmpv, indices, ack, peer_ack, errors, perm, (size_t)n, width,
+                           fam, prod.id, mode, vec, raw};
+                auto reset = [&] {
+                  PERF_CUDA(cudaMemsetAsync(ivars, 0, n * sizeof(uint64_t), ctx.stream));
+                  PERF_CUDA(cudaMemsetAsync(ack, 0, sizeof(uint64_t), ctx.stream));
+                  init_cmpv<<<64, 256, 0, ctx.stream>>>(cmpv, n, fam == kAll, prod.id, perm);
+                };
+                return time_loop(ctx, iters, warm, reset, [&](uint64_t it) {
+                  if (!active) return;
+                  if (ctx.pe == 0)
+                    updater_kernel<<<1, kUpdaterThreads, 0, ctx.stream>>>(
+                        peer_ivars, n, fam == kAll, prod.id, perm, ack, it);
+                  else
+                  if (width == 1)
+                    waiter_kernel<kThreadKind, kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
+                  else if (width == 32)
+                    waiter_kernel<kWarpKind, kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
+                  else
+                    waiter_kernel<kBlockKind, 1024><<<1, block, 0, ctx.stream>>>(a, it);
+                });
               };
-              return time_loop(ctx, iters, warm, reset, [&](uint64_t it) {
-                if (!active) return;
-                if (ctx.pe == 0)
-                  updater_kernel<<<1, kUpdaterThreads, 0, ctx.stream>>>(peer_ivars, n, fam == kAll,
-                                                                        ack, it);
-                else
-                if (width == 1)
-                  waiter_kernel<kThreadKind, kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
-                else if (width == 32)
-                  waiter_kernel<kWarpKind, kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
-                else
-                  waiter_kernel<kBlockKind, 1024><<<1, block, 0, ctx.stream>>>(a, it);
-              });
-            };
-            std::vector<double> floor_ns = run(true);
-            Stats f = us_stats(floor_ns);
-            std::vector<double> v = run(false);
-            add_row(ctx, base, "n", n, width, "round_trip", us_stats(v), &f, iters);
+              std::vector<double> floor_ns = run(true);
+              Stats f = us_stats(floor_ns);
+              std::vector<double> v = run(false);
+              add_row(ctx, name, "n", n, width, "round_trip", us_stats(v), &f, iters);
+            }
           }
         }
       }
@@ -396,6 +620,7 @@ int main(int argc, char **argv) {
                  host_errors);
     any_errors = true;
   }
+  cudaFree(perms);
   cudaFree(errors);
   cudaFree(indices);
   cudaFree(cmpv);

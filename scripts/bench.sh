@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs the gshmem perftest suite on the GPUs of this machine.
 #
-#   scripts/bench.sh [--quick] [--build-dir DIR] [--results-dir DIR] [--gpus N] [--no-build]
+#   scripts/bench.sh [--quick] [--build-dir DIR] [--results-dir DIR] [--gpus N] [--no-build] [--no-deps]
 #
-# Builds the perftests if needed (build-bench/, Release), finds the local GPUs,
+# Checks what the build needs (scripts/install-deps.sh: installs what is
+# missing where it can; --no-deps skips this), builds the perftests if
+# needed (build-bench/, Release), finds the local GPUs,
 # runs every benchmark under mpirun (point-to-point ones on 2 PEs; fan-in/out
 # and barrier on 2, 4 and all GPUs), and writes results/<UTC timestamp>/:
 #   *.jsonl (one JSON object per row), *.log (each binary's table),
@@ -18,6 +20,7 @@ BUILD_DIR="$ROOT/build-bench"
 RESULTS_BASE="$ROOT/results"
 GPUS=""
 DO_BUILD=1
+DO_DEPS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick|-q) QUICK=1 ;;
@@ -25,7 +28,8 @@ while [ $# -gt 0 ]; do
     --results-dir) RESULTS_BASE="$2"; shift ;;
     --gpus) GPUS="$2"; shift ;;
     --no-build) DO_BUILD=0 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-deps) DO_DEPS=0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -41,6 +45,13 @@ BINARIES=(gshmem_perf_latency gshmem_perf_wait gshmem_perf_stream gshmem_perf_ba
           gshmem_perf_fan gshmem_perf_bw)
 
 # ---------------------------------------------------------------- build
+if [ "$DO_BUILD" = 1 ] && [ "$DO_DEPS" = 1 ]; then
+  say "checking build requirements (scripts/install-deps.sh)"
+  bash "$ROOT/scripts/install-deps.sh" || { say "a required piece is missing (see above)"; exit 1; }
+fi
+if ! command -v nvcc > /dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
 if [ "$DO_BUILD" = 1 ]; then
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     say "configuring $BUILD_DIR"

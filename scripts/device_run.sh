@@ -61,6 +61,14 @@ finish() {
   cat "$out/summary.txt"
 }
 
+echo "== requirements (scripts/install-deps.sh)"
+if ! bash scripts/install-deps.sh > "$logs/install-deps.log" 2>&1; then
+  cat "$logs/install-deps.log"
+  summary+=("requirements|MISSING|see install-deps.log")
+  finish
+  exit 1
+fi
+grep -E '^install-deps: (nvcc|cmake|MPI|Catch2)' "$logs/install-deps.log"
 echo "== device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | tr -s ' ' | paste -sd, -)"
 echo "== configure + build ($jobs jobs)"
 start=$(date +%s)
@@ -98,7 +106,7 @@ if [[ $run_bench == 1 ]]; then
   echo "== scripts/bench.sh --quick"
   start=$(date +%s)
   rm -rf "$logs/bench-out"
-  OUT="$logs/bench-out" timeout "${BENCH_TIMEOUT:-200}" bash scripts/bench.sh --quick --build-dir "$build" 2>&1 |
+  OUT="$logs/bench-out" timeout "${BENCH_TIMEOUT:-200}" bash scripts/bench.sh --quick --no-deps --build-dir "$build" 2>&1 |
     tee "$logs/bench.log"
   bench_rc=${PIPESTATUS[0]}
   met=$(grep -o '[0-9]* target(s) not met' "$logs/bench.log" | tail -1)

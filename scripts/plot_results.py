@@ -4,7 +4,8 @@
 usage: plot_results.py RESULTS_DIR [--out DIR]
 
 Writes at most six PNGs into DIR (default RESULTS_DIR):
-  wait_any.png, wait_all.png, wait_some.png  round trip vs n, per form and issuer, floors dashed
+  wait_any.png, wait_all.png, wait_some.png  round trip vs n, per form, issuer and producer
+                                              pattern, floors dashed
   put_signal.png                              one-way latency vs message size, per issuer
   bandwidth.png                               put / put_signal bandwidth vs size
   ratio_to_floor.png                          every figure's ratio to its raw floor
@@ -15,7 +16,7 @@ import os
 import sys
 from collections import defaultdict
 
-from summarize import load_rows  # one reader of the JSON lines, beside this script
+from summarize import load_rows, producer_of  # one reader of the JSON lines, beside this script
 
 try:
     import matplotlib
@@ -31,6 +32,12 @@ WIDTH_NAMES = {1: "thread", 32: "warp"}
 
 def width_name(t):
     return WIDTH_NAMES.get(t, f"block{t}")
+
+
+def family_of(name):
+    """The wait family of a wait benchmark row: "wait_until_all[random]" -> "all"."""
+    form, _ = producer_of(name)
+    return form.replace("wait_until_", "").replace("test_", "").split("_")[0]
 
 
 def series(rows, key):
@@ -49,8 +56,11 @@ def line_plot(path, title, xlabel, ylabel, groups, logy=True):
     if not groups:
         return False
     fig, ax = plt.subplots(figsize=(9, 5.5))
+    # Twenty distinct colours where ten would repeat (a family with its
+    # producer patterns has more than ten series).
+    colors = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20")
     for i, (label, pts) in enumerate(groups.items()):
-        color = f"C{i % 10}"
+        color = colors(i % colors.N)
         xs = [p[0] for p in pts]
         ax.plot(xs, [p[1] for p in pts], "o-", color=color, label=label, markersize=3)
         fl = [(p[0], p[2]) for p in pts if p[2] is not None]
@@ -64,7 +74,7 @@ def line_plot(path, title, xlabel, ylabel, groups, logy=True):
     ax.set_ylabel(ylabel)
     ax.set_title(title + "\n(dashed: raw floor of the same exchange)", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=2 if len(groups) <= 16 else 3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -105,8 +115,8 @@ def make_plots(rows, out_dir):
     api = [r for r in rows if not r["name"].startswith("raw_floor:")]
     wait_rows = [r for r in api if r.get("binary") == "gshmem_perf_wait" and r.get("pes") == 2]
     for fam in ("any", "all", "some"):
-        fam_rows = [r for r in wait_rows
-                    if r["name"].replace("wait_until_", "").replace("test_", "").split("_")[0] == fam]
+        # One series per form, issuer and producer pattern ("wait_until_all[random] thread").
+        fam_rows = [r for r in wait_rows if family_of(r["name"]) == fam]
         groups = series(fam_rows, lambda r: f"{r['name']} {width_name(r['threads'])}")
         path = os.path.join(out_dir, f"wait_{fam}.png")
         if line_plot(path, f"_{fam} family: round trip vs n (2 PEs)", "n (ivars)",

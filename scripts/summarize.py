@@ -6,6 +6,8 @@ usage: summarize.py RESULTS_DIR [--out FILE] [--title TEXT]
 Reads every *.jsonl under RESULTS_DIR. Writes a markdown file with
   1. the targets table: benchmark, value, floor, ratio, target, the NVSHMEM
      figure measured on an H200 NVLink pair, and pass/fail against the target;
+     info rows (no target) show related figures beside them, such as the wait
+     benchmark under other producer patterns;
   2. every row with a floor, and whether it is within 10% of it;
   3. rows without a floor.
 Needs only the Python standard library (no GPU, no matplotlib).
@@ -21,25 +23,47 @@ import sys
 TARGETS = [
     ("one-way uint64_p + wait_until", dict(name="uint64_p+wait_until", metric="one_way", pes=2), 0.75, 1.306),
     ("one-way signal_op + signal_wait_until", dict(name="signal_op+signal_wait_until", metric="one_way", pes=2), 0.70, 0.85),
-    ("wait_until_any n=1024, thread (round trip)", dict(name="wait_until_any", n=1024, threads=1, pes=2), 15.0, 141.426),
-    ("wait_until_any n=1024, block (round trip)", dict(name="wait_until_any", n=1024, threads=1024, pes=2), 4.5, None),
-    ("wait_until_all n=8192, thread (round trip)", dict(name="wait_until_all", n=8192, threads=1, pes=2), 100.0, 1501.069),
-    ("wait_until_all n=8192, block (round trip)", dict(name="wait_until_all", n=8192, threads=1024, pes=2), 10.0, None),
+    # Wait benchmark rows say what the producer does (gshmem_perf_wait --help):
+    # "next" sets the element after the last one set, "block" is a 256-thread
+    # block storing every element; NVSHMEM figures only beside the same pattern.
+    ("wait_until_any n=1024, thread, producer next (round trip)",
+     dict(name="wait_until_any", n=1024, threads=1, pes=2), 15.0, None),
+    ("wait_until_any n=1024, block, producer next (round trip)",
+     dict(name="wait_until_any", n=1024, threads=1024, pes=2), 4.5, None),
+    ("wait_until_all n=8192, thread, producer block (round trip)",
+     dict(name="wait_until_all", n=8192, threads=1, pes=2), 100.0, 1501.069),
+    ("wait_until_all n=8192, block, producer block (round trip)",
+     dict(name="wait_until_all", n=8192, threads=1024, pes=2), 10.0, None),
     ("on-stream responder wait_until + signal_op (round trip)",
      dict(name="uint64_wait_until_on_stream+signal_op_on_stream", metric="round_trip", pes=2), 5.5, 9.482),
     ("on-stream responder signal_wait_until + signal_op (round trip)",
      dict(name="signal_wait_until_on_stream+signal_op_on_stream", metric="round_trip", pes=2), None, 8.584),
+    # The wait benchmark under other producer patterns (info): a row of a
+    # non-default pattern is named "form[pattern]" (see producer_of); the
+    # default patterns keep the plain name. NVSHMEM's _all figures come from a
+    # 256-thread block producer, its _any figures from a random one.
+    ("wait_until_all n=8192, thread, producer in_order (round trip)",
+     dict(name="wait_until_all[in_order]", n=8192, threads=1, pes=2), None, None),
+    ("wait_until_all n=8192, thread, producer reverse (round trip)",
+     dict(name="wait_until_all[reverse]", n=8192, threads=1, pes=2), None, None),
+    ("wait_until_all n=8192, thread, producer random (round trip)",
+     dict(name="wait_until_all[random]", n=8192, threads=1, pes=2), None, None),
+    ("wait_until_any n=1024, thread, producer random (round trip)",
+     dict(name="wait_until_any[random]", n=1024, threads=1, pes=2), None, 141.426),
 ]
 # NVSHMEM 3.x figures (measured on an H200 NVLink pair by the same method) for
 # rows that have no target of their own.
 ANCHORS = [
-    (dict(name="wait_until_any", n=1, threads=1), 2.203),
-    (dict(name="wait_until_any", n=32, threads=1), 6.532),
-    (dict(name="wait_until_any", n=8192, threads=1), 1134.466),
-    (dict(name="test_any", n=1024, threads=1), 139.579),
+    (dict(name="wait_until_any[random]", n=1, threads=1), 2.203),
+    (dict(name="wait_until_any[random]", n=32, threads=1), 6.532),
+    (dict(name="wait_until_any[random]", n=8192, threads=1), 1134.466),
+    (dict(name="test_any[random]", n=1024, threads=1), 139.579),
     (dict(name="wait_until_all", n=1024, threads=1), 183.436),
 ]
 FLOOR_TOLERANCE = 1.10
+# gshmem_perf_wait's default producer pattern of each family: rows of these
+# keep the plain name, rows of the others carry "[pattern]".
+DEFAULT_PRODUCERS = {"all": "block", "any": "next", "some": "next"}
 
 
 def load_rows(results_dir):
@@ -64,6 +88,16 @@ def matches(row, match):
 def find(rows, match):
     found = [r for r in rows if matches(r, match)]
     return found[-1] if found else None
+
+
+def producer_of(name):
+    """Splits a wait benchmark name into (form, producer pattern or None):
+    "wait_until_all[random]" -> ("wait_until_all", "random"); names without a
+    pattern are the default pattern's (DEFAULT_PRODUCERS) and give None."""
+    if name.endswith("]") and "[" in name:
+        form, producer = name[:-1].split("[", 1)
+        return form, producer
+    return name, None
 
 
 def fmt(v, digits=3):
@@ -135,7 +169,10 @@ def build(rows, title):
             failures += 1
         out.append(f"| {label} | {fmt(value)} | {fmt(r.get('floor'))} | {fmt(ratio, 2)} | "
                    f"{fmt(target, 2)} | {fmt(nv)} | {verdict} |")
-    out += ["", f"Targets: value <= target and ratio to the raw floor <= {FLOOR_TOLERANCE:.2f}.", ""]
+    defaults = ", ".join(f"{p} for _{fam}" for fam, p in DEFAULT_PRODUCERS.items())
+    out += ["", f"Targets: value <= target and ratio to the raw floor <= {FLOOR_TOLERANCE:.2f}. "
+            "Info rows have no target. A wait benchmark name ending in [pattern] was measured "
+            f"with that producer pattern; plain names use the default ({defaults}).", ""]
 
     with_floor = [r for r in gpu_rows if r.get("floor") is not None]
     over = [r for r in with_floor if not within_floor(r)]
