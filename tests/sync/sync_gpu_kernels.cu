@@ -205,19 +205,24 @@ __global__ void one_thread_scans_unbounded(uint64_t *ivars, size_t n, const uint
 __global__ void warp_scans_unbounded(uint64_t *ivars, size_t n, const uint64_t *cmp_values, size_t *indices,
                                      unsigned long long *result) {
   if (threadIdx.x >= 32) return;
+  const bool lane0 = threadIdx.x == 0;  // results stored at once: nothing of ours stays live across a scan
   gshmemx_uint64_wait_until_all_warp(ivars, n, nullptr, GSHMEM_CMP_GE, 1);
-  unsigned long long r[8];
-  r[0] = 1;
-  r[1] = (unsigned long long)gshmemx_uint64_test_all_warp(ivars, n, nullptr, GSHMEM_CMP_GE, 1);
-  r[2] = gshmemx_uint64_wait_until_any_warp(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
-  r[3] = gshmemx_uint64_test_any_warp(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
-  r[4] = gshmemx_uint64_wait_until_some_warp(ivars, n, indices, nullptr, GSHMEM_CMP_EQ, 2);
+  if (lane0) result[0] = 1;
+  const int all = gshmemx_uint64_test_all_warp(ivars, n, nullptr, GSHMEM_CMP_GE, 1);
+  if (lane0) result[1] = (unsigned long long)all;
+  const size_t any = gshmemx_uint64_wait_until_any_warp(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
+  if (lane0) result[2] = any;
+  const size_t test_any = gshmemx_uint64_test_any_warp(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
+  if (lane0) result[3] = test_any;
+  const size_t some = gshmemx_uint64_wait_until_some_warp(ivars, n, indices, nullptr, GSHMEM_CMP_EQ, 2);
+  if (lane0) result[4] = some;
   gshmemx_uint64_wait_until_all_vector_warp(ivars, n, nullptr, GSHMEM_CMP_GE, cmp_values);
-  r[5] = 1;
-  r[6] = gshmemx_uint64_wait_until_any_vector_warp(ivars, n, nullptr, GSHMEM_CMP_GT, cmp_values);
-  r[7] = gshmemx_uint64_test_some_vector_warp(ivars, n, indices + n, nullptr, GSHMEM_CMP_GT, cmp_values);
-  if (threadIdx.x == 0)
-    for (int k = 0; k < 8; ++k) result[k] = r[k];
+  if (lane0) result[5] = 1;
+  const size_t any_vector = gshmemx_uint64_wait_until_any_vector_warp(ivars, n, nullptr, GSHMEM_CMP_GT, cmp_values);
+  if (lane0) result[6] = any_vector;
+  const size_t some_vector =
+      gshmemx_uint64_test_some_vector_warp(ivars, n, indices + n, nullptr, GSHMEM_CMP_GT, cmp_values);
+  if (lane0) result[7] = some_vector;
 }
 __global__ void __launch_bounds__(1024) one_thread_scans_bounded(uint64_t *ivars, size_t n, const uint64_t *cmp_values,
                                                                  size_t *indices, unsigned long long *result) {
