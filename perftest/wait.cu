@@ -340,6 +340,21 @@ __global__ void __launch_bounds__(MaxThreads) waiter_kernel(WaitArgs a, uint64_t
   }
 }
 
+// One pass: wait_until_all (or the raw scan) on an array that already
+// satisfies it, `iters` times. Every call reads every element once and
+// succeeds, so the time per call is the cost of one full scan: the unit in
+// which the _all round trips above can be read ("passes").
+template <int Kind, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads) one_pass_kernel(WaitArgs a, uint64_t iters) {
+  for (uint64_t i = 1; i <= iters; ++i) {
+    size_t found = 0;
+    int count = 0;
+    const bool ok = a.raw ? raw_scan(a, 1, &found, &count) : api_call<Kind>(a, 1, &found, &count);
+    if (!ok && threadIdx.x == 0) atomicAdd(a.errors, 1ull);  // cannot happen: every element is satisfied
+    __syncthreads();
+  }
+}
+
 // One thread stores v into all n elements in the pattern's order: the
 // indices of a batch are loaded first (the random pattern's table lookups
 // then overlap), then the batch's stores are issued back to back.
@@ -613,6 +628,34 @@ int main(int argc, char **argv) {
       }
     }
   }
+  // ---- one pass over an already satisfied array (PE 1 alone): the unit of
+  // the _all figures above.
+  rep.section("wait_until_all: one pass (us per call) on an array already satisfied; floor: hand-written scan");
+  for (int width : widths) {
+    for (uint64_t n : n_values) {
+      if (quick && ctx.opt.range_set == false && n < 1024) continue;
+      const uint64_t iters = iters_for(estimate_ns(kAll, kBlock, width, n) - 4000, budget, max_iters);
+      const int block = width <= 32 ? kHelperThreads : width;
+      auto run = [&](bool raw) {
+        WaitArgs a{ivars, cmpv, indices, ack, peer_ack, errors, perms, (size_t)n, width,
+                   kAll, kBlock, kWait, false, raw};
+        auto reset = [&] {  // 0x7f.. in every byte: >= 1 (the comparison) everywhere
+          PERF_CUDA(cudaMemsetAsync(ivars, 0x7f, n * sizeof(uint64_t), ctx.stream));
+        };
+        return time_loop(ctx, iters, std::max<uint64_t>(2, iters / 20), reset, [&](uint64_t it) {
+          if (ctx.pe != 1) return;
+          if (width == 1) one_pass_kernel<kThreadKind, kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
+          else if (width == 32) one_pass_kernel<kWarpKind, kHelperThreads><<<1, block, 0, ctx.stream>>>(a, it);
+          else one_pass_kernel<kBlockKind, 1024><<<1, block, 0, ctx.stream>>>(a, it);
+        });
+      };
+      std::vector<double> floor_ns = run(true);
+      Stats f = us_stats(floor_ns);
+      std::vector<double> v = run(false);
+      add_row(ctx, "wait_until_all:one_pass", "n", n, width, "scan", us_stats(v), &f, iters);
+    }
+  }
+
   unsigned long long host_errors = 0;
   PERF_CUDA(cudaMemcpy(&host_errors, errors, sizeof host_errors, cudaMemcpyDeviceToHost));
   if (ctx.pe == 1 && host_errors) {

@@ -48,6 +48,8 @@ TARGETS = [
      dict(name="wait_until_all[reverse]", n=8192, threads=1, pes=2), None, None),
     ("wait_until_all n=8192, thread, producer random (round trip)",
      dict(name="wait_until_all[random]", n=8192, threads=1, pes=2), None, None),
+    ("wait_until_all n=8192, thread: one pass over a satisfied array (the unit of the rows above)",
+     dict(name="wait_until_all:one_pass", n=8192, threads=1, pes=2), None, None),
     ("wait_until_any n=1024, thread, producer random (round trip)",
      dict(name="wait_until_any[random]", n=1024, threads=1, pes=2), None, 141.426),
 ]
