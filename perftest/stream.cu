@@ -10,9 +10,14 @@
 // GE i rows are labelled "kernel path": unsigned GE has no exact memop (the
 // driver's GEQ is cyclic), so it runs the wait kernel; wait_on_stream (NE i-1)
 // and the _all/_any/_some forms run kernels too.
-// Floor: the raw responder, cuStreamWaitValue64(GEQ i) + cuStreamWriteValue64
+// Floors: the raw responder, cuStreamWaitValue64(GEQ i) + cuStreamWriteValue64
 // to the peer's ack (driver entry points fetched through the runtime; the
-// binary does not link libcuda). The initiator is launched first and the
+// binary does not link libcuda), for the forms that map onto a stream
+// memop; and, for the kernel-path rows (which must run a kernel: no memop
+// can express their condition), the raw kernel responder: a hand-written
+// one-thread kernel polling ld.acquire.sys >= i, launched with <<<>>>, then
+// the same cuStreamWriteValue64. Each row is read against the floor that
+// does the same job. The initiator is launched first and the
 // responder enqueues after it: work queued behind an unreleased wait blocks
 // the host once the launch queue is full.
 //
@@ -28,12 +33,13 @@ using namespace gshmem_perf;
 namespace {
 
 enum Form {
-  kRaw, kWaitUntilEq, kSignalWaitUntilEq, kWaitUntilGe, kSignalWaitUntilGe, kWait, kAll,
+  kRaw, kRawKernel, kWaitUntilEq, kSignalWaitUntilEq, kWaitUntilGe, kSignalWaitUntilGe, kWait, kAll,
   kAllVector, kAny, kAnyVector, kSome, kSomeVector, kFormCount
 };
 const char *form_name(Form f) {
   switch (f) {
     case kRaw: return "raw_cuStreamWaitValue64+cuStreamWriteValue64";
+    case kRawKernel: return "raw_wait_kernel+cuStreamWriteValue64";
     case kWaitUntilEq: return "uint64_wait_until_on_stream";
     case kSignalWaitUntilEq: return "signal_wait_until_on_stream";
     case kWaitUntilGe: return "uint64_wait_until_on_stream[GE:kernel_path]";
@@ -48,6 +54,12 @@ const char *form_name(Form f) {
   }
 }
 bool is_array(Form f) { return f >= kAll; }
+bool is_raw(Form f) { return f == kRaw || f == kRawKernel; }
+// Forms that run a wait kernel (their floor is the raw kernel responder).
+bool on_kernel_path(Form f) { return f == kWaitUntilGe || f == kSignalWaitUntilGe || f == kWait || is_array(f); }
+
+// The raw kernel floor: one thread polls with acquire loads until *ivar >= v.
+__global__ void raw_wait_kernel(const uint64_t *ivar, uint64_t v) { raw_wait_ge(ivar, v); }
 constexpr size_t kArrayN = 8;  // ivars of the array forms
 
 __global__ void initiator_kernel(uint64_t *peer_ivars, size_t n, bool all, uint64_t *ack,
@@ -83,6 +95,10 @@ void enqueue_wait(Form f, uint64_t *ivars, uint64_t i, const Arrays &a, uint64_t
   switch (f) {
     case kRaw:
       PERF_CU(raw_wait_value64((CUstream)s, (CUdeviceptr)ivars, i, CU_STREAM_WAIT_VALUE_GEQ));
+      return;
+    case kRawKernel:
+      raw_wait_kernel<<<1, 1, 0, s>>>(ivars, i);
+      PERF_CUDA(cudaGetLastError());
       return;
     case kWaitUntilEq: gshmemx_uint64_wait_until_on_stream(ivars, GSHMEM_CMP_EQ, i, s); return;
     case kSignalWaitUntilEq: gshmemx_signal_wait_until_on_stream(ivars, GSHMEM_CMP_EQ, i, s); return;
@@ -167,8 +183,7 @@ int main(int argc, char **argv) {
 
   // ---- round trips
   rep.section("on-stream responder round trip (us): initiator kernel on PE 0, stream ops on PE 1");
-  std::vector<double> floor_ns;
-  Stats floor_stats;
+  Stats floor_stats, kernel_floor_stats;  // memop floor, raw kernel floor
   bool validation_failed = false;
   for (int fi = kRaw; fi < kFormCount; ++fi) {
     Form f = (Form)fi;
@@ -188,7 +203,7 @@ int main(int argc, char **argv) {
       } else {
         for (uint64_t i = 1; i <= it; ++i) {
           enqueue_wait(f, ivars, i, a, i - 1, ctx.stream);
-          enqueue_ack(f == kRaw, ack, peer_ack, i, 0, ctx.stream);
+          enqueue_ack(is_raw(f), ack, peer_ack, i, 0, ctx.stream);
         }
       }
     });
@@ -215,9 +230,13 @@ int main(int argc, char **argv) {
       floor_stats = st;
       add_row(ctx, "raw_floor:cuStreamWaitValue64+cuStreamWriteValue64", "n", 1, 1, "round_trip",
               st, nullptr, iters);
+    } else if (f == kRawKernel) {
+      kernel_floor_stats = st;
+      add_row(ctx, "raw_floor:wait_kernel+cuStreamWriteValue64", "n", 1, 1, "round_trip", st, nullptr,
+              iters);
     } else {
       add_row(ctx, std::string(form_name(f)) + "+signal_op_on_stream", "n", n, 1, "round_trip", st,
-              &floor_stats, iters);
+              on_kernel_path(f) ? &kernel_floor_stats : &floor_stats, iters);
     }
   }
 
@@ -256,9 +275,12 @@ int main(int argc, char **argv) {
     } else if (f == kRaw) {
       floor_stats = us_stats(per_op_ns);
       add_row(ctx, "raw_floor:cuStreamWaitValue64", "n", 1, 1, "enqueue", floor_stats, nullptr, k_ops);
+    } else if (f == kRawKernel) {
+      kernel_floor_stats = us_stats(per_op_ns);
+      add_row(ctx, "raw_floor:wait_kernel", "n", 1, 1, "enqueue", kernel_floor_stats, nullptr, k_ops);
     } else {
       add_row(ctx, form_name(f), "n", is_array(f) ? kArrayN : 1, 1, "enqueue", us_stats(per_op_ns),
-              &floor_stats, k_ops);
+              on_kernel_path(f) ? &kernel_floor_stats : &floor_stats, k_ops);
     }
   }
   host_barrier();
