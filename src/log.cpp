@@ -13,7 +13,8 @@ namespace gshmemi {
 namespace {
 
 std::atomic<int> log_pe{-1};
-std::atomic<int> last_error{GSHMEM_SUCCESS};
+// Per host thread, like cudaGetLastError: a thread reads what its own calls recorded.
+thread_local int last_error = GSHMEM_SUCCESS;
 
 const char *level_name(LogLevel level) {
   switch (level) {
@@ -56,7 +57,7 @@ void log(LogLevel level, const char *file, int line, const char *fmt, ...) {
 }
 
 int report_error(int code, const char *file, int line, const char *fmt, ...) {
-  last_error.store(code, std::memory_order_relaxed);
+  last_error = code;
   if (log_enabled(LogLevel::WARN)) {
     va_list args;
     va_start(args, fmt);
@@ -66,14 +67,14 @@ int report_error(int code, const char *file, int line, const char *fmt, ...) {
   return code;
 }
 
-void set_last_error(int code) { last_error.store(code, std::memory_order_relaxed); }
+void set_last_error(int code) { last_error = code; }
 
 void set_log_pe(int pe) { log_pe.store(pe, std::memory_order_relaxed); }
 
 }  // namespace gshmemi
 
 extern "C" int gshmemx_get_last_error(void) {
-  return gshmemi::last_error.load(std::memory_order_relaxed);
+  return gshmemi::last_error;
 }
 
 extern "C" const char *gshmemx_error_string(int code) {

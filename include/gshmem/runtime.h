@@ -89,7 +89,8 @@ GSHMEM_API void gshmemi_host_fence(void);
  * internal region not counted); 0 before init. No ordering implied. */
 GSHMEM_API size_t gshmemx_heap_bytes_in_use(void);
 
-/* Status of the last host call that could not return one (0 if none). */
+/* Status of the last host call made by the calling host thread that could
+ * not return one (0 if none); each thread has its own, like cudaGetLastError. */
 GSHMEM_API int gshmemx_get_last_error(void);
 /* A short text for any GSHMEM_SUCCESS / GSHMEMX_ERROR_* code. */
 GSHMEM_API const char *gshmemx_error_string(int code);

@@ -21,7 +21,13 @@
 // sig_op, NULL ivars with nelems > 0, an address outside the symmetric heap,
 // a misaligned address, a stream of another device, a bad pe, use before
 // init). A failing call enqueues nothing, logs the cause and records the code
-// for gshmemx_get_last_error().
+// for gshmemx_get_last_error() (per host thread).
+//
+// Threads: every routine of this header may be called from several host
+// threads at once, on the same or on different streams (the common case is
+// one stream per thread); calls on one stream from several threads are
+// enqueued in the order the calls happen. Not while init or finalize runs.
+// Tested by tests/stream "eight host threads".
 #pragma once
 
 #include <gshmem/detail/config.h>

@@ -28,6 +28,7 @@
 #include <cstring>
 #include <limits>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "catch.hpp"
@@ -531,6 +532,87 @@ TEST_CASE("on-stream _any returns every satisfied element when calls alternate",
   }
   barrier();
   gshmem_free(arrays);
+}
+
+// Several host threads enqueue at once (stream.h, "Threads"): eight
+// threads per PE, each with its own stream, play a ping-pong of kRounds
+// rounds entirely on their streams: PE 1 signals flag[t] = i, PE 0 waits
+// for it (memop path EQ, kernel path GE, and _all over the thread's pair of
+// flags, in turn) and answers ack[t] = i, which PE 1 waits for. Checks: no
+// call fails in any thread, every pair finishes with its last round's
+// values, and the _any results each thread collected are right.
+TEST_CASE("eight host threads enqueue on their own streams at once", "[stream][gpu]") {
+  progress("case: eight host threads enqueue on their own streams at once");
+  REQUIRE(ensure_init());
+  const int me = gshmem_my_pe();
+  constexpr int kThreads = 8;
+  constexpr uint64_t kRounds = 300;
+  auto *flags = static_cast<uint64_t *>(gshmem_calloc(2 * kThreads, sizeof(uint64_t)));
+  auto *acks = static_cast<uint64_t *>(gshmem_calloc(kThreads, sizeof(uint64_t)));
+  REQUIRE(flags != nullptr);
+  REQUIRE(acks != nullptr);
+  size_t *any_out;
+  GSHMEM_TEST_CUDA(cudaMalloc(&any_out, kThreads * kRounds * sizeof(size_t)));
+  GSHMEM_TEST_CUDA(cudaMemset(any_out, 0xff, kThreads * kRounds * sizeof(size_t)));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  barrier();
+  int errors[kThreads] = {};
+  int cuda_errors[kThreads] = {};
+  auto worker = [&](int t) {
+    cudaStream_t s;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+      cuda_errors[t] = 1;
+      return;
+    }
+    uint64_t *flag = flags + 2 * t, *ack = acks + t;
+    for (uint64_t i = 1; i <= kRounds; ++i) {
+      if (me == 1) {
+        gshmemx_signal_op_on_stream(flag, i, GSHMEM_SIGNAL_SET, 0, s);
+        gshmemx_signal_op_on_stream(flag + 1, i, GSHMEM_SIGNAL_SET, 0, s);
+        gshmemx_uint64_wait_until_on_stream(ack, GSHMEM_CMP_EQ, i, s);
+      } else {
+        switch (i % 3) {
+          case 0: gshmemx_uint64_wait_until_on_stream(flag, GSHMEM_CMP_EQ, i, s); break;
+          case 1: gshmemx_uint64_wait_until_on_stream(flag, GSHMEM_CMP_GE, i, s); break;  // kernel path
+          default: gshmemx_uint64_wait_until_all_on_stream(flag, 2, nullptr, GSHMEM_CMP_GE, i, s); break;
+        }
+        // Both flags hold i once the second is set: _any returns 0 or 1.
+        gshmemx_uint64_wait_until_any_on_stream(flag, 2, nullptr, GSHMEM_CMP_GE, i,
+                                                any_out + t * kRounds + (i - 1), s);
+        gshmemx_signal_op_on_stream(ack, i, GSHMEM_SIGNAL_SET, 1, s);
+      }
+      if (gshmemx_get_last_error() != GSHMEM_SUCCESS) ++errors[t];
+    }
+    if (cudaStreamSynchronize(s) != cudaSuccess) cuda_errors[t] = 1;
+    cudaStreamDestroy(s);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back(worker, t);
+  for (auto &th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    INFO("host thread " << t);
+    CHECK(errors[t] == 0);
+    CHECK(cuda_errors[t] == 0);
+  }
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  barrier();
+  std::vector<uint64_t> h_flags(2 * kThreads), h_acks(kThreads);
+  GSHMEM_TEST_CUDA(cudaMemcpy(h_flags.data(), flags, h_flags.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+  GSHMEM_TEST_CUDA(cudaMemcpy(h_acks.data(), acks, h_acks.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+  if (me == 0) {
+    for (uint64_t v : h_flags) CHECK(v == kRounds);
+    std::vector<size_t> h_any(kThreads * kRounds);
+    GSHMEM_TEST_CUDA(cudaMemcpy(h_any.data(), any_out, h_any.size() * sizeof(size_t), cudaMemcpyDeviceToHost));
+    size_t wrong = 0;
+    for (size_t v : h_any) wrong += v > 1;
+    CHECK(wrong == 0);
+  } else {
+    for (uint64_t v : h_acks) CHECK(v == kRounds);
+  }
+  barrier();
+  cudaFree(any_out);
+  gshmem_free(acks);
+  gshmem_free(flags);
 }
 
 TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
