@@ -536,11 +536,16 @@ TEST_CASE("on-stream _any returns every satisfied element when calls alternate",
 
 // Several host threads enqueue at once (stream.h, "Threads"): eight
 // threads per PE, each with its own stream, play a ping-pong of kRounds
-// rounds entirely on their streams: PE 1 signals flag[t] = i, PE 0 waits
-// for it (memop path EQ, kernel path GE, and _all over the thread's pair of
-// flags, in turn) and answers ack[t] = i, which PE 1 waits for. Checks: no
-// call fails in any thread, every pair finishes with its last round's
-// values, and the _any results each thread collected are right.
+// rounds entirely on their streams: PE 1 signals flag[t] = 3i, PE 0 waits
+// for it (scalar GE and _all over the thread's pair of flags, in turn, then
+// _any) and answers ack[t] = 3i, which PE 1 waits for. Every wait here runs
+// a kernel (unsigned GE 3i is never 0, a power of two or the maximum, the
+// values a stream memop can express), so a lost signal ends in
+// GSHMEM_WAIT_TIMEOUT's trap, not a hang (a stream memop wait has no
+// timeout). A new host thread starts on device
+// 0: each worker first selects the PE's device, as any CUDA program must.
+// Checks: no call fails in any thread, every pair finishes with its last
+// round's values, and the _any results each thread collected are right.
 TEST_CASE("eight host threads enqueue on their own streams at once", "[stream][gpu]") {
   progress("case: eight host threads enqueue on their own streams at once");
   REQUIRE(ensure_init());
@@ -558,27 +563,28 @@ TEST_CASE("eight host threads enqueue on their own streams at once", "[stream][g
   barrier();
   int errors[kThreads] = {};
   int cuda_errors[kThreads] = {};
+  int device = -1;
+  GSHMEM_TEST_CUDA(cudaGetDevice(&device));
   auto worker = [&](int t) {
     cudaStream_t s;
-    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+    if (cudaSetDevice(device) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
       cuda_errors[t] = 1;
       return;
     }
     uint64_t *flag = flags + 2 * t, *ack = acks + t;
-    for (uint64_t i = 1; i <= kRounds; ++i) {
+    for (uint64_t round = 1; round <= kRounds; ++round) {
+      const uint64_t i = 3 * round;
       if (me == 1) {
         gshmemx_signal_op_on_stream(flag, i, GSHMEM_SIGNAL_SET, 0, s);
         gshmemx_signal_op_on_stream(flag + 1, i, GSHMEM_SIGNAL_SET, 0, s);
-        gshmemx_uint64_wait_until_on_stream(ack, GSHMEM_CMP_EQ, i, s);
+        gshmemx_uint64_wait_until_on_stream(ack, GSHMEM_CMP_GE, i, s);
       } else {
-        switch (i % 3) {
-          case 0: gshmemx_uint64_wait_until_on_stream(flag, GSHMEM_CMP_EQ, i, s); break;
-          case 1: gshmemx_uint64_wait_until_on_stream(flag, GSHMEM_CMP_GE, i, s); break;  // kernel path
-          default: gshmemx_uint64_wait_until_all_on_stream(flag, 2, nullptr, GSHMEM_CMP_GE, i, s); break;
-        }
+        if (round % 2) gshmemx_uint64_wait_until_on_stream(flag, GSHMEM_CMP_GE, i, s);
+        else gshmemx_uint64_wait_until_all_on_stream(flag, 2, nullptr, GSHMEM_CMP_GE, i, s);
         // Both flags hold i once the second is set: _any returns 0 or 1.
         gshmemx_uint64_wait_until_any_on_stream(flag, 2, nullptr, GSHMEM_CMP_GE, i,
-                                                any_out + t * kRounds + (i - 1), s);
+                                                any_out + t * kRounds + (round - 1), s);
         gshmemx_signal_op_on_stream(ack, i, GSHMEM_SIGNAL_SET, 1, s);
       }
       if (gshmemx_get_last_error() != GSHMEM_SUCCESS) ++errors[t];
@@ -600,14 +606,14 @@ TEST_CASE("eight host threads enqueue on their own streams at once", "[stream][g
   GSHMEM_TEST_CUDA(cudaMemcpy(h_flags.data(), flags, h_flags.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
   GSHMEM_TEST_CUDA(cudaMemcpy(h_acks.data(), acks, h_acks.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
   if (me == 0) {
-    for (uint64_t v : h_flags) CHECK(v == kRounds);
+    for (uint64_t v : h_flags) CHECK(v == 3 * kRounds);
     std::vector<size_t> h_any(kThreads * kRounds);
     GSHMEM_TEST_CUDA(cudaMemcpy(h_any.data(), any_out, h_any.size() * sizeof(size_t), cudaMemcpyDeviceToHost));
     size_t wrong = 0;
     for (size_t v : h_any) wrong += v > 1;
     CHECK(wrong == 0);
   } else {
-    for (uint64_t v : h_acks) CHECK(v == kRounds);
+    for (uint64_t v : h_acks) CHECK(v == 3 * kRounds);
   }
   barrier();
   cudaFree(any_out);
