@@ -67,6 +67,12 @@ function(gshmem_add_test_variant name target)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
+  if(GSHMEM_SANITIZE)
+    # The CUDA runtime maps memory where ASan's shadow gap would be; MPI and
+    # the CUDA runtime keep allocations until exit (leak checking off).
+    list(APPEND T_ENV "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0:abort_on_error=1"
+                      "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+  endif()
   add_test(NAME ${name} COMMAND ${cmd} ${T_ARGS})
   set_tests_properties(${name} PROPERTIES
     LABELS "${labels}" TIMEOUT ${T_TIMEOUT}
