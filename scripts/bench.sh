@@ -112,7 +112,7 @@ MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVL
   echo "host: $(hostname)"
   echo "gpus: $GPUS x ${GPU_NAME:-unknown}"
   echo "mode: $([ "$QUICK" = 1 ] && echo quick || echo full)"
-  echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "commit: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
   nvidia-smi topo -m 2>/dev/null | head -12
 } > "$RES/machine.txt"
 
