@@ -1,6 +1,7 @@
 # Install rules and the CMake package: a consumer writes
 #   find_package(gshmem CONFIG REQUIRED)
 #   target_link_libraries(app PRIVATE gshmem::gshmem)
+# or, for a program written for NVSHMEM, gshmem::nvshmem (<nvshmem.h>).
 # Layout: headers in ${includedir}/gshmem, libgshmem in ${libdir}, bootstrap
 # plugins in ${libdir}/gshmem (found beside libgshmem at run time),
 # gshmem-info in ${bindir}, the package in ${libdir}/cmake/gshmem.
@@ -10,7 +11,7 @@ include(CMakePackageConfigHelpers)
 
 set(GSHMEM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/gshmem)
 
-install(TARGETS gshmem gshmem_headers EXPORT gshmemTargets
+install(TARGETS gshmem gshmem_headers gshmem_nvshmem EXPORT gshmemTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT devel
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime

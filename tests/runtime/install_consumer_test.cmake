@@ -40,3 +40,7 @@ run_step("run installed gshmem-info" ${prefix}/bin/gshmem-info)
 # The consumer: without a GPU it must report GSHMEMX_ERROR_NO_DEVICE cleanly.
 run_step("run consumer" ${WORK_DIR}/build/gshmem_consumer)
 message(STATUS "${step_output}")
+# The NVSHMEM-style program (gshmem::nvshmem): one PE here, a ring of one.
+# Without a GPU it says so and exits 0; with one it checks its own put_signal.
+run_step("run nvshmem consumer" ${WORK_DIR}/build/nvshmem_consumer)
+message(STATUS "${step_output}")

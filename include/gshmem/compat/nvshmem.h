@@ -1,0 +1,205 @@
+// NVSHMEM names for the part of NVSHMEM that gshmem implements.
+//
+// Linking the CMake target gshmem::nvshmem puts this folder on the include
+// path, so that a program written for NVSHMEM finds <nvshmem.h> and
+// <nvshmemx.h> here. Each NVSHMEM name is an inline forward to the gshmem
+// routine of the same meaning and ordering (the compiler inlines it: no
+// extra cost), generated from gshmem's type tables (include/gshmem/types.h),
+// so every type gshmem supports has its NVSHMEM name. Device routines need
+// no -rdc.
+//
+// What is here (status of the port): initialization and the heap (host),
+// my_pe / n_pes / ptr, p / g / put / get [_nbi], putmem / getmem [_nbi],
+// put_signal / putmem_signal [_nbi], signal_fetch, the standard atomics,
+// fence / quiet, and the whole point-to-point synchronization family
+// (wait_until, test, _all / _any / _some [_vector], signal_wait_until).
+// NVSHMEM routines gshmem does not provide are not declared: a call to one
+// fails to compile and the compiler's message names it. In particular the
+// device nvshmem_barrier_all / nvshmem_sync_all are not mapped (NVSHMEM's are
+// called by one thread, gshmem's device barrier by the whole block, so a
+// mapping would hang ported kernels); the host nvshmem_barrier_all is.
+#pragma once
+
+#include <gshmem/gshmem.h>
+#include <gshmem/gshmemx.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NVSHMEM_CMP_EQ GSHMEM_CMP_EQ
+#define NVSHMEM_CMP_NE GSHMEM_CMP_NE
+#define NVSHMEM_CMP_GT GSHMEM_CMP_GT
+#define NVSHMEM_CMP_GE GSHMEM_CMP_GE
+#define NVSHMEM_CMP_LT GSHMEM_CMP_LT
+#define NVSHMEM_CMP_LE GSHMEM_CMP_LE
+#define NVSHMEM_SIGNAL_SET GSHMEM_SIGNAL_SET
+#define NVSHMEM_SIGNAL_ADD GSHMEM_SIGNAL_ADD
+
+#if defined(__CUDACC__)
+#define GSHMEMI_NV_HD static inline __host__ __device__
+#define GSHMEMI_NV_DEVICE static __device__ __forceinline__
+#else
+#define GSHMEMI_NV_HD static inline
+#endif
+
+/* ------------------------------------------------------------------- host
+ * NVSHMEM's nvshmem_init returns nothing; the status is
+ * gshmemx_get_last_error() / the log, as gshmem_init reports it. */
+static inline void nvshmem_init(void) { (void)gshmem_init(); }
+static inline void nvshmem_finalize(void) { gshmem_finalize(); }
+static inline void *nvshmem_malloc(size_t size) { return gshmem_malloc(size); }
+static inline void *nvshmem_calloc(size_t count, size_t size) { return gshmem_calloc(count, size); }
+static inline void nvshmem_free(void *ptr) { gshmem_free(ptr); }
+/* Host only here (see the top of this file). */
+static inline void nvshmem_barrier_all(void) { gshmemi_host_barrier_all(); }
+
+/* ------------------------------------------------------ host and device */
+GSHMEMI_NV_HD int nvshmem_my_pe(void) { return gshmem_my_pe(); }
+GSHMEMI_NV_HD int nvshmem_n_pes(void) { return gshmem_n_pes(); }
+GSHMEMI_NV_HD void *nvshmem_ptr(const void *dest, int pe) { return gshmem_ptr(dest, pe); }
+GSHMEMI_NV_HD void nvshmem_quiet(void) { gshmem_quiet(); }
+GSHMEMI_NV_HD void nvshmem_fence(void) { gshmem_fence(); }
+
+#if defined(__CUDACC__)
+/* ----------------------------------------------------------------- device */
+
+/* Point-to-point synchronization, every type of GSHMEM_FOR_EACH_SYNC_TYPE. */
+#define GSHMEMI_NV_SYNC_ARRAY(T, TYPE, KIND, ALL_RET)                                                     \
+  GSHMEMI_NV_DEVICE ALL_RET nvshmem_##T##_##KIND##_all(TYPE *ivars, size_t n, const int *status, int cmp,  \
+                                                       TYPE value) {                                       \
+    return gshmem_##T##_##KIND##_all(ivars, n, status, cmp, value);                                       \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE ALL_RET nvshmem_##T##_##KIND##_all_vector(TYPE *ivars, size_t n, const int *status,    \
+                                                              int cmp, TYPE *values) {                     \
+    return gshmem_##T##_##KIND##_all_vector(ivars, n, status, cmp, values);                               \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE size_t nvshmem_##T##_##KIND##_any(TYPE *ivars, size_t n, const int *status, int cmp,   \
+                                                      TYPE value) {                                        \
+    return gshmem_##T##_##KIND##_any(ivars, n, status, cmp, value);                                       \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE size_t nvshmem_##T##_##KIND##_any_vector(TYPE *ivars, size_t n, const int *status,     \
+                                                             int cmp, TYPE *values) {                      \
+    return gshmem_##T##_##KIND##_any_vector(ivars, n, status, cmp, values);                               \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE size_t nvshmem_##T##_##KIND##_some(TYPE *ivars, size_t n, size_t *indices,             \
+                                                       const int *status, int cmp, TYPE value) {           \
+    return gshmem_##T##_##KIND##_some(ivars, n, indices, status, cmp, value);                             \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE size_t nvshmem_##T##_##KIND##_some_vector(TYPE *ivars, size_t n, size_t *indices,      \
+                                                              const int *status, int cmp, TYPE *values) {  \
+    return gshmem_##T##_##KIND##_some_vector(ivars, n, indices, status, cmp, values);                     \
+  }
+#define GSHMEMI_NV_SYNC(T, TYPE)                                                                   \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_wait_until(TYPE *ivar, int cmp, TYPE value) {               \
+    gshmem_##T##_wait_until(ivar, cmp, value);                                                     \
+  }                                                                                                \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_wait(TYPE *ivar, TYPE value) { gshmem_##T##_wait(ivar, value); } \
+  GSHMEMI_NV_DEVICE int nvshmem_##T##_test(TYPE *ivar, int cmp, TYPE value) {                      \
+    return gshmem_##T##_test(ivar, cmp, value);                                                    \
+  }                                                                                                \
+  GSHMEMI_NV_SYNC_ARRAY(T, TYPE, wait_until, void)                                                 \
+  GSHMEMI_NV_SYNC_ARRAY(T, TYPE, test, int)
+GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_NV_SYNC)
+#undef GSHMEMI_NV_SYNC
+#undef GSHMEMI_NV_SYNC_ARRAY
+
+GSHMEMI_NV_DEVICE uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value) {
+  return gshmem_signal_wait_until(sig_addr, cmp, value);
+}
+GSHMEMI_NV_DEVICE uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem_signal_fetch(sig_addr); }
+
+/* RMA, every type of GSHMEM_FOR_EACH_RMA_TYPE, and the untyped forms. */
+#define GSHMEMI_NV_RMA(T, TYPE)                                                                           \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_p(TYPE *dest, const TYPE value, int pe) { gshmem_##T##_p(dest, value, pe); } \
+  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_g(const TYPE *source, int pe) { return gshmem_##T##_g(source, pe); } \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_put(TYPE *dest, const TYPE *source, size_t n, int pe) {            \
+    gshmem_##T##_put(dest, source, n, pe);                                                                \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_put_nbi(TYPE *dest, const TYPE *source, size_t n, int pe) {        \
+    gshmem_##T##_put_nbi(dest, source, n, pe);                                                            \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_get(TYPE *dest, const TYPE *source, size_t n, int pe) {            \
+    gshmem_##T##_get(dest, source, n, pe);                                                                \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_get_nbi(TYPE *dest, const TYPE *source, size_t n, int pe) {        \
+    gshmem_##T##_get_nbi(dest, source, n, pe);                                                            \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_put_signal(TYPE *dest, const TYPE *source, size_t n,               \
+                                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem_##T##_put_signal(dest, source, n, sig_addr, signal, sig_op, pe);                               \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_put_signal_nbi(TYPE *dest, const TYPE *source, size_t n,           \
+                                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem_##T##_put_signal_nbi(dest, source, n, sig_addr, signal, sig_op, pe);                           \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_RMA)
+#undef GSHMEMI_NV_RMA
+
+GSHMEMI_NV_DEVICE void nvshmem_putmem(void *dest, const void *source, size_t bytes, int pe) {
+  gshmem_putmem(dest, source, bytes, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmem_putmem_nbi(void *dest, const void *source, size_t bytes, int pe) {
+  gshmem_putmem_nbi(dest, source, bytes, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmem_getmem(void *dest, const void *source, size_t bytes, int pe) {
+  gshmem_getmem(dest, source, bytes, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe) {
+  gshmem_getmem_nbi(dest, source, bytes, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmem_putmem_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                             uint64_t signal, int sig_op, int pe) {
+  gshmem_putmem_signal(dest, source, bytes, sig_addr, signal, sig_op, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmem_putmem_signal_nbi(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                                 uint64_t signal, int sig_op, int pe) {
+  gshmem_putmem_signal_nbi(dest, source, bytes, sig_addr, signal, sig_op, pe);
+}
+
+/* Atomics: fetch/set/swap/compare_swap (AMO and float types), inc/add
+ * (AMO types), and/or/xor (bitwise types). */
+#define GSHMEMI_NV_AMO_BASIC(T, TYPE)                                                                       \
+  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_fetch(const TYPE *source, int pe) {                           \
+    return gshmem_##T##_atomic_fetch(source, pe);                                                           \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_atomic_set(TYPE *dest, TYPE value, int pe) {                         \
+    gshmem_##T##_atomic_set(dest, value, pe);                                                               \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_swap(TYPE *dest, TYPE value, int pe) {                        \
+    return gshmem_##T##_atomic_swap(dest, value, pe);                                                       \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) {     \
+    return gshmem_##T##_atomic_compare_swap(dest, cond, value, pe);                                         \
+  }
+#define GSHMEMI_NV_AMO_ARITH(T, TYPE)                                                                       \
+  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_fetch_inc(TYPE *dest, int pe) {                               \
+    return gshmem_##T##_atomic_fetch_inc(dest, pe);                                                         \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_atomic_inc(TYPE *dest, int pe) { gshmem_##T##_atomic_inc(dest, pe); } \
+  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_fetch_add(TYPE *dest, TYPE value, int pe) {                   \
+    return gshmem_##T##_atomic_fetch_add(dest, value, pe);                                                  \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_atomic_add(TYPE *dest, TYPE value, int pe) {                         \
+    gshmem_##T##_atomic_add(dest, value, pe);                                                               \
+  }
+#define GSHMEMI_NV_AMO_BITWISE_OP(T, TYPE, op)                                                              \
+  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_fetch_##op(TYPE *dest, TYPE value, int pe) {                  \
+    return gshmem_##T##_atomic_fetch_##op(dest, value, pe);                                                 \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_atomic_##op(TYPE *dest, TYPE value, int pe) {                        \
+    gshmem_##T##_atomic_##op(dest, value, pe);                                                              \
+  }
+#define GSHMEMI_NV_AMO_BITWISE(T, TYPE)       \
+  GSHMEMI_NV_AMO_BITWISE_OP(T, TYPE, and)     \
+  GSHMEMI_NV_AMO_BITWISE_OP(T, TYPE, or)      \
+  GSHMEMI_NV_AMO_BITWISE_OP(T, TYPE, xor)
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_NV_AMO_BASIC)
+GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_NV_AMO_BASIC)
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_NV_AMO_ARITH)
+GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_NV_AMO_BITWISE)
+#undef GSHMEMI_NV_AMO_BITWISE
+#undef GSHMEMI_NV_AMO_BITWISE_OP
+#undef GSHMEMI_NV_AMO_ARITH
+#undef GSHMEMI_NV_AMO_BASIC
+
+#endif  // __CUDACC__

@@ -1,0 +1,92 @@
+// NVSHMEM's extension names (nvshmemx_) for what gshmem implements; see
+// <nvshmem.h> in this folder for how the mapping works and what it covers.
+// Here: signal_op, the warp/block RMA forms (put/get [_nbi], put_signal
+// [_nbi] per type, putmem/getmem [_nbi], putmem_signal [_nbi]), and the on-stream waits, signal_op, quiet and barrier.
+#pragma once
+
+#include "nvshmem.h"
+
+#include <gshmem/stream.h>
+
+/* ----------------------------------------------------------------- host */
+#define GSHMEMI_NV_STREAM_WAITS(T, TYPE)                                                               \
+  static inline void nvshmemx_##T##_wait_until_on_stream(TYPE *ivar, int cmp, TYPE value, cudaStream_t s) { \
+    gshmemx_##T##_wait_until_on_stream(ivar, cmp, value, s);                                          \
+  }
+GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_NV_STREAM_WAITS)
+#undef GSHMEMI_NV_STREAM_WAITS
+
+static inline void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t value,
+                                                        cudaStream_t stream) {
+  gshmemx_signal_wait_until_on_stream(sig_addr, cmp, value, stream);
+}
+static inline void nvshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                                cudaStream_t stream) {
+  gshmemx_signal_op_on_stream(sig_addr, signal, sig_op, pe, stream);
+}
+static inline void nvshmemx_quiet_on_stream(cudaStream_t stream) { gshmemx_quiet_on_stream(stream); }
+static inline void nvshmemx_barrier_all_on_stream(cudaStream_t stream) { gshmemx_barrier_all_on_stream(stream); }
+
+#if defined(__CUDACC__)
+/* --------------------------------------------------------------- device */
+GSHMEMI_NV_DEVICE void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  gshmemx_signal_op(sig_addr, signal, sig_op, pe);
+}
+
+#define GSHMEMI_NV_COOP_RMA(T, TYPE, GROUP)                                                                 \
+  GSHMEMI_NV_DEVICE void nvshmemx_##T##_put_##GROUP(TYPE *dest, const TYPE *source, size_t n, int pe) {     \
+    gshmemx_##T##_put_##GROUP(dest, source, n, pe);                                                         \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_##T##_put_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t n, int pe) { \
+    gshmemx_##T##_put_nbi_##GROUP(dest, source, n, pe);                                                     \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_##T##_get_##GROUP(TYPE *dest, const TYPE *source, size_t n, int pe) {     \
+    gshmemx_##T##_get_##GROUP(dest, source, n, pe);                                                         \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_##T##_get_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t n, int pe) { \
+    gshmemx_##T##_get_nbi_##GROUP(dest, source, n, pe);                                                     \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_##T##_put_signal_##GROUP(TYPE *dest, const TYPE *source, size_t n,        \
+                                                           uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                                           int pe) {                                        \
+    gshmemx_##T##_put_signal_##GROUP(dest, source, n, sig_addr, signal, sig_op, pe);                        \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_##T##_put_signal_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t n,    \
+                                                               uint64_t *sig_addr, uint64_t signal,         \
+                                                               int sig_op, int pe) {                        \
+    gshmemx_##T##_put_signal_nbi_##GROUP(dest, source, n, sig_addr, signal, sig_op, pe);                    \
+  }
+#define GSHMEMI_NV_COOP_RMA_GROUPS(T, TYPE) \
+  GSHMEMI_NV_COOP_RMA(T, TYPE, warp)        \
+  GSHMEMI_NV_COOP_RMA(T, TYPE, block)
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_COOP_RMA_GROUPS)
+#undef GSHMEMI_NV_COOP_RMA_GROUPS
+#undef GSHMEMI_NV_COOP_RMA
+
+#define GSHMEMI_NV_COOP_MEM(GROUP)                                                                          \
+  GSHMEMI_NV_DEVICE void nvshmemx_putmem_##GROUP(void *dest, const void *source, size_t bytes, int pe) {    \
+    gshmemx_putmem_##GROUP(dest, source, bytes, pe);                                                        \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_putmem_nbi_##GROUP(void *dest, const void *source, size_t bytes, int pe) { \
+    gshmemx_putmem_nbi_##GROUP(dest, source, bytes, pe);                                                    \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_getmem_##GROUP(void *dest, const void *source, size_t bytes, int pe) {    \
+    gshmemx_getmem_##GROUP(dest, source, bytes, pe);                                                        \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_getmem_nbi_##GROUP(void *dest, const void *source, size_t bytes, int pe) { \
+    gshmemx_getmem_nbi_##GROUP(dest, source, bytes, pe);                                                    \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_putmem_signal_##GROUP(void *dest, const void *source, size_t bytes,       \
+                                                        uint64_t *sig_addr, uint64_t signal, int sig_op,    \
+                                                        int pe) {                                           \
+    gshmemx_putmem_signal_##GROUP(dest, source, bytes, sig_addr, signal, sig_op, pe);                       \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_putmem_signal_nbi_##GROUP(void *dest, const void *source, size_t bytes,   \
+                                                            uint64_t *sig_addr, uint64_t signal,            \
+                                                            int sig_op, int pe) {                           \
+    gshmemx_putmem_signal_nbi_##GROUP(dest, source, bytes, sig_addr, signal, sig_op, pe);                   \
+  }
+GSHMEMI_NV_COOP_MEM(warp)
+GSHMEMI_NV_COOP_MEM(block)
+#undef GSHMEMI_NV_COOP_MEM
+#endif  // __CUDACC__
