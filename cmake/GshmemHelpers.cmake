@@ -87,3 +87,35 @@ function(gshmem_add_perftest name)
   target_link_libraries(${name} PRIVATE gshmem_perftest_common ${P_LIBS})
   install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}/gshmem-perftest)
 endfunction()
+
+# gshmem_add_compile_checks(<prefix> SOURCE <file.cu> INCLUDES <dirs...>
+#                           LABELS <labels...> VALID <name> REJECT "<case>|<regex>"...)
+# Compile-time tests of a header contract: <prefix>_<VALID> compiles SOURCE
+# with -DGSHMEM_CHECK_CASE=0 and must succeed; each REJECT entry adds
+# <prefix>_<NAME_REJECT>_<case> (stem "reject" by default), which compiles
+# with that case and passes only if the compile FAILS with diagnostics
+# matching <regex> (tests/support/check_compile_fails.cmake).
+function(gshmem_add_compile_checks prefix)
+  cmake_parse_arguments(C "" "SOURCE;VALID;NAME_REJECT" "INCLUDES;LABELS;REJECT" ${ARGN})
+  if(NOT C_NAME_REJECT)
+    set(C_NAME_REJECT reject)
+  endif()
+  list(GET CMAKE_CUDA_ARCHITECTURES 0 arch)
+  string(REGEX REPLACE "[^0-9].*" "" arch "${arch}")
+  list(TRANSFORM C_INCLUDES PREPEND "-I" OUTPUT_VARIABLE include_flags)
+  add_test(NAME ${prefix}_${C_VALID}
+           COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 -arch=sm_${arch} ${include_flags} -DGSHMEM_CHECK_CASE=0
+                   -c ${C_SOURCE} -o ${CMAKE_CURRENT_BINARY_DIR}/${prefix}_case0.o)
+  set_tests_properties(${prefix}_${C_VALID} PROPERTIES LABELS "${C_LABELS}")
+  foreach(case_and_text IN LISTS C_REJECT)
+    string(REPLACE "|" ";" parts "${case_and_text}")
+    list(GET parts 0 case)
+    list(GET parts 1 text)
+    add_test(NAME ${prefix}_${C_NAME_REJECT}_${case}
+             COMMAND ${CMAKE_COMMAND} -DCOMPILER=${CMAKE_CUDA_COMPILER} -DSOURCE=${C_SOURCE} -DCASE=${case}
+                     "-DEXPECT=${text}" "-DINCLUDES=${C_INCLUDES}" -DARCH=${arch}
+                     -DOUTPUT=${CMAKE_CURRENT_BINARY_DIR}/${prefix}_case${case}.o
+                     -P ${PROJECT_SOURCE_DIR}/tests/support/check_compile_fails.cmake)
+    set_tests_properties(${prefix}_${C_NAME_REJECT}_${case} PROPERTIES LABELS "${C_LABELS}")
+  endforeach()
+endfunction()
