@@ -63,9 +63,6 @@ ANCHORS = [
     (dict(name="wait_until_all", n=1024, threads=1), 183.436),
 ]
 FLOOR_TOLERANCE = 1.10
-# gshmem_perf_wait's default producer pattern of each family: rows of these
-# keep the plain name, rows of the others carry "[pattern]".
-DEFAULT_PRODUCERS = {"all": "block", "any": "next", "some": "next"}
 
 
 def load_rows(results_dir):
@@ -95,7 +92,7 @@ def find(rows, match):
 def producer_of(name):
     """Splits a wait benchmark name into (form, producer pattern or None):
     "wait_until_all[random]" -> ("wait_until_all", "random"); names without a
-    pattern are the default pattern's (DEFAULT_PRODUCERS) and give None."""
+    pattern are the default pattern's (gshmem_perf_wait --help) and give None."""
     if name.endswith("]") and "[" in name:
         form, producer = name[:-1].split("[", 1)
         return form, producer
@@ -171,10 +168,9 @@ def build(rows, title):
             failures += 1
         out.append(f"| {label} | {fmt(value)} | {fmt(r.get('floor'))} | {fmt(ratio, 2)} | "
                    f"{fmt(target, 2)} | {fmt(nv)} | {verdict} |")
-    defaults = ", ".join(f"{p} for _{fam}" for fam, p in DEFAULT_PRODUCERS.items())
     out += ["", f"Targets: value <= target and ratio to the raw floor <= {FLOOR_TOLERANCE:.2f}. "
             "Info rows have no target. A wait benchmark name ending in [pattern] was measured "
-            f"with that producer pattern; plain names use the default ({defaults}).", ""]
+            "with that producer pattern; plain names use the binary's default (gshmem_perf_wait --help).", ""]
 
     with_floor = [r for r in gpu_rows if r.get("floor") is not None]
     over = [r for r in with_floor if not within_floor(r)]

@@ -11,11 +11,9 @@
 #include <gshmem/update.h>
 #include <gshmem/detail/update_bulk.h>
 #include <gshmem/detail/update_order.h>
-#if defined(__CUDACC__)
-#include <cuda_fp16.h>  // __half for the bulk add
-#endif
 
 #if defined(__CUDACC__)
+#include <cuda_fp16.h>  // __half for the bulk add
 
 /* ------------------------------------------------------------- signal_op
  * Updates the signal *sig_addr on PE pe: GSHMEM_SIGNAL_SET stores `signal`
