@@ -47,17 +47,43 @@ __device__ __forceinline__ T poll(const T *p) {
   return gd::atomic_load<memory_order::acquire, thread_scope::system>(p);
 }
 
-// GSHMEM_WAIT_TIMEOUT: a wait that exceeds it prints what it waited for and traps.
+// The slow path of the kernels' poll loops (like gd::watchdog): once per
+// 1024 calls it ends the wait if the runtime found a peer's process gone or,
+// with GSHMEM_WAIT_TIMEOUT set, if the wait has lasted longer than that.
 struct TimeoutClock {
   unsigned long long limit_ns, start_ns;
-  __device__ TimeoutClock() : limit_ns(gshmemi_state().wait_timeout_ns), start_ns(limit_ns ? gd::now_ns() : 0) {}
-  __device__ bool expired() const { return limit_ns != 0 && gd::now_ns() - start_ns > limit_ns; }
+  unsigned polls;
+  __device__ TimeoutClock()
+      : limit_ns(gshmemi_state().wait_timeout_ns), start_ns(limit_ns ? gd::now_ns() : 0), polls(0) {}
+  __device__ bool expired() {
+    if ((++polls & 1023u) != 0) return false;
+    if (gd::peer_lost_word() != 0) return true;
+    return limit_ns != 0 && gd::now_ns() - start_ns > limit_ns;
+  }
 };
 
+// Prints why the wait ends (a peer is gone, or the timeout) and traps.
 template <class T>
 __device__ void timeout_trap(const char *routine, const T *addr, int cmp, T expected, T seen) {
-  printf("gshmem[PE %d] ERROR %s: wait timed out (GSHMEM_WAIT_TIMEOUT) at %p: cmp %d, expected %lld, last seen %lld\n",
-         gshmemi_state().my_pe, routine, (const void *)addr, cmp, (long long)expected, (long long)seen);
+  const int lost = gd::peer_lost_word() - 1;
+  if (lost >= 0)
+    printf("gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p: cmp %d, expected "
+           "%lld, last seen %lld\n",
+           gshmemi_state().my_pe, routine, lost, (const void *)addr, cmp, (long long)expected, (long long)seen);
+  else
+    printf("gshmem[PE %d] ERROR %s: wait timed out (GSHMEM_WAIT_TIMEOUT) at %p: cmp %d, expected %lld, last seen "
+           "%lld\n",
+           gshmemi_state().my_pe, routine, (const void *)addr, cmp, (long long)expected, (long long)seen);
+  __trap();
+}
+
+// Launched by the runtime when a peer is gone and on-stream memory-operation
+// waits may be pending: nothing on the device watches those, so the PE's
+// device work is ended (the trap makes every stream of the context fail).
+__global__ void end_device_work_kernel(int my_pe, int lost_pe) {
+  printf("gshmem: PE %d: PE %d is gone (its process ended); ending this PE's device work so that on-stream "
+         "waits fail instead of waiting forever\n",
+         my_pe, lost_pe);
   __trap();
 }
 
@@ -126,7 +152,7 @@ __global__ void __launch_bounds__(kSetThreads)
   if (kind == SetKind::all) {
     // Each element waited on until seen satisfied once (OpenSHMEM's reading).
     // One deadline for the whole call.
-    const TimeoutClock clock;
+    TimeoutClock clock;
     for (size_t i = tid; i < nelems; i += blockDim.x) {
       if (status && status[i]) continue;
       const T v = values ? values[i] : value;
@@ -245,6 +271,11 @@ cudaError_t launch_signal(std::uint64_t *target, std::uint64_t value, int sig_op
   return cudaGetLastError();
 }
 
+cudaError_t launch_end_device_work(int my_pe, int lost_pe, cudaStream_t stream) {
+  end_device_work_kernel<<<1, 1, 0, stream>>>(my_pe, lost_pe);
+  return cudaGetLastError();
+}
+
 cudaError_t launch_quiet(cudaStream_t stream) {
   quiet_kernel<<<1, 1, 0, stream>>>();
   return cudaGetLastError();
@@ -279,6 +310,7 @@ GSHMEM_EXTERN_C int gshmemi_stream_preload_kernels(void) {
   load(reinterpret_cast<const void *>(&signal_kernel));
   load(reinterpret_cast<const void *>(&quiet_kernel));
   load(reinterpret_cast<const void *>(&barrier_all_kernel));
+  load(reinterpret_cast<const void *>(&end_device_work_kernel));
   if (err != cudaSuccess)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "loading the on-stream kernels failed: %s", cudaGetErrorString(err));
   return GSHMEM_SUCCESS;

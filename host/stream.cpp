@@ -228,8 +228,12 @@ std::uint64_t bits_of(T v) {
   return static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
 }
 
+// Set once any memop wait was enqueued (see gshmemi_stream_end_device_work).
+std::atomic<bool> memop_waits_enqueued{false};
+
 bool enqueue_memop_wait(const char *fn, const void *addr, const WaitMapping &m, const DeviceCaps &caps,
                         cudaStream_t stream) {
+  if (!memop_waits_enqueued.load(std::memory_order_relaxed)) memop_waits_enqueued.store(true);
   const DriverApi &api = driver();
   unsigned flags = static_cast<unsigned>(m.condition);
   if (caps.flush_remote_writes) flags |= CU_STREAM_WAIT_VALUE_FLUSH;
@@ -420,6 +424,17 @@ void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
   for (int pe = 0; pe < ctx.state->n_pes; ++pe)
     if (!report(fn, check_pe(pe, ctx.state->n_pes, ctx.state->peer_base[pe] != nullptr))) return;
   report_cuda(fn, "barrier kernel launch", launch_barrier_all(stream));
+}
+
+void gshmemi_stream_end_device_work(int device, int lost_pe) {
+  if (!memop_waits_enqueued.load()) return;
+  // This thread (the monitor's) has no device of its own yet.
+  if (cudaSetDevice(device) != cudaSuccess) return;
+  cudaStream_t stream = nullptr;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) return;
+  const cudaError_t rc = launch_end_device_work(gshmemi_host_state()->my_pe, lost_pe, stream);
+  if (rc != cudaSuccess) GSHMEMI_WARN("ending the device work after PE %d was lost failed: %s", lost_pe, cudaGetErrorString(rc));
+  // The stream is not destroyed: the context is about to fail anyway.
 }
 
 int gshmemi_stream_init(void) {

@@ -24,6 +24,12 @@
 //   can arrive at a barrier before the counters are zero.
 GSHMEM_EXTERN_C int gshmemi_stream_preload_kernels(void);
 GSHMEM_EXTERN_C int gshmemi_stream_init(void);
+// Called by the runtime's liveness monitor (any thread) once a peer is gone:
+// if this process ever enqueued an on-stream memory-operation wait (which no
+// device code watches), launches a kernel on `device` that prints one line
+// and traps, so that every stream of the context fails instead of waiting
+// forever. Kernel-path on-stream waits and device waits end by themselves.
+GSHMEM_EXTERN_C void gshmemi_stream_end_device_work(int device, int lost_pe);
 
 namespace gshmemi {
 namespace stream {
@@ -51,6 +57,7 @@ GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_DECLARE_STREAM_LAUNCHERS)
 // sig_op SET: release store; ADD: release atomic add; target may be a peer address.
 cudaError_t launch_signal(std::uint64_t *target, std::uint64_t value, int sig_op, cudaStream_t stream);
 cudaError_t launch_quiet(cudaStream_t stream);
+cudaError_t launch_end_device_work(int my_pe, int lost_pe, cudaStream_t stream);
 cudaError_t launch_barrier_all(cudaStream_t stream);
 // Synchronous: zeroes this PE's internal area (at init, before any peer uses it).
 cudaError_t zero_internal_area(void *area);

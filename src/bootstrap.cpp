@@ -10,6 +10,7 @@
 #include "bootstrap_loader.h"
 #include "bootstrap_plugin.h"
 #include "env.h"
+#include "liveness.h"
 #include "log.h"
 
 namespace gshmemi {
@@ -132,6 +133,7 @@ int open_bootstrap_plugin(const std::string &module, unsigned int flags,
   args.flags = flags;
   args.attr = attr;
   args.report = &report_from_plugin;
+  args.peer_lost = [] { return job_lost_pe() + 1; };
   gshmemi_bootstrap_ops_t ops{};
   const int rc = open(&args, &ops);
   if (rc != GSHMEM_SUCCESS)

@@ -10,7 +10,7 @@
 #include <gshmem/runtime.h>
 #include <stddef.h>
 
-#define GSHMEMI_BOOTSTRAP_ABI_VERSION 1
+#define GSHMEMI_BOOTSTRAP_ABI_VERSION 2
 #define GSHMEMI_BOOTSTRAP_OPEN_SYMBOL "gshmemi_bootstrap_plugin_open"
 
 GSHMEM_BEGIN_EXTERN_C
@@ -22,6 +22,11 @@ typedef struct gshmemi_bootstrap_open_args {
   /* Where the plugin reports why something failed (one sentence, no newline);
    * the core logs it with the PE prefix. level: 1 WARN, 2 INFO, 3 TRACE. */
   void (*report)(int level, const char *message);
+  /* 1 + the PE the runtime found gone (its process ended), or 0. A plugin
+   * polls it while it waits for peers in allgather / barrier and then
+   * returns GSHMEMX_ERROR_PEER_LOST instead of waiting forever; once it is
+   * non-zero, every later collective returns that at once. May be NULL. */
+  int (*peer_lost)(void);
 } gshmemi_bootstrap_open_args_t;
 
 typedef struct gshmemi_bootstrap_ops {

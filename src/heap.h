@@ -26,7 +26,8 @@ struct HeapConfig {
 // Fills state->heap_base, heap_size and peer_base[]. Collective.
 int heap_init(Bootstrap &boot, const HeapConfig &config, gshmemi_device_state_t *state);
 // Unmaps peers and releases this PE's heap. Collective.
-int heap_finalize(Bootstrap &boot);
+// collective = false (a peer is gone): releases this PE's side without barriers.
+int heap_finalize(Bootstrap &boot, bool collective = true);
 
 // Collective symmetric allocation (src/heap/collective_heap.h): every PE's
 // request is compared before any PE's heap changes; PEs that disagree all get

@@ -97,6 +97,7 @@ extern "C" const char *gshmemx_error_string(int code) {
     case GSHMEMX_ERROR_MISALIGNED: return "address is misaligned for its type";
     case GSHMEMX_ERROR_INVALID_STREAM: return "stream belongs to another device";
     case GSHMEMX_ERROR_INVALID_PE: return "PE out of range or not reachable";
+    case GSHMEMX_ERROR_PEER_LOST: return "a peer PE's process ended (the job cannot go on)";
     default: return "unknown gshmem error code";
   }
 }

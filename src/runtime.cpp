@@ -1,6 +1,8 @@
 // init/finalize, the published device state, and the host halves of the
 // runtime API declared in <gshmem/runtime.h>.
 #include <cuda_runtime.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include "env.h"
 #include "heap.h"
 #include "../host/stream_internal.h"
+#include "liveness.h"
 #include "log.h"
 
 namespace gshmemi {
@@ -28,7 +31,11 @@ struct Runtime {
   std::mutex mutex;                 // serializes init and finalize
   std::atomic<bool> initialized{false};
   std::unique_ptr<Bootstrap> boot;
-  int device = -1;
+  std::atomic<int> device{-1};
+  std::unique_ptr<PeerMonitor> monitor;  // null when GSHMEM_PEER_TIMEOUT=0 or one PE
+  int *peer_lost_word = nullptr;         // mapped host memory the device waits read
+  std::string fault_point;               // GSHMEM_FAULT_INJECT, parsed
+  int fault_pe = -1;
 };
 
 Runtime &runtime() {
@@ -93,6 +100,8 @@ int publish_to_all(const gshmemi_device_state_t &state) {
 int agree(Bootstrap &boot, int local_status, const char *step) {
   std::vector<int> all(static_cast<std::size_t>(boot.size()));
   const int rc = boot.allgather(&local_status, all.data(), sizeof(int));
+  if (rc == GSHMEMX_ERROR_PEER_LOST)
+    return GSHMEMI_ERROR(rc, "init stops: PE %d is gone (its process ended) after %s", job_lost_pe(), step);
   if (rc != GSHMEM_SUCCESS)
     return GSHMEMI_ERROR(rc, "exchanging init status after %s failed", step);
   if (local_status != GSHMEM_SUCCESS) return local_status;  // reported where it happened
@@ -104,6 +113,104 @@ int agree(Bootstrap &boot, int local_status, const char *step) {
                        "init stops on every PE: PE %d%s failed while %s (%s; see that PE's log)",
                        first, failed > 1 ? " and others" : "", step,
                        gshmemx_error_string(all[first]));
+}
+
+// --- peer liveness (src/liveness.h)
+
+// GSHMEM_FAULT_INJECT="<point>:<pe>": a testing aid for the fault tests.
+int parse_fault_injection(const std::string &text, std::string *point, int *pe, std::string *why) {
+  point->clear();
+  *pe = -1;
+  if (text.empty()) return GSHMEM_SUCCESS;
+  const std::size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  char *end = nullptr;
+  const long value = colon == std::string::npos ? -1 : std::strtol(text.c_str() + colon + 1, &end, 10);
+  const bool known = name == "init" || name == "malloc" || name == "barrier" || name == "finalize";
+  if (!known || value < 0 || !end || *end != '\0' || end == text.c_str() + colon + 1) {
+    *why = "GSHMEM_FAULT_INJECT='" + text + "': expected '<point>:<pe>' with point init, malloc, barrier or finalize";
+    return GSHMEMX_ERROR_ENVIRONMENT;
+  }
+  *point = name;
+  *pe = static_cast<int>(value);
+  return GSHMEM_SUCCESS;
+}
+
+// Ends this process with SIGKILL at `point` if GSHMEM_FAULT_INJECT asks for it.
+void maybe_inject_fault(const char *point, int my_pe) {
+  const Runtime &rt = runtime();
+  if (rt.fault_pe != my_pe || rt.fault_point != point) return;
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  std::fprintf(stderr, "gshmem[PE %d] GSHMEM_FAULT_INJECT: killing this PE at %s t=%lld\n", my_pe, point,
+               static_cast<long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000);
+  std::fflush(stderr);
+  raise(SIGKILL);
+}
+
+// Exchanges process ids and starts watching the peers of this node. A
+// failure to watch is not fatal (logged; the job runs unwatched).
+int start_peer_monitor(Bootstrap &boot, const std::vector<int> &node_of_pe, double timeout_s,
+                       std::unique_ptr<PeerMonitor> *out) {
+  const int64_t mine = static_cast<int64_t>(getpid());
+  std::vector<int64_t> all(static_cast<std::size_t>(boot.size()));
+  GSHMEMI_CHECK(boot.allgather(&mine, all.data(), sizeof mine));
+  if (timeout_s <= 0 || boot.size() < 2) return GSHMEM_SUCCESS;
+  std::vector<pid_t> pids(all.size(), 0);
+  for (std::size_t pe = 0; pe < all.size(); ++pe)
+    if (node_of_pe[pe] == node_of_pe[boot.rank()]) pids[pe] = static_cast<pid_t>(all[pe]);
+  const int period_ms = static_cast<int>(std::min(1000.0, std::max(10.0, timeout_s * 1000.0 / 4)));
+  auto monitor = std::make_unique<PeerMonitor>(boot.rank(), std::move(pids), period_ms);
+  monitor->set_loss_hook([](int lost_pe) {
+    // On-stream memop waits are watched by nothing on the device: end this
+    // PE's device work so that they fail rather than wait forever.
+    const int device = runtime().device.load();
+    if (device >= 0) gshmemi_stream_end_device_work(device, lost_pe);
+  });
+  if (monitor->start() == 0) *out = std::move(monitor);
+  return GSHMEM_SUCCESS;
+}
+
+// The device-visible word the monitor raises (mapped, portable host memory).
+int allocate_peer_lost_word(int **host_word, const int **device_word) {
+  void *p = nullptr, *d = nullptr;
+  GSHMEMI_CUDA_CHECK(cudaHostAlloc(&p, 64, cudaHostAllocMapped | cudaHostAllocPortable));
+  std::memset(p, 0, 64);
+  const cudaError_t rc = cudaHostGetDevicePointer(&d, p, 0);
+  if (rc != cudaSuccess) {
+    cudaFreeHost(p);
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "cudaHostGetDevicePointer failed: %s", cudaGetErrorString(rc));
+  }
+  *host_word = static_cast<int *>(p);
+  *device_word = static_cast<const int *>(d);
+  return GSHMEM_SUCCESS;
+}
+
+void stop_peer_monitor(Runtime &rt) {
+  if (rt.monitor) rt.monitor->stop();
+  rt.monitor.reset();
+  if (rt.peer_lost_word) cudaFreeHost(rt.peer_lost_word);
+  (void)cudaGetLastError();
+  rt.peer_lost_word = nullptr;
+}
+
+// True when every peer is alive; else logs that `routine` cannot go on
+// (naming the lost PE), records GSHMEMX_ERROR_PEER_LOST and returns false.
+bool require_peers(const char *routine) {
+  const int lost = job_lost_pe();
+  if (lost < 0) return true;
+  GSHMEMI_ERROR(GSHMEMX_ERROR_PEER_LOST, "%s: PE %d is gone (its process ended); the job cannot go on",
+                routine, lost);
+  return false;
+}
+
+// A bootstrap collective of `routine` failed with rc: says why, naming the
+// lost PE when that was the cause. Returns rc.
+int report_collective_failure(int rc, const char *routine) {
+  if (rc == GSHMEMX_ERROR_PEER_LOST)
+    return GSHMEMI_ERROR(rc, "%s: PE %d is gone (its process ended); the job cannot go on", routine,
+                         job_lost_pe());
+  return GSHMEMI_ERROR(rc, "%s: the bootstrap collective failed", routine);
 }
 
 struct NodeLayout {
@@ -226,6 +333,8 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   Env settings;
   std::string env_problem;
   int env_status = load_env(&settings, &env_problem);  // reported once the PE is known
+  if (env_status == GSHMEM_SUCCESS)
+    env_status = parse_fault_injection(settings.FAULT_INJECT, &rt.fault_point, &rt.fault_pe, &env_problem);
 
   if ((flags & GSHMEMX_INIT_WITH_UNIQUEID) && attr && attr->nranks > 0 && attr->rank >= 0)
     preselect_device_for_uniqueid(attr);
@@ -240,7 +349,10 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   GSHMEMI_INFO("bootstrap %s: PE %d of %d", boot->name(), boot->rank(), boot->size());
 
   // From here on every failure is agreed on, so all PEs return together.
+  reset_job_lost_pe();
   auto give_up = [&](int rc) {
+    stop_peer_monitor(rt);
+    rt.device = -1;
     boot.reset();
     set_log_pe(-1);
     return rc;
@@ -254,6 +366,11 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   NodeLayout layout;
   rc = agree(*boot, discover_nodes(*boot, &layout), "exchanging host names");
   if (rc) return give_up(rc);
+  // From here a PE whose process ends makes its peers' waits fail, not hang.
+  rc = agree(*boot, start_peer_monitor(*boot, layout.node_of_pe, settings.PEER_TIMEOUT, &rt.monitor),
+             "starting the peer liveness monitor");
+  if (rc) return give_up(rc);
+  maybe_inject_fault("init", boot->rank());
 
   int device = -1;
   rc = agree(*boot, select_device(*boot, layout, settings.ALLOW_GPU_SHARING, &device),
@@ -262,10 +379,7 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   rt.device = device;
   rc = agree(*boot, check_distinct_gpus(*boot, layout, settings.ALLOW_GPU_SHARING, device),
              "checking that PEs use distinct GPUs");
-  if (rc) {
-    rt.device = -1;
-    return give_up(rc);
-  }
+  if (rc) return give_up(rc);
   warn_if_lazy_loading();
 
   HeapConfig config;
@@ -277,11 +391,14 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   state.my_pe = boot->rank();
   state.n_pes = boot->size();
   state.wait_timeout_ns = static_cast<unsigned long long>(settings.WAIT_TIMEOUT * 1e9);
-  rc = agree(*boot, heap_init(*boot, config, &state), "creating the symmetric heap");
-  if (rc) {
-    rt.device = -1;
-    return give_up(rc);
+  if (rt.monitor) {
+    rc = agree(*boot, allocate_peer_lost_word(&rt.peer_lost_word, &state.peer_lost_word),
+               "allocating the peer-loss word");
+    if (rc) return give_up(rc);
+    rt.monitor->set_abort_word(rt.peer_lost_word);
   }
+  rc = agree(*boot, heap_init(*boot, config, &state), "creating the symmetric heap");
+  if (rc) return give_up(rc);
 
   state.initialized = 1;
   host_state = state;
@@ -294,7 +411,6 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
     host_state = gshmemi_device_state_t{};
     publish_to_all(host_state);
     heap_finalize(*boot);
-    rt.device = -1;
     return give_up(rc);
   }
   rt.boot = std::move(boot);
@@ -334,21 +450,32 @@ int gshmemx_initialized(void) { return runtime().initialized.load() ? 1 : 0; }
 void gshmem_finalize(void) {
   Runtime &rt = runtime();
   std::lock_guard<std::mutex> lock(rt.mutex);
+  set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_finalize")) return;
+  Bootstrap &boot = *rt.boot;
+  maybe_inject_fault("finalize", boot.rank());
   const cudaError_t sync = cudaDeviceSynchronize();
   if (sync != cudaSuccess)
     GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "device work failed before gshmem_finalize: %s",
                   cudaGetErrorString(sync));
-  Bootstrap &boot = *rt.boot;
-  // Nobody may still be reading peers' heaps when they go away.
-  if (boot.barrier() != GSHMEM_SUCCESS) GSHMEMI_WARN("barrier at finalize failed");
+  // Nobody may still be reading peers' heaps when they go away. With a peer
+  // gone the collectives are skipped: this PE only releases what it holds.
+  const bool peers_alive = require_peers("gshmem_finalize");
+  if (peers_alive) {
+    const int b = boot.barrier();
+    if (b != GSHMEM_SUCCESS) report_collective_failure(b, "gshmem_finalize");
+  }
   rt.initialized.store(false);
   host_state = gshmemi_device_state_t{};
   publish_to_all(host_state);
-  const int rc = heap_finalize(boot);
-  if (rc != GSHMEM_SUCCESS) GSHMEMI_WARN("releasing the symmetric heap failed (%d)", rc);
+  const int rc = heap_finalize(boot, job_lost_pe() < 0);
+  if (rc != GSHMEM_SUCCESS) report_collective_failure(rc, "gshmem_finalize (releasing the symmetric heap)");
+  // Every PE passed the heap's last collective: peers may now end normally.
+  if (rt.monitor) rt.monitor->expect_exits();
   rt.boot.reset();  // closes the bootstrap (and MPI, if gshmem started it)
+  stop_peer_monitor(rt);
   rt.device = -1;
+  if (job_lost_pe() >= 0) set_last_error(GSHMEMX_ERROR_PEER_LOST);
   set_log_pe(-1);
 }
 
@@ -388,46 +515,48 @@ void *gshmemi_host_ptr(const void *dest, int pe) {
 
 void *gshmem_align(size_t alignment, size_t size) {
   set_last_error(GSHMEM_SUCCESS);
-  if (!require_init("gshmem_align")) return nullptr;
+  if (!require_init("gshmem_align") || !require_peers("gshmem_align")) return nullptr;
   return heap_allocate(*runtime().boot, alignment, size);
 }
 
 void *gshmem_malloc(size_t size) {
   set_last_error(GSHMEM_SUCCESS);
-  if (!require_init("gshmem_malloc")) return nullptr;
+  if (!require_init("gshmem_malloc") || !require_peers("gshmem_malloc")) return nullptr;
+  maybe_inject_fault("malloc", host_state.my_pe);
   return heap_malloc(*runtime().boot, size);
 }
 
 void *gshmem_calloc(size_t count, size_t size) {
   set_last_error(GSHMEM_SUCCESS);
-  if (!require_init("gshmem_calloc")) return nullptr;
+  if (!require_init("gshmem_calloc") || !require_peers("gshmem_calloc")) return nullptr;
   return heap_calloc(*runtime().boot, count, size);
 }
 
 void gshmem_free(void *ptr) {
   set_last_error(GSHMEM_SUCCESS);
-  if (!require_init("gshmem_free")) return;
+  if (!require_init("gshmem_free") || !require_peers("gshmem_free")) return;
   heap_release(*runtime().boot, ptr);
 }
 
 void gshmemi_host_barrier_all(void) {
   set_last_error(GSHMEM_SUCCESS);
-  if (!require_init("gshmem_barrier_all")) return;
+  if (!require_init("gshmem_barrier_all") || !require_peers("gshmem_barrier_all")) return;
+  maybe_inject_fault("barrier", host_state.my_pe);
   const cudaError_t rc = cudaDeviceSynchronize();
   if (rc != cudaSuccess)
     GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "gshmem_barrier_all: device work failed: %s", cudaGetErrorString(rc));
   // The bootstrap's collective orders the host threads; device stores made
   // before cudaDeviceSynchronize returned are visible system-wide by then.
   const int b = runtime().boot->barrier();
-  if (b != GSHMEM_SUCCESS) GSHMEMI_ERROR(b, "gshmem_barrier_all: the bootstrap barrier failed");
+  if (b != GSHMEM_SUCCESS) report_collective_failure(b, "gshmem_barrier_all");
 }
 
 void gshmemi_host_sync_all(void) {
   set_last_error(GSHMEM_SUCCESS);
-  if (!require_init("gshmem_sync_all")) return;
+  if (!require_init("gshmem_sync_all") || !require_peers("gshmem_sync_all")) return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const int b = runtime().boot->barrier();
-  if (b != GSHMEM_SUCCESS) GSHMEMI_ERROR(b, "gshmem_sync_all: the bootstrap barrier failed");
+  if (b != GSHMEM_SUCCESS) report_collective_failure(b, "gshmem_sync_all");
 }
 
 namespace {

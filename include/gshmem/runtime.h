@@ -29,6 +29,7 @@
 #define GSHMEMX_ERROR_MISALIGNED         -14  /* address not aligned for its type */
 #define GSHMEMX_ERROR_INVALID_STREAM     -15  /* stream belongs to another device */
 #define GSHMEMX_ERROR_INVALID_PE         -16  /* PE out of range or not reachable */
+#define GSHMEMX_ERROR_PEER_LOST          -17  /* a peer's process ended: the job cannot go on */
 
 /* ------------------------------------------------------------ init attributes */
 #define GSHMEMX_INIT_WITH_MPI_COMM  (1u << 0) /* attr->mpi_comm points to an MPI_Comm */

@@ -3,12 +3,22 @@
 // Uses MPI_COMM_WORLD (initializing MPI if the program has not) or the
 // communicator the program passed with GSHMEMX_INIT_WITH_MPI_COMM. Either way
 // it works on a duplicate, so its messages never match the program's.
+//
+// Collectives are nonblocking (MPI_Iallgather, MPI_Ibarrier) driven by
+// MPI_Test, so that a wait for a peer whose process ended (the runtime's
+// liveness monitor says so through peer_lost) returns
+// GSHMEMX_ERROR_PEER_LOST instead of blocking forever. Data travels through
+// buffers the plugin owns: a collective abandoned that way may still be
+// written into by MPI later, never into the caller's memory.
 #include <mpi.h>
+#include <sched.h>
 
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
+#include <vector>
 
 #include "../bootstrap_plugin.h"
 
@@ -16,8 +26,16 @@ namespace {
 
 struct MpiContext {
   MPI_Comm comm = MPI_COMM_NULL;
+  int size = 1;
   void (*report)(int, const char *) = nullptr;
+  int (*peer_lost)(void) = nullptr;
+  std::vector<unsigned char> send, recv;  // staging buffers of the collectives
+  bool abandoned = false;  // a collective was left pending: comm and buffers are unusable
 };
+
+// The liveness callback of the last open, for the exit handler (MPI_Finalize
+// waits for every rank, so it is skipped once a peer is gone).
+int (*g_peer_lost)(void) = nullptr;
 
 void say(void (*report)(int, const char *), const char *what, int mpi_error) {
   char text[MPI_MAX_ERROR_STRING + 200];
@@ -28,29 +46,62 @@ void say(void (*report)(int, const char *), const char *what, int mpi_error) {
   if (report) report(1, text); else std::fprintf(stderr, "gshmem: %s\n", text);
 }
 
+// Drives `request` to completion with MPI_Test; stops early (the request is
+// left pending, the context marked abandoned) once the runtime reports a
+// lost peer. Spins first, then yields the core between tests.
+int finish(MpiContext *ctx, MPI_Request *request, const char *what) {
+  for (unsigned spins = 0;; ++spins) {
+    int done = 0;
+    const int rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      say(ctx->report, what, rc);
+      return GSHMEMX_ERROR_BOOTSTRAP;
+    }
+    if (done) return GSHMEM_SUCCESS;
+    if (ctx->peer_lost && ctx->peer_lost()) {
+      ctx->abandoned = true;
+      return GSHMEMX_ERROR_PEER_LOST;
+    }
+    if (spins > 4096) sched_yield();
+  }
+}
+
 int mpi_allgather(void *context, const void *in, void *out, size_t bytes) {
   auto *ctx = static_cast<MpiContext *>(context);
-  if (bytes > static_cast<size_t>(INT_MAX)) {
-    say(ctx->report, "allgather of more than INT_MAX bytes per rank", MPI_SUCCESS);
+  if (ctx->abandoned || (ctx->peer_lost && ctx->peer_lost())) return GSHMEMX_ERROR_PEER_LOST;
+  if (bytes > static_cast<size_t>(INT_MAX) / static_cast<size_t>(ctx->size)) {
+    say(ctx->report, "allgather of more than INT_MAX bytes in all", MPI_SUCCESS);
     return GSHMEMX_ERROR_INVALID_VALUE;
   }
   const int count = static_cast<int>(bytes);
-  const int rc = MPI_Allgather(in, count, MPI_BYTE, out, count, MPI_BYTE, ctx->comm);
+  try {
+    ctx->send.assign(static_cast<const unsigned char *>(in), static_cast<const unsigned char *>(in) + bytes);
+    ctx->recv.resize(bytes * static_cast<size_t>(ctx->size));
+  } catch (...) {
+    return GSHMEMX_ERROR_OUT_OF_MEMORY;
+  }
+  MPI_Request request;
+  int rc = MPI_Iallgather(ctx->send.data(), count, MPI_BYTE, ctx->recv.data(), count, MPI_BYTE, ctx->comm,
+                          &request);
   if (rc != MPI_SUCCESS) {
-    say(ctx->report, "MPI_Allgather failed", rc);
+    say(ctx->report, "MPI_Iallgather failed", rc);
     return GSHMEMX_ERROR_BOOTSTRAP;
   }
-  return GSHMEM_SUCCESS;
+  rc = finish(ctx, &request, "MPI_Iallgather failed");
+  if (rc == GSHMEM_SUCCESS && bytes) std::memcpy(out, ctx->recv.data(), ctx->recv.size());
+  return rc;
 }
 
 int mpi_barrier(void *context) {
   auto *ctx = static_cast<MpiContext *>(context);
-  const int rc = MPI_Barrier(ctx->comm);
+  if (ctx->abandoned || (ctx->peer_lost && ctx->peer_lost())) return GSHMEMX_ERROR_PEER_LOST;
+  MPI_Request request;
+  const int rc = MPI_Ibarrier(ctx->comm, &request);
   if (rc != MPI_SUCCESS) {
-    say(ctx->report, "MPI_Barrier failed", rc);
+    say(ctx->report, "MPI_Ibarrier failed", rc);
     return GSHMEMX_ERROR_BOOTSTRAP;
   }
-  return GSHMEM_SUCCESS;
+  return finish(ctx, &request, "MPI_Ibarrier failed");
 }
 
 void mpi_abort(void *context, int code, const char *why) {
@@ -63,6 +114,7 @@ void mpi_abort(void *context, int code, const char *why) {
 // Registered once, when gshmem itself started MPI. MPI programs that
 // initialized MPI themselves keep ownership of MPI_Finalize.
 void finalize_mpi_at_exit() {
+  if (g_peer_lost && g_peer_lost()) return;  // MPI_Finalize would wait for the lost rank
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -74,9 +126,12 @@ int mpi_close(void *context) {
   int status = GSHMEM_SUCCESS;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) {
+  // An abandoned communicator still has a collective pending: freeing it
+  // could wait for the lost rank, so it (and its buffers) are left as they are.
+  if (!finalized && !ctx->abandoned) {
     if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
   }
+  if (ctx->abandoned) return status;
   // MPI started by gshmem is finalized at process exit (see finalize_mpi_at_exit),
   // not here: MPI cannot restart, and a program may call gshmem_init again.
   delete ctx;
@@ -104,6 +159,8 @@ extern "C" __attribute__((visibility("default"))) int gshmemi_bootstrap_plugin_o
   auto *ctx = new (std::nothrow) MpiContext;
   if (!ctx) return GSHMEMX_ERROR_OUT_OF_MEMORY;
   ctx->report = args->report;
+  ctx->peer_lost = args->peer_lost;
+  g_peer_lost = args->peer_lost;
   if (!initialized) {
     const int rc = MPI_Init(nullptr, nullptr);
     if (rc != MPI_SUCCESS) {
@@ -126,6 +183,7 @@ extern "C" __attribute__((visibility("default"))) int gshmemi_bootstrap_plugin_o
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(ctx->comm, &ops->rank);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_size(ctx->comm, &ops->size);
+  if (rc == MPI_SUCCESS) ctx->size = ops->size;
   if (rc != MPI_SUCCESS) {
     say(args->report, "setting up the communicator failed", rc);
     mpi_close(ctx);

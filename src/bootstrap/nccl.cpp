@@ -5,6 +5,13 @@
 // destroyed here) or a communicator built from an ncclUniqueId
 // (GSHMEMX_INIT_WITH_UNIQUEID, on the current CUDA device). Collectives go
 // through device buffers, since NCCL moves only device memory.
+//
+// A collective waits by polling its stream, so that once the runtime reports
+// a lost peer (peer_lost) it returns GSHMEMX_ERROR_PEER_LOST instead of
+// waiting for the dead rank forever; a communicator this plugin created is
+// then aborted (its kernels end), a program's communicator is left alone.
+// Host data goes through pinned buffers the plugin owns, so an abandoned
+// collective never writes into the caller's memory.
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -12,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <sched.h>
 
 #include "../bootstrap_plugin.h"
 
@@ -23,8 +31,11 @@ struct NcclContext {
   int rank = 0, size = 1, device = -1;
   cudaStream_t stream = nullptr;
   void *send = nullptr, *recv = nullptr;  // device staging buffers
+  void *host_in = nullptr, *host_out = nullptr;  // pinned host staging buffers
   size_t capacity = 0;                    // bytes per rank the buffers hold
   void (*report)(int, const char *) = nullptr;
+  int (*peer_lost)(void) = nullptr;
+  bool abandoned = false;  // a collective was left pending: nothing here may be reused
 };
 
 void say(void (*report)(int, const char *), const char *fmt, const char *detail) {
@@ -69,23 +80,49 @@ int reserve(NcclContext *ctx, size_t bytes) {
   while (capacity < bytes) capacity *= 2;
   cudaFree(ctx->send);
   cudaFree(ctx->recv);
-  ctx->send = ctx->recv = nullptr;
+  cudaFreeHost(ctx->host_in);
+  cudaFreeHost(ctx->host_out);
+  ctx->send = ctx->recv = ctx->host_in = ctx->host_out = nullptr;
   ctx->capacity = 0;
   int rc = check_cuda(ctx, cudaMalloc(&ctx->send, capacity), "cudaMalloc");
   if (!rc) rc = check_cuda(ctx, cudaMalloc(&ctx->recv, capacity * ctx->size), "cudaMalloc");
+  if (!rc) rc = check_cuda(ctx, cudaMallocHost(&ctx->host_in, capacity), "cudaMallocHost");
+  if (!rc) rc = check_cuda(ctx, cudaMallocHost(&ctx->host_out, capacity * ctx->size), "cudaMallocHost");
   if (!rc) ctx->capacity = capacity;
   return rc;
 }
 
+// Waits for the stream like cudaStreamSynchronize, but gives up once the
+// runtime reports a lost peer (see the top of this file).
+int wait_for_stream(NcclContext *ctx) {
+  for (unsigned spins = 0;; ++spins) {
+    const cudaError_t rc = cudaStreamQuery(ctx->stream);
+    if (rc == cudaSuccess) return GSHMEM_SUCCESS;
+    if (rc != cudaErrorNotReady) return check_cuda(ctx, rc, "the bootstrap's stream");
+    if (ctx->peer_lost && ctx->peer_lost()) {
+      ctx->abandoned = true;
+      if (ctx->owns_comm && ctx->comm) {
+        ncclCommAbort(ctx->comm);  // ends the kernel waiting for the dead rank
+        ctx->comm = nullptr;
+      }
+      return GSHMEMX_ERROR_PEER_LOST;
+    }
+    if (spins > 4096) sched_yield();
+  }
+}
+
 int nccl_allgather(void *context, const void *in, void *out, size_t bytes) {
   auto *ctx = static_cast<NcclContext *>(context);
+  if (ctx->abandoned || (ctx->peer_lost && ctx->peer_lost())) return GSHMEMX_ERROR_PEER_LOST;
   if (bytes == 0) return GSHMEM_SUCCESS;
   return on_device(ctx, [&] {
     int rc = reserve(ctx, bytes);
-    if (!rc) rc = check_cuda(ctx, cudaMemcpyAsync(ctx->send, in, bytes, cudaMemcpyHostToDevice, ctx->stream), "cudaMemcpyAsync");
+    if (!rc) std::memcpy(ctx->host_in, in, bytes);
+    if (!rc) rc = check_cuda(ctx, cudaMemcpyAsync(ctx->send, ctx->host_in, bytes, cudaMemcpyHostToDevice, ctx->stream), "cudaMemcpyAsync");
     if (!rc) rc = check_nccl(ctx, ncclAllGather(ctx->send, ctx->recv, bytes, ncclChar, ctx->comm, ctx->stream), "ncclAllGather");
-    if (!rc) rc = check_cuda(ctx, cudaMemcpyAsync(out, ctx->recv, bytes * ctx->size, cudaMemcpyDeviceToHost, ctx->stream), "cudaMemcpyAsync");
-    if (!rc) rc = check_cuda(ctx, cudaStreamSynchronize(ctx->stream), "cudaStreamSynchronize");
+    if (!rc) rc = check_cuda(ctx, cudaMemcpyAsync(ctx->host_out, ctx->recv, bytes * ctx->size, cudaMemcpyDeviceToHost, ctx->stream), "cudaMemcpyAsync");
+    if (!rc) rc = wait_for_stream(ctx);
+    if (!rc) std::memcpy(out, ctx->host_out, bytes * ctx->size);
     return rc;
   });
 }
@@ -114,9 +151,15 @@ void nccl_abort(void *context, int code, const char *why) {
 int nccl_close(void *context) {
   auto *ctx = static_cast<NcclContext *>(context);
   int status = GSHMEM_SUCCESS;
+  // After an abandoned collective the stream may never finish (a program's
+  // communicator is not aborted), and cudaFree would wait for it: leave
+  // everything in place.
+  if (ctx->abandoned) return status;
   on_device(ctx, [&] {
     cudaFree(ctx->send);
     cudaFree(ctx->recv);
+    cudaFreeHost(ctx->host_in);
+    cudaFreeHost(ctx->host_out);
     if (ctx->stream) cudaStreamDestroy(ctx->stream);
     if (ctx->owns_comm && ctx->comm)
       status = check_nccl(ctx, ncclCommDestroy(ctx->comm), "ncclCommDestroy");
@@ -139,6 +182,7 @@ extern "C" __attribute__((visibility("default"))) int gshmemi_bootstrap_plugin_o
   auto *ctx = new (std::nothrow) NcclContext;
   if (!ctx) return GSHMEMX_ERROR_OUT_OF_MEMORY;
   ctx->report = args->report;
+  ctx->peer_lost = args->peer_lost;
   int rc = GSHMEM_SUCCESS;
   if (args->flags & GSHMEMX_INIT_WITH_NCCL_COMM) {
     ctx->comm = static_cast<ncclComm_t>(attr->nccl_comm);

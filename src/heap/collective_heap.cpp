@@ -1,3 +1,4 @@
+#include "liveness.h"
 #include "../string_format.h"
 #include "collective_heap.h"
 
@@ -124,9 +125,14 @@ int CollectiveHeap::agree(Bootstrap &boot, const HeapCallRecord &record, std::st
   std::vector<HeapCallRecord> records(static_cast<std::size_t>(boot.size()));
   int rc = boot.allgather(&record, records.data(), sizeof(HeapCallRecord));
   if (rc != GSHMEM_SUCCESS) {
-    *message = string_printf("exchanging symmetric heap call #%" PRIu64 " (%s) between PEs failed (code %d)",
-                      record.call_number, describe_call(record).c_str(), rc);
-    return GSHMEMX_ERROR_BOOTSTRAP;
+    if (rc == GSHMEMX_ERROR_PEER_LOST)
+      *message = string_printf("symmetric heap call #%" PRIu64 " (%s): PE %d is gone (its process ended); "
+                               "the job cannot go on",
+                               record.call_number, describe_call(record).c_str(), job_lost_pe());
+    else
+      *message = string_printf("exchanging symmetric heap call #%" PRIu64 " (%s) between PEs failed (%s)",
+                               record.call_number, describe_call(record).c_str(), gshmemx_error_string(rc));
+    return rc == GSHMEMX_ERROR_PEER_LOST ? rc : GSHMEMX_ERROR_BOOTSTRAP;
   }
   return compare_call_records(records.data(), boot.size(), boot.rank(), message);
 }

@@ -497,12 +497,12 @@ int heap_init(Bootstrap &boot, const HeapConfig &config, gshmemi_device_state_t 
   return GSHMEM_SUCCESS;
 }
 
-int heap_finalize(Bootstrap &boot) {
+int heap_finalize(Bootstrap &boot, bool collective) {
   HeapRuntime &h = g_heap;
   if (!h.initialized) return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_INITIALIZED, "the symmetric heap does not exist");
   // Nobody may still be reading a peer's heap, nor a peer ours, when mappings go.
   (void)cudaDeviceSynchronize();
-  int rc = boot.barrier();
+  int rc = collective ? boot.barrier() : GSHMEM_SUCCESS;
   for (std::size_t pe = 0; pe < h.ipc_opened.size(); ++pe)
     if (h.ipc_opened[pe]) (void)cudaIpcCloseMemHandle(h.ipc_opened[pe]);
   h.ipc_opened.clear();
@@ -515,10 +515,10 @@ int heap_finalize(Bootstrap &boot) {
     }
   }
   // Every PE has dropped its view of our heap before we free it.
-  int rc2 = boot.barrier();
+  int rc2 = collective && rc == GSHMEM_SUCCESS ? boot.barrier() : GSHMEM_SUCCESS;
   release_everything();
-  if (rc != GSHMEM_SUCCESS || rc2 != GSHMEM_SUCCESS)
-    return GSHMEMI_ERROR(GSHMEMX_ERROR_BOOTSTRAP, "barrier during heap finalize failed");
+  if (rc != GSHMEM_SUCCESS) return rc;
+  if (rc2 != GSHMEM_SUCCESS) return rc2;
   return GSHMEM_SUCCESS;
 }
 

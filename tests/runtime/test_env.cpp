@@ -83,6 +83,8 @@ TEST_CASE("every default in the table parses, and unset variables take it") {
   CHECK(e.SYMMETRIC_SIZE == (1ull << 30));
   CHECK(e.DEBUG == LogLevel::WARN);
   CHECK(e.WAIT_TIMEOUT == 0);
+  CHECK(e.PEER_TIMEOUT == 5);
+  CHECK(e.FAULT_INJECT.empty());
   CHECK_FALSE(e.DISABLE_VMM);
   CHECK(e.BOOTSTRAP == "auto");
 }

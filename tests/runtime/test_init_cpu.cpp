@@ -17,6 +17,16 @@ TEST_CASE("GSHMEM_SYMMETRIC_SIZE=banana makes init fail with an environment erro
   CHECK(gshmem_my_pe() == -1);
 }
 
+TEST_CASE("a malformed GSHMEM_FAULT_INJECT is an environment error") {
+  ScopedEnv bootstrap("GSHMEM_BOOTSTRAP", "single");
+  for (const char *bad : {"init", "reboot:0", "init:", "init:x", "init:-1", "barrier:1x"}) {
+    INFO(bad);
+    ScopedEnv fault("GSHMEM_FAULT_INJECT", bad);
+    CHECK(gshmem_init() == GSHMEMX_ERROR_ENVIRONMENT);
+    CHECK(gshmemx_initialized() == 0);
+  }
+}
+
 TEST_CASE("an unknown GSHMEM_BOOTSTRAP is an environment error") {
   ScopedEnv bootstrap("GSHMEM_BOOTSTRAP", "carrier-pigeon");
   CHECK(gshmem_init() == GSHMEMX_ERROR_ENVIRONMENT);

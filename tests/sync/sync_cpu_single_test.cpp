@@ -176,11 +176,74 @@ TEMPLATE_LIST_TEST_CASE("a wait past its timeout reports PE, address, expected a
 }
 
 TEST_CASE("a disarmed watchdog never expires, an armed one does", "[sync][cpu]") {
-  gd::watchdog off(0);
-  for (int i = 0; i < 100000; ++i) REQUIRE_FALSE(off.expired(1));
-  gd::watchdog on(1000000ull);  // 1 ms
-  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  gd::watchdog off(false, 1000000ull, gd::start_on_first_tick);  // disarmed: even a timeout is ignored
+  gd::watchdog forever(true, 0, gd::start_on_first_tick);        // armed, no timeout, no peer lost
+  for (int i = 0; i < 100000; ++i) {
+    REQUIRE_FALSE(off.expired(1));
+    REQUIRE_FALSE(forever.expired(1));
+  }
+  gd::watchdog on(true, 1000000ull, gd::start_on_first_tick);  // 1 ms from its first check
   bool expired = false;
+  for (int i = 0; i < 1024; ++i) expired |= on.expired(1);  // the first check starts the clock
+  CHECK_FALSE(expired);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
   for (int i = 0; i < 2048 && !expired; ++i) expired = on.expired(1);
   CHECK(expired);
+}
+
+// The runtime's liveness monitor raises a word that the waits' slow path
+// reads (gshmemi_state().peer_lost_word): a wait nobody satisfies must end,
+// with no timeout set, naming the lost PE. Here the host copy of the state
+// points at a word of the test's own.
+struct peer_lost_scope {
+  int word;
+  const int *previous;
+  explicit peer_lost_scope(int lost_pe) : word(lost_pe + 1) {
+    auto &state = const_cast<gshmemi_device_state_t &>(*gshmemi_host_state());
+    previous = state.peer_lost_word;
+    state.peer_lost_word = &word;
+  }
+  ~peer_lost_scope() { const_cast<gshmemi_device_state_t &>(*gshmemi_host_state()).peer_lost_word = previous; }
+};
+
+TEMPLATE_LIST_TEST_CASE("a wait on a lost peer ends naming the PE, with no timeout set", "[sync][cpu]",
+                        sync_types) {
+  throwing_handler_scope hook;
+  const auto lad = ladder<TestType>();
+  const gd::wait_context ctx{1, 0};  // GSHMEM_WAIT_TIMEOUT=0: only the peer loss can end these waits
+  TestType values[100];
+  for (auto &v : values) v = lad[0];
+  size_t indices[100];
+  // The public forms report the state's PE (0 on the host before init), the
+  // detail forms their context's.
+  auto expect_lost = [&](auto &&wait, const char *what, int pe = 1) {
+    INFO(what);
+    try {
+      wait();
+      FAIL("the wait returned");
+    } catch (const sync_failure_seen &e) {
+      CHECK(e.diag.kind == gshmem::sync_failure::peer_lost);
+      CHECK(e.diag.lost_pe == 3);
+      CHECK(e.diag.pe == pe);
+      CHECK(std::string(e.diag.line).find("PE 3 is gone") != std::string::npos);
+    }
+  };
+  {
+    peer_lost_scope lost(3);
+    expect_lost([&] { (void)gd::wait_one(ctx, "gshmem_T_wait_until", &values[0], GSHMEM_CMP_GE, lad.back()); },
+                "wait_until");
+    auto all = [&] {
+      gd::single_group g;
+      (void)gd::scan_all<true>(g, ctx, "gshmem_T_wait_until_all", values, 100, nullptr, GSHMEM_CMP_GE,
+                               gd::same_value<TestType>{lad.back()});
+    };
+    expect_lost(all, "wait_until_all");
+    expect_lost([&] { (void)gshmem::wait_until_any(values, 100, nullptr, GSHMEM_CMP_GE, lad.back()); },
+                "wait_until_any", 0);
+    expect_lost([&] { (void)gshmem::wait_until_some(values, 100, indices, nullptr, GSHMEM_CMP_GE, lad.back()); },
+                "wait_until_some", 0);
+  }
+  // The word back at 0 (no loss): a satisfied wait returns, an unsatisfied test says 0.
+  CHECK(gshmem::test_all(values, 100, nullptr, GSHMEM_CMP_GE, lad.back()) == 0);
+  gshmem::wait_until_all(values, 100, nullptr, GSHMEM_CMP_GE, lad[0]);
 }

@@ -35,6 +35,8 @@ typedef struct gshmemi_device_state {
   char *heap_base;                     /* this PE's heap (local address) */
   unsigned long long heap_size;        /* bytes per PE, internal region included */
   unsigned long long wait_timeout_ns;  /* GSHMEM_WAIT_TIMEOUT in ns; 0 = wait forever */
+  const int *peer_lost_word;           /* mapped host word: 1 + a PE whose process ended, 0 while
+                                          all live; NULL when no monitor runs (see src/liveness.h) */
   char *peer_base[GSHMEMI_MAX_PES];    /* each PE's heap as mapped here; NULL if unreachable */
 } gshmemi_device_state_t;
 

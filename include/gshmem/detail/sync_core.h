@@ -7,6 +7,7 @@
 
 #include <gshmem/detail/config.h>
 #include <gshmem/detail/ordering.h>
+#include <gshmem/detail/state.h>
 #include <gshmem/types.h>
 
 #include <stddef.h>
@@ -36,7 +37,7 @@ namespace gshmem {
 // On the host the line goes to the handler installed here (stderr if none);
 // if the handler returns, the process traps too. A handler may throw: the
 // CPU tests install one that throws to observe the diagnostic.
-enum class sync_failure { invalid_cmp, timeout };
+enum class sync_failure { invalid_cmp, timeout, peer_lost };
 
 struct sync_diagnostic {
   sync_failure kind;
@@ -46,8 +47,9 @@ struct sync_diagnostic {
   const void *address;     // the element reported (timeout), else the first argument
   size_t index;            // its index in the array (0 for single-element routines)
   size_t nelems;           // array length (1 for single-element routines)
-  char expected[48];       // timeout: "<CMP> <value>", e.g. "GE 5"
-  char seen[32];           // timeout: the last value seen at `address`
+  char expected[48];       // timeout, peer_lost: "<CMP> <value>", e.g. "GE 5"
+  char seen[32];           // timeout, peer_lost: the last value seen at `address`
+  int lost_pe;             // peer_lost: the PE whose process ended (else -1)
   char line[384];          // the full diagnostic line, as printed
 };
 
@@ -77,6 +79,13 @@ struct wait_context {
   int pe;
   unsigned long long timeout_ns;
 };
+
+// 1 + the PE whose process ended, or 0 while all peers live (or nobody
+// watches): the word the runtime's liveness monitor raises (src/liveness.h).
+GSHMEM_HD int peer_lost_word() {
+  const int *word = gshmemi_state().peer_lost_word;
+  return word ? atomic_load<memory_order::relaxed, thread_scope::system>(word) : 0;
+}
 
 // ---------------------------------------------------------------- comparison
 
@@ -199,6 +208,7 @@ GSHMEM_HD void fail_invalid_cmp(const wait_context &ctx, const char *routine, in
 #else
   sync_diagnostic d{};
   d.kind = sync_failure::invalid_cmp;
+  d.lost_pe = -1;
   d.routine = routine;
   d.pe = ctx.pe;
   d.cmp = cmp;
@@ -211,12 +221,20 @@ GSHMEM_HD void fail_invalid_cmp(const wait_context &ctx, const char *routine, in
 }
 
 // Prints PE, routine, address, expected (cmp + value) and the value last
-// seen there, then traps.
+// seen there, then traps. When the runtime found a peer gone (the watchdog
+// ends the wait for that too), the line says which PE is gone instead of
+// "timed out".
 template <class T>
 GSHMEM_HD void fail_timeout(const wait_context &ctx, const char *routine, const T *address, size_t index,
                             size_t nelems, int cmp, T expected, T seen) {
+  const int lost = peer_lost_word() - 1;
 #if GSHMEM_IN_DEVICE_CODE
-  if (std::is_signed<T>::value)
+  if (lost >= 0)
+    printf("gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element %llu of "
+           "%llu] for %s %lld, last seen %lld\n",
+           ctx.pe, routine, lost, (const void *)address, (unsigned long long)index, (unsigned long long)nelems,
+           cmp_name(cmp), (long long)expected, (long long)seen);
+  else if (std::is_signed<T>::value)
     printf("gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s %lld, "
            "last seen %lld\n",
            ctx.pe, routine, ctx.timeout_ns, (const void *)address, (unsigned long long)index,
@@ -230,22 +248,30 @@ GSHMEM_HD void fail_timeout(const wait_context &ctx, const char *routine, const 
   sync_trap();
 #else
   sync_diagnostic d{};
-  d.kind = sync_failure::timeout;
+  d.kind = lost >= 0 ? sync_failure::peer_lost : sync_failure::timeout;
   d.routine = routine;
   d.pe = ctx.pe;
   d.cmp = cmp;
   d.address = address;
   d.index = index;
   d.nelems = nelems;
+  d.lost_pe = lost;
   char value[32];
   format_value(value, sizeof value, expected);
   std::snprintf(d.expected, sizeof d.expected, "%s %s", cmp_name(cmp), value);
   format_value(d.seen, sizeof d.seen, seen);
-  std::snprintf(d.line, sizeof d.line,
-                "gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s, "
-                "last seen %s",
-                ctx.pe, routine, ctx.timeout_ns, (const void *)address, (unsigned long long)index,
-                (unsigned long long)nelems, d.expected, d.seen);
+  if (lost >= 0)
+    std::snprintf(d.line, sizeof d.line,
+                  "gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element %llu "
+                  "of %llu] for %s, last seen %s",
+                  ctx.pe, routine, lost, (const void *)address, (unsigned long long)index,
+                  (unsigned long long)nelems, d.expected, d.seen);
+  else
+    std::snprintf(d.line, sizeof d.line,
+                  "gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s, "
+                  "last seen %s",
+                  ctx.pe, routine, ctx.timeout_ns, (const void *)address, (unsigned long long)index,
+                  (unsigned long long)nelems, d.expected, d.seen);
   deliver_diagnostic(d);
 #endif
 }
@@ -267,13 +293,16 @@ GSHMEM_HD void fail_array_timeout(const wait_context &ctx, const char *routine, 
 
 // --------------------------------------------------------------- watchdog
 //
-// Disarmed (timeout 0) it costs one register test per tick. Armed, it reads
-// the clock once per ~1024 polls, so the poll loop itself stays a pure
-// acquire poll. Constructed with `start_on_first_tick`, the clock is first
-// read at the first tick (after the first full pass failed), not at
-// construction: a clock read (%globaltimer) is slow, and a wait satisfied on
-// its first pass then never pays for it; the timeout runs from the end of
-// the first pass. The wait/test scans use that form.
+// The slow path of every wait: it bounds the wait by GSHMEM_WAIT_TIMEOUT
+// and ends it when the runtime found a peer's process gone. Only an armed
+// watchdog (one per waiting group: its leader) does anything; it counts
+// polls and once per ~1024 reads the peer-loss word (mapped host memory
+// the runtime raises, see src/liveness.h) and, with a timeout, the clock.
+// A wait satisfied on its first pass never ticks, so the fast path pays
+// nothing; a spinning wait pays one add and compare per pass, and one
+// system-scope load per ~1024 polls. The clock (%globaltimer, slow) is first
+// read at the first check, so the timeout runs from about then.
+
 struct start_on_first_tick_t {};
 constexpr start_on_first_tick_t start_on_first_tick{};
 
@@ -281,22 +310,24 @@ struct watchdog {
   unsigned long long timeout_ns;
   unsigned long long start_ns;  // 0: not started yet
   unsigned polls;
+  bool armed;
 
-  GSHMEM_HD explicit watchdog(unsigned long long timeout) : timeout_ns(timeout), start_ns(0), polls(0) {
-    if (timeout_ns) start_ns = now_ns() | 1ull;
-  }
-  GSHMEM_HD watchdog(unsigned long long timeout, start_on_first_tick_t)
-      : timeout_ns(timeout), start_ns(0), polls(0) {}
-  // Counts `n` more polls; true once the wait has lasted longer than the timeout.
+  GSHMEM_HD watchdog(bool armed_, unsigned long long timeout, start_on_first_tick_t)
+      : timeout_ns(timeout), start_ns(0), polls(0), armed(armed_) {}
+  // Counts `n` more polls; true once the wait must end: a peer is gone, or
+  // it has lasted longer than the timeout. The caller then reports through
+  // fail_timeout / fail_array_timeout, which tell the two apart.
   GSHMEM_HD bool expired(unsigned n) {
+    if (!armed) return false;
+    polls += n;
+    if (polls < 1024) return false;
+    polls = 0;
+    if (peer_lost_word() != 0) return true;
     if (timeout_ns == 0) return false;
     if (start_ns == 0) {
       start_ns = now_ns() | 1ull;  // never 0 once started
       return false;
     }
-    polls += n;
-    if (polls < 1024) return false;
-    polls = 0;
     return now_ns() - start_ns > timeout_ns;
   }
 };

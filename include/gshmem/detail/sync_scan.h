@@ -133,7 +133,7 @@ GSHMEM_HD T wait_one(const wait_context &ctx, const char *routine, T *ivar, int 
   check_cmp(g, ctx, routine, cmp, ivar);
   T v = poll_acquire(ivar);
   if (compare(cmp, v, cmp_value)) return v;
-  watchdog wd(ctx.timeout_ns, start_on_first_tick);
+  watchdog wd(true, ctx.timeout_ns, start_on_first_tick);
   for (;;) {
     v = poll_acquire(ivar);
     if (compare(cmp, v, cmp_value)) return v;
@@ -159,7 +159,7 @@ template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                         const int *status, int cmp, const Expect &expect) {
   check_cmp(g, ctx, routine, cmp, ivars);
-  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
+  watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
   if constexpr (is_one_thread<G>()) {
     // One thread, one included element: an acquire poll both finds and
     // orders the success (no relaxed batch, no fence).
@@ -233,7 +233,7 @@ GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const cha
   // min() keys: a confirmed position (< nelems), else one of these.
   constexpr unsigned long long kIncludedOnly = ~0ull - 1;  // included elements, none confirmed
   constexpr unsigned long long kNothing = ~0ull;           // no included element
-  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
+  watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
   constexpr unsigned B = scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
   // Every member must use the same start: take the leader's reading.
@@ -279,7 +279,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
   if constexpr (G::kAcquireBeforeAgreement) {
     return scan_any_confirm_first<Wait>(g, ctx, routine, ivars, nelems, status, cmp, expect);
   } else {
-    watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
+    watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
     constexpr unsigned B = scan_batch_of<G, Expect>();
     if constexpr (is_one_thread<G>()) {
       if (nelems == 1) {
@@ -378,7 +378,7 @@ template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                            size_t *indices, const int *status, int cmp, const Expect &expect) {
   check_cmp(g, ctx, routine, cmp, ivars);
-  watchdog wd(Wait && g.is_leader() ? ctx.timeout_ns : 0ull, start_on_first_tick);
+  watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
   if constexpr (is_one_thread<G>()) {
     // One thread, one included element: an acquire poll (see scan_all).
     if (nelems == 1 && is_included(status, 0)) {

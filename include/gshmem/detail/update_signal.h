@@ -19,6 +19,7 @@
 #include <gshmem/detail/config.h>
 #include <gshmem/detail/ordering.h>
 #include <gshmem/detail/state.h>
+#include <gshmem/detail/sync_core.h>
 #include <gshmem/detail/update_access.h>
 #include <gshmem/types.h>
 
@@ -92,8 +93,10 @@ GSHMEM_DEVICE barrier_area* barrier_area_at(char* heap) {
   return reinterpret_cast<barrier_area*>(heap + GSHMEMI_INTERNAL_SYNC_OFFSET);
 }
 
-// Polls `*p >= target` with acquire at system scope. With GSHMEM_WAIT_TIMEOUT
-// set, a wait longer than it prints one diagnostic line and traps.
+// Polls `*p >= target` with acquire at system scope. Its slow path (once
+// per 1024 polls) ends the wait when the runtime found a peer's process
+// gone, and, with GSHMEM_WAIT_TIMEOUT set, when the wait lasted longer: it
+// prints one diagnostic line and traps.
 GSHMEM_DEVICE void wait_at_least(const unsigned long long* p, unsigned long long target, int peer,
                                  const char* routine) {
   const unsigned long long timeout = gshmemi_state().wait_timeout_ns;
@@ -101,13 +104,20 @@ GSHMEM_DEVICE void wait_at_least(const unsigned long long* p, unsigned long long
   unsigned polls = 0;
   unsigned long long seen;
   while ((seen = atomic_load<memory_order::acquire, thread_scope::system>(p)) < target) {
-    if (timeout && (++polls & 1023u) == 0 && now_ns() - start > timeout) {
+    if ((++polls & 1023u) != 0) continue;
 #if GSHMEM_IN_DEVICE_CODE
+    const int lost = peer_lost_word() - 1;
+    if (lost >= 0) {
+      printf("gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait for PE %d at %p\n",
+             gshmemi_state().my_pe, routine, lost, peer, (const void*)p);
+      __trap();
+    }
+    if (timeout && now_ns() - start > timeout) {
       printf("gshmem: PE %d: %s: timed out waiting for PE %d at %p: expected >= %llu, found %llu\n",
              gshmemi_state().my_pe, routine, peer, (const void*)p, target, seen);
       __trap();
-#endif
     }
+#endif
   }
 }
 
