@@ -69,7 +69,7 @@ def run_case(args, boot, phase, case_no):
     if phase in INJECTED:
         env["GSHMEM_FAULT_INJECT"] = f"{phase}:{VICTIM}"
     cmd = [args.program, boot, phase, str(VICTIM), id_file, tag]
-    limit = args.peer_timeout + args.margin + 30  # init of CUDA/NCCL/MPI included
+    limit = args.peer_timeout + args.margin + 20  # init of CUDA/NCCL/MPI included
     start = time.time()
     outputs, codes = [], []
     if boot == "mpi":
