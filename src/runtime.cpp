@@ -189,7 +189,9 @@ int allocate_peer_lost_word(int **host_word, const int **device_word) {
 void stop_peer_monitor(Runtime &rt) {
   if (rt.monitor) rt.monitor->stop();
   rt.monitor.reset();
-  if (rt.peer_lost_word) cudaFreeHost(rt.peer_lost_word);
+  // cudaFreeHost waits for the device, whose work may never end once a peer
+  // is gone: then the word stays until the process exits.
+  if (rt.peer_lost_word && job_lost_pe() < 0) cudaFreeHost(rt.peer_lost_word);
   (void)cudaGetLastError();
   rt.peer_lost_word = nullptr;
 }
@@ -454,7 +456,9 @@ void gshmem_finalize(void) {
   if (!require_init("gshmem_finalize")) return;
   Bootstrap &boot = *rt.boot;
   maybe_inject_fault("finalize", boot.rank());
-  const cudaError_t sync = cudaDeviceSynchronize();
+  // With a peer gone, device work may never finish (a program's NCCL
+  // communicator has a collective stuck on the lost rank): do not wait for it.
+  const cudaError_t sync = job_lost_pe() < 0 ? cudaDeviceSynchronize() : cudaSuccess;
   if (sync != cudaSuccess)
     GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "device work failed before gshmem_finalize: %s",
                   cudaGetErrorString(sync));

@@ -500,9 +500,22 @@ int heap_init(Bootstrap &boot, const HeapConfig &config, gshmemi_device_state_t 
 int heap_finalize(Bootstrap &boot, bool collective) {
   HeapRuntime &h = g_heap;
   if (!h.initialized) return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_INITIALIZED, "the symmetric heap does not exist");
+  if (!collective) {
+    // A peer is gone: device work (this PE's, or a program's NCCL collective
+    // stuck on the lost rank) may still run and may never end. Unmapping or
+    // freeing now could fault it or wait for it forever, so the mappings stay
+    // until the process exits; only the bookkeeping is dropped.
+    h.ipc_opened.clear();
+    h.peer_handles.clear();
+    h.peer_mapped.clear();
+    h.peer_base.clear();
+    h.collective.reset();
+    h.initialized = false;
+    return GSHMEM_SUCCESS;
+  }
   // Nobody may still be reading a peer's heap, nor a peer ours, when mappings go.
   (void)cudaDeviceSynchronize();
-  int rc = collective ? boot.barrier() : GSHMEM_SUCCESS;
+  int rc = boot.barrier();
   for (std::size_t pe = 0; pe < h.ipc_opened.size(); ++pe)
     if (h.ipc_opened[pe]) (void)cudaIpcCloseMemHandle(h.ipc_opened[pe]);
   h.ipc_opened.clear();
@@ -515,7 +528,7 @@ int heap_finalize(Bootstrap &boot, bool collective) {
     }
   }
   // Every PE has dropped its view of our heap before we free it.
-  int rc2 = collective && rc == GSHMEM_SUCCESS ? boot.barrier() : GSHMEM_SUCCESS;
+  int rc2 = rc == GSHMEM_SUCCESS ? boot.barrier() : GSHMEM_SUCCESS;
   release_everything();
   if (rc != GSHMEM_SUCCESS) return rc;
   if (rc2 != GSHMEM_SUCCESS) return rc2;

@@ -7,7 +7,7 @@ job may be left running.
 usage: run_faults.py --program PATH --mpirun MPIRUN [--mpirun-flag F ...]
                      [--np 2] [--peer-timeout 2] [--margin 8]
                      [--bootstraps mpi,uniqueid,ncclcomm] [--phases ...]
-                     [--table FILE]
+                     [--table FILE] [--logs DIR]
 
 Bootstraps: mpi (under mpirun, with --enable-recovery so that mpirun leaves
 the survivors running: otherwise mpirun itself ends the job, which hides
@@ -105,6 +105,11 @@ def run_case(args, boot, phase, case_no):
         except OSError:
             pass
     text = "\n".join(outputs)
+    if args.logs:
+        os.makedirs(args.logs, exist_ok=True)
+        with open(os.path.join(args.logs, f"{boot}-{phase}.log"), "w") as f:
+            for rank, (out, code) in enumerate(zip(outputs, codes)):
+                f.write(f"===== process {rank}: exit status {code}\n{out}\n")
     return judge(args, boot, phase, text, codes, hung, left, time.time() - start)
 
 
@@ -160,6 +165,7 @@ def main():
     ap.add_argument("--bootstraps", default="mpi,uniqueid,ncclcomm")
     ap.add_argument("--phases", default=",".join(PHASES))
     ap.add_argument("--table")
+    ap.add_argument("--logs", help="folder for each case's output")
     args = ap.parse_args()
     if visible_gpus() < args.np:
         print(f"run_faults: needs {args.np} GPUs; skipped")
