@@ -428,12 +428,14 @@ void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
 
 void gshmemi_stream_end_device_work(int device, int lost_pe) {
   if (!memop_waits_enqueued.load()) return;
+  GSHMEMI_WARN("on-stream waits may be pending on PE %d's signals: ending this PE's device work", lost_pe);
   // This thread (the monitor's) has no device of its own yet.
-  if (cudaSetDevice(device) != cudaSuccess) return;
+  cudaError_t rc = cudaSetDevice(device);
   cudaStream_t stream = nullptr;
-  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) return;
-  const cudaError_t rc = launch_end_device_work(gshmemi_host_state()->my_pe, lost_pe, stream);
-  if (rc != cudaSuccess) GSHMEMI_WARN("ending the device work after PE %d was lost failed: %s", lost_pe, cudaGetErrorString(rc));
+  if (rc == cudaSuccess) rc = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (rc == cudaSuccess) rc = launch_end_device_work(gshmemi_host_state()->my_pe, lost_pe, stream);
+  if (rc != cudaSuccess)
+    GSHMEMI_WARN("ending the device work after PE %d was lost failed: %s", lost_pe, cudaGetErrorString(rc));
   // The stream is not destroyed: the context is about to fail anyway.
 }
 

@@ -93,6 +93,9 @@ int main(int argc, char **argv) {
 
   int rc;
   if (boot == "mpi") {
+    // The PE number before init can tell it (a failed init never does).
+    const char *rank = std::getenv("OMPI_COMM_WORLD_RANK") ? std::getenv("OMPI_COMM_WORLD_RANK") : std::getenv("PMI_RANK");
+    g_pe = rank ? std::atoi(rank) : -1;
     rc = gshmem_init();
   } else {
     const int rank = std::atoi(std::getenv("FAULT_RANK") ? std::getenv("FAULT_RANK") : "0");
