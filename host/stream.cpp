@@ -434,8 +434,14 @@ void gshmemi_stream_end_device_work(int device, int lost_pe) {
   cudaStream_t stream = nullptr;
   if (rc == cudaSuccess) rc = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   if (rc == cudaSuccess) rc = launch_end_device_work(gshmemi_host_state()->my_pe, lost_pe, stream);
-  if (rc != cudaSuccess)
-    GSHMEMI_WARN("ending the device work after PE %d was lost failed: %s", lost_pe, cudaGetErrorString(rc));
+  // Observe the trap from here: a thread blocked in cudaStreamSynchronize on
+  // a memop wait may only learn that the context failed once some thread's
+  // CUDA call has seen the error.
+  if (rc == cudaSuccess) rc = cudaStreamSynchronize(stream);
+  if (rc == cudaSuccess)
+    GSHMEMI_WARN("ending the device work after PE %d was lost failed: the trap kernel returned", lost_pe);
+  else
+    GSHMEMI_TRACE("device work ended after PE %d was lost: %s", lost_pe, cudaGetErrorString(rc));
   // The stream is not destroyed: the context is about to fail anyway.
 }
 
