@@ -10,6 +10,8 @@
 //   then PE 1 acknowledges with one store and PE 0 waits for it.
 // Producer patterns (--producer; the first of each family is the default):
 //   _all:       block     256 threads, thread t stores t, t+256, ...
+//               p_block   the same elements, each set with gshmem_uint64_p (the
+//                         API's p, as an NVSHMEM-style program writes them)
 //               in_order  one thread stores 0, 1, ..., n-1
 //               reverse   one thread stores n-1, ..., 1, 0
 //               random    one thread stores a fixed pseudo-random permutation
@@ -47,7 +49,7 @@ enum Mode { kWait, kTest };
 const char *family_name(Family f) { return f == kAll ? "all" : f == kAny ? "any" : "some"; }
 
 // --- producer patterns: which ivars PE 0 stores each round, and in which order.
-enum Producer { kBlock, kInOrder, kReverse, kRandom, kNext };
+enum Producer { kBlock, kPBlock, kInOrder, kReverse, kRandom, kNext };
 
 struct ProducerPattern {
   Producer id;
@@ -60,6 +62,7 @@ struct ProducerPattern {
 // The one table: option parsing, help text, row names and the loops use it.
 constexpr ProducerPattern kProducers[] = {
     {kBlock, "block", true, true, "256 threads, thread t stores t, t+256, ..."},
+    {kPBlock, "p_block", true, false, "256 threads, thread t calls gshmem_uint64_p on t, t+256, ..."},
     {kInOrder, "in_order", true, false, "one thread stores 0, 1, ..., n-1"},
     {kReverse, "reverse", true, false, "one thread stores n-1, ..., 1, 0"},
     {kRandom, "random", true, false, "one thread stores a fixed random permutation"},
@@ -385,8 +388,8 @@ __device__ void store_all_one_thread(uint64_t *peer_ivars, size_t n, Producer p,
 // PE 0, the producer: round i stores i into PE 1's ivars by pattern p (the
 // floor and the API are measured against the same one), then waits for the ack.
 __global__ void __launch_bounds__(kUpdaterThreads)
-    updater_kernel(uint64_t *peer_ivars, size_t n, bool all, Producer p, const uint32_t *perm,
-                   uint64_t *ack, uint64_t iters) {
+    updater_kernel(uint64_t *peer_ivars, uint64_t *sym_ivars, size_t n, bool all, Producer p,
+                   const uint32_t *perm, uint64_t *ack, uint64_t iters) {
   const unsigned t = threadIdx.x;
   // _any/_some: the element of the coming round, looked up while the
   // previous round's ack is awaited (off the critical path).
@@ -394,6 +397,8 @@ __global__ void __launch_bounds__(kUpdaterThreads)
   for (uint64_t i = 1; i <= iters; ++i) {
     if (all && p == kBlock) {
       for (size_t j = t; j < n; j += blockDim.x) raw_store_relaxed(&peer_ivars[j], i);
+    } else if (all && p == kPBlock) {
+      for (size_t j = t; j < n; j += blockDim.x) gshmem_uint64_p(&sym_ivars[j], i, 1);
     } else if (t == 0 && all) {
       store_all_one_thread(peer_ivars, n, p, perm, i);
     } else if (t == 0) {
@@ -418,7 +423,7 @@ __global__ void init_cmpv(uint64_t *cmpv, size_t n, bool all, Producer p, const 
 // thread storing all n ivars takes far longer than 256 threads.
 double estimate_ns(Family f, Producer p, int width, size_t n) {
   double per_elem = width == 1 ? 12.0 : width == 32 ? 1.5 : 0.25;
-  double update = f == kAll ? double(n) * (p == kBlock ? 0.3 : 20.0) : 0;
+  double update = f == kAll ? double(n) * (p == kBlock || p == kPBlock ? 0.3 : 20.0) : 0;
   return 4000 + per_elem * double(n) + update;
 }
 
@@ -618,7 +623,7 @@ int main(int argc, char **argv) {
                   if (!active) return;
                   if (ctx.pe == 0)
                     updater_kernel<<<1, kUpdaterThreads, 0, ctx.stream>>>(
-                        peer_ivars, n, fam == kAll, prod.id, perm, ack, it);
+                        peer_ivars, ivars, n, fam == kAll, prod.id, perm, ack, it);
                   else
                     launch_for_width(width, block, ctx.stream, waiter_kernel<kThreadKind, kHelperThreads>,
                                      waiter_kernel<kWarpKind, kHelperThreads>, waiter_kernel<kBlockKind, 1024>,

@@ -42,6 +42,8 @@ TARGETS = [
     # non-default pattern is named "form[pattern]" (see producer_of); the
     # default patterns keep the plain name. NVSHMEM's _all figures come from a
     # 256-thread block producer, its _any figures from a random one.
+    ("wait_until_all n=8192, thread, producer p_block (round trip)",
+     dict(name="wait_until_all[p_block]", n=8192, threads=1, pes=2), None, None),
     ("wait_until_all n=8192, thread, producer in_order (round trip)",
      dict(name="wait_until_all[in_order]", n=8192, threads=1, pes=2), None, None),
     ("wait_until_all n=8192, thread, producer reverse (round trip)",
