@@ -8,7 +8,13 @@
 # bench-summary.md with the two headline plots, the benchmark's results
 # tarball, and device-run-logs.tar.gz with every other log (configure, build,
 # ctest JUnit XML, bench, compile times).
-#   scripts/device_run.sh [--no-bench] [--compile-times]
+#   scripts/device_run.sh [--no-bench] [--compile-times] [--sanitize]
+#   --sanitize     also runs GPU tests under compute-sanitizer: memcheck on
+#                  SANITIZE_TESTS (default: runtime_state_publisher
+#                  heap_gpu_test stream_gpu_test), racecheck on
+#                  SANITIZE_RACECHECK_TESTS (default: stream_gpu_test), 2 PEs
+#                  each, SANITIZE_TIMEOUT seconds per run (default 90); the
+#                  table gets each run's "ERROR SUMMARY"
 #   CTEST_TIMEOUT  seconds for the whole ctest run (default 300)
 #   BENCH_TIMEOUT  seconds for scripts/bench.sh --quick (default 200)
 #   CTEST_ARGS     extra ctest arguments (e.g. "-R runtime_")
@@ -17,8 +23,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 run_bench=1
 compile_times=0
+sanitize=0
 for arg in "$@"; do
   case "$arg" in
+    --sanitize) sanitize=1 ;;
     --no-bench) run_bench=0 ;;
     --compile-times) compile_times=1 ;;
     *) echo "device_run.sh: unknown argument '$arg'" >&2; exit 2 ;;
@@ -116,6 +124,28 @@ if [[ $run_bench == 1 ]]; then
   for f in "$logs/bench-out"/results-*.tar.gz "$logs/bench-out/ratio_to_floor.png" "$logs/bench-out/wait_all.png"; do
     [[ -f "$f" ]] && mv "$f" "$out/"
   done
+fi
+
+if [[ $sanitize == 1 ]]; then
+  echo "== compute-sanitizer"
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  sanitize_run() {  # tool test
+    local bin
+    bin=$(find "$build/tests" -type f -name "$2" -perm -u+x | head -1)
+    if [[ ! -x "$cs" || -z "$bin" ]]; then
+      summary+=("sanitize $1|$2|not run (no compute-sanitizer or no binary)|"); return
+    fi
+    local start=$(date +%s) log="$logs/sanitize-$1-$2.log"
+    CUDA_MODULE_LOADING=EAGER timeout "${SANITIZE_TIMEOUT:-90}" mpirun -np 2 --bind-to none \
+      "$cs" --tool "$1" --error-exitcode 99 --print-limit 20 "$bin" > "$log" 2>&1
+    local rc=$? errors
+    errors=$(grep -o "ERROR SUMMARY: [0-9]* error[s]*" "$log" | sort | uniq -c | paste -sd';' -)
+    [[ $rc -eq 124 ]] && errors="TIMED OUT; ${errors}"
+    summary+=("sanitize $1|$2 rc=$rc|${errors:-no summary line}|$(( $(date +%s) - start ))s")
+    grep -m3 "Invalid\|Race\|Error:" "$log"
+  }
+  for t in ${SANITIZE_TESTS:-runtime_state_publisher heap_gpu_test stream_gpu_test}; do sanitize_run memcheck "$t"; done
+  for t in ${SANITIZE_RACECHECK_TESTS:-stream_gpu_test}; do sanitize_run racecheck "$t"; done
 fi
 
 if [[ $compile_times == 1 ]]; then
