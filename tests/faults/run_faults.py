@@ -7,12 +7,14 @@ job may be left running.
 usage: run_faults.py --program PATH --mpirun MPIRUN [--mpirun-flag F ...]
                      [--np 2] [--peer-timeout 2] [--margin 8]
                      [--bootstraps mpi,uniqueid,ncclcomm] [--phases ...]
-                     [--table FILE] [--logs DIR]
+                     [--table FILE] [--logs DIR] [--known-gap BOOT:PHASE ...]
 
 Bootstraps: mpi (under mpirun, with --enable-recovery so that mpirun leaves
 the survivors running: otherwise mpirun itself ends the job, which hides
 gshmem's behaviour), uniqueid and ncclcomm (no launcher: this script starts
 the PEs itself and passes the NCCL unique id through a file).
+A --known-gap case still runs and is shown as "known gap" while it fails; it
+does not fail the run, and once it passes the run says so (remove the flag).
 Exit status: 0 when every case passed, 1 otherwise; 77 without 2 GPUs.
 Prints the matrix (bootstrap x phase: seconds from the death to each
 survivor's report, and its message) and writes it to --table.
@@ -166,6 +168,8 @@ def main():
     ap.add_argument("--phases", default=",".join(PHASES))
     ap.add_argument("--table")
     ap.add_argument("--logs", help="folder for each case's output")
+    ap.add_argument("--known-gap", action="append", default=[],
+                    help="BOOT:PHASE, a case known to fail (see the README's 'When a PE dies')")
     args = ap.parse_args()
     if visible_gpus() < args.np:
         print(f"run_faults: needs {args.np} GPUs; skipped")
@@ -175,8 +179,12 @@ def main():
     for i, (boot, phase) in enumerate(cases):
         print(f"[faults {i + 1}/{len(cases)}] {boot} x {phase} ...", flush=True)
         r = run_case(args, boot, phase, i)
+        r["known_gap"] = f"{boot}:{phase}" in args.known_gap
         results.append(r)
         status = "ok" if r["ok"] else "FAIL: " + "; ".join(r["problems"])
+        if r["known_gap"]:
+            status = ("known gap, now passes: drop it from --known-gap" if r["ok"]
+                      else "known gap (fails): " + "; ".join(r["problems"]))
         print(f"[faults {i + 1}/{len(cases)}] {boot} x {phase}: {status} ({r['wall']:.1f} s)", flush=True)
     lines = [f"Fault matrix: {args.np} PEs, PE {VICTIM} killed (SIGKILL), GSHMEM_PEER_TIMEOUT={args.peer_timeout:g} s",
              "",
@@ -185,13 +193,15 @@ def main():
     for r in results:
         secs = ", ".join(f"{s:.2f}" for s in r["seconds"]) or "-"
         res = "pass" if r["ok"] else "FAIL (" + "; ".join(r["problems"]) + ")"
+        if r["known_gap"] and not r["ok"]:
+            res = "known gap: " + res
         lines.append(f"| {r['boot']} | {r['phase']} | {res} | {secs} | {r['report']} | {r['message']} |")
     table = "\n".join(lines)
     print(table)
     if args.table:
         with open(args.table, "w") as f:
             f.write(table + "\n")
-    return 0 if all(r["ok"] for r in results) else 1
+    return 0 if all(r["ok"] or r["known_gap"] for r in results) else 1
 
 
 if __name__ == "__main__":
