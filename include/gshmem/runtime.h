@@ -78,8 +78,10 @@ GSHMEM_API void gshmem_free(void *ptr);
  *   before its call is visible to all PEs.
  * sync_all: the same, without the promise about device work still running.
  * quiet / fence: complete / order the calling host thread's stores to mapped
- *   peer memory; neither waits for device work (use gshmem_quiet in kernels,
- *   gshmemx_quiet_on_stream on streams). */
+ *   peer memory and this PE's host RMA and atomics (<gshmem/update.h>: quiet
+ *   waits until every one is complete; fence adds nothing, as they already
+ *   run in issue order); neither waits for device work (use gshmem_quiet in
+ *   kernels, gshmemx_quiet_on_stream on streams). */
 GSHMEM_API void gshmemi_host_barrier_all(void);
 GSHMEM_API void gshmemi_host_sync_all(void);
 GSHMEM_API void gshmemi_host_quiet(void);
