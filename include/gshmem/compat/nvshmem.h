@@ -216,3 +216,42 @@ GSHMEMI_NV_DEVICE void nvshmem_putmem_signal_nbi(void *dest, const void *source,
 }
 
 #endif  // __CUDACC__
+
+/* ======================================================= init, status, exit, info (host)
+ * NVSHMEM's init attributes and unique ids are gshmem's (<gshmem/runtime.h>):
+ * programs set them with nvshmemx_set_attr_* (<nvshmemx.h>) or the
+ * mpi_comm field, as with NVSHMEM. nvshmem_global_exit and
+ * nvshmemx_vendor_get_version_info are host only here. */
+typedef gshmemx_init_attr_t nvshmemx_init_attr_t;
+typedef gshmemx_uniqueid_t nvshmemx_uniqueid_t;
+#define NVSHMEMX_INIT_ATTR_INITIALIZER GSHMEMX_INIT_ATTR_INITIALIZER
+#define NVSHMEMX_UNIQUEID_INITIALIZER GSHMEMX_UNIQUEID_INITIALIZER
+
+/* NVSHMEM's values. gshmem has no bootstrapped-but-not-initialized state
+ * and no multi-process-per-GPU modes: nvshmemx_init_status() returns
+ * NVSHMEM_STATUS_IS_INITIALIZED or NVSHMEM_STATUS_NOT_INITIALIZED. */
+#define NVSHMEM_STATUS_NOT_INITIALIZED 0
+#define NVSHMEM_STATUS_IS_BOOTSTRAPPED 1
+#define NVSHMEM_STATUS_IS_INITIALIZED  2
+#define NVSHMEM_STATUS_LIMITED_MPG     3
+#define NVSHMEM_STATUS_FULL_MPG        4
+#define NVSHMEM_STATUS_INVALID         2147483647
+static inline int nvshmemx_init_status(void) {
+  return gshmemx_initialized() ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
+}
+
+static inline void nvshmem_global_exit(int status) { gshmem_global_exit(status); }
+
+#define NVSHMEM_MAJOR_VERSION GSHMEM_MAJOR_VERSION
+#define NVSHMEM_MINOR_VERSION GSHMEM_MINOR_VERSION
+#define NVSHMEM_MAX_NAME_LEN GSHMEM_MAX_NAME_LEN
+#define NVSHMEM_VENDOR_STRING GSHMEM_VENDOR_STRING
+GSHMEMI_NV_HD void nvshmem_info_get_version(int *major, int *minor) { gshmem_info_get_version(major, minor); }
+GSHMEMI_NV_HD void nvshmem_info_get_name(char *name) { gshmem_info_get_name(name); }
+/* The version of the library behind these names: gshmem's. */
+static inline void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) {
+  *major = GSHMEM_VERSION_MAJOR;
+  *minor = GSHMEM_VERSION_MINOR;
+  *patch = GSHMEM_VERSION_PATCH;
+}
+/* =================================================== end init, status, exit, info */

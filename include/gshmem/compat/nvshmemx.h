@@ -94,6 +94,25 @@ static inline void nvshmemx_putmem_signal_nbi_on_stream(void *dest, const void *
 static inline void nvshmemx_sync_all_on_stream(cudaStream_t stream) { gshmemx_sync_all_on_stream(stream); }
 /* ======================================================= end host RMA on a stream */
 
+/* ============================================================ init with attributes
+ * NVSHMEM's flag names take gshmem's values; nvshmemx_init_attr returns
+ * gshmem's status (0 on success) instead of exiting. Not here:
+ * NVSHMEMX_INIT_THREAD_PES, NVSHMEMX_INIT_WITH_SHMEM. */
+#define NVSHMEMX_INIT_WITH_MPI_COMM GSHMEMX_INIT_WITH_MPI_COMM
+#define NVSHMEMX_INIT_WITH_UNIQUEID GSHMEMX_INIT_WITH_UNIQUEID
+static inline int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr) {
+  return gshmemx_init_attr(flags, attr);
+}
+static inline int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t *id) { return gshmemx_get_uniqueid(id); }
+static inline int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks,
+                                                  const nvshmemx_uniqueid_t *id, nvshmemx_init_attr_t *attr) {
+  return gshmemx_set_attr_uniqueid_args(myrank, nranks, id, attr);
+}
+static inline int nvshmemx_set_attr_mpi_comm_args(void *mpi_comm, nvshmemx_init_attr_t *attr) {
+  return gshmemx_set_attr_mpi_comm_args(mpi_comm, attr);
+}
+/* ======================================================= end init with attributes */
+
 #if defined(__CUDACC__)
 /* --------------------------------------------------------------- device */
 GSHMEMI_NV_DEVICE void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
