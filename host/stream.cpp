@@ -24,12 +24,14 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <type_traits>
 
 #include "../src/cuda_util.h"
 #include "../src/log.h"
+#include "rma_internal.h"
 #include "stream_internal.h"
 #include "stream_mapping.h"
 #include "stream_validate.h"
@@ -331,6 +333,81 @@ void put_signal_impl(const char *fn, void *dest, const void *source, size_t nele
   enqueue_signal(fn, ctx, sig_addr, signal, sig_op, pe, stream);
 }
 
+// ------------------------------------------------------------ RMA
+
+bool report_pe(const char *fn, int pe, Verdict v) {
+  if (v.ok()) return true;
+  GSHMEMI_ERROR(v.code, "%s (target PE %d): %s", fn, pe, v.problem);
+  return false;
+}
+
+bool check_target_pe(const char *fn, const Context &ctx, int pe) {
+  const int n = ctx.state->n_pes;
+  return report_pe(fn, pe, check_pe(pe, n, pe >= 0 && pe < n && pe < GSHMEMI_MAX_PES && ctx.state->peer_base[pe] != nullptr));
+}
+
+// `remote`: nelems objects in the symmetric heap (the peer's copy moves).
+bool check_remote_array(const char *fn, const Context &ctx, int pe, const void *remote, size_t nelems,
+                        size_t elem_size, bool is_dest) {
+  return report_pe(fn, pe,
+                   check_symmetric_array(remote, nelems, elem_size, elem_size, ctx.user_heap,
+                                         is_dest ? "dest is NULL with nelems > 0" : "source is NULL with nelems > 0",
+                                         is_dest ? "dest[0..nelems) is not inside the symmetric heap"
+                                                 : "source[0..nelems) is not inside the symmetric heap",
+                                         is_dest ? "dest is not aligned to its type's size"
+                                                 : "source is not aligned to its type's size"));
+}
+
+void put_impl(const char *fn, void *dest, const void *source, size_t nelems, size_t elem_size, int pe,
+              cudaStream_t stream) {
+  Context ctx;
+  if (!begin(fn, stream, &ctx) || !check_target_pe(fn, ctx, pe) ||
+      !check_remote_array(fn, ctx, pe, dest, nelems, elem_size, true) ||
+      !report_pe(fn, pe, check_device_array(source, nelems, 1, "source is NULL with nelems > 0", "")))
+    return;
+  if (nelems == 0) return;
+  report_cuda(fn, "cudaMemcpyAsync",
+              cudaMemcpyAsync(peer_address(ctx, dest, pe), source, nelems * elem_size, cudaMemcpyDefault, stream));
+}
+
+void get_impl(const char *fn, void *dest, const void *source, size_t nelems, size_t elem_size, int pe,
+              cudaStream_t stream) {
+  Context ctx;
+  if (!begin(fn, stream, &ctx) || !check_target_pe(fn, ctx, pe) ||
+      !check_remote_array(fn, ctx, pe, source, nelems, elem_size, false) ||
+      !report_pe(fn, pe, check_device_array(dest, nelems, 1, "dest is NULL with nelems > 0", "")))
+    return;
+  if (nelems == 0) return;
+  report_cuda(fn, "cudaMemcpyAsync",
+              cudaMemcpyAsync(dest, peer_address(ctx, source, pe), nelems * elem_size, cudaMemcpyDefault, stream));
+}
+
+template <class T>
+void p_impl(const char *fn, T *dest, T value, int pe, cudaStream_t stream) {
+  Context ctx;
+  if (!begin(fn, stream, &ctx) || !check_target_pe(fn, ctx, pe) || !check_remote_array(fn, ctx, pe, dest, 1, sizeof(T), true))
+    return;
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));  // the low bytes on little-endian hosts
+  report_cuda(fn, "store kernel launch", gshmemi::rma::launch_store(peer_address(ctx, dest, pe), sizeof(T), bits, stream));
+}
+
+template <class T>
+T g_impl(const char *fn, const T *source, int pe, cudaStream_t stream) {
+  T value;
+  std::memset(&value, 0, sizeof(T));
+  Context ctx;
+  if (!begin(fn, stream, &ctx) || !check_target_pe(fn, ctx, pe) ||
+      !check_remote_array(fn, ctx, pe, source, 1, sizeof(T), false))
+    return value;
+  T fetched;
+  if (!report_cuda(fn, "cudaMemcpyAsync",
+                   cudaMemcpyAsync(&fetched, peer_address(ctx, source, pe), sizeof(T), cudaMemcpyDefault, stream)) ||
+      !report_cuda(fn, "cudaStreamSynchronize", cudaStreamSynchronize(stream)))
+    return value;
+  return fetched;
+}
+
 }  // namespace
 }  // namespace stream
 }  // namespace gshmemi
@@ -411,6 +488,54 @@ void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t byte
   put_signal_impl(__func__, dest, source, bytes, 1, sig_addr, signal, sig_op, pe, stream);
 }
 
+#define GSHMEMI_DEFINE_STREAM_RMA(TYPENAME, TYPE)                                                          \
+  void gshmemx_##TYPENAME##_p_on_stream(TYPE *dest, TYPE value, int pe, cudaStream_t stream) {             \
+    p_impl<TYPE>(__func__, dest, value, pe, stream);                                                      \
+  }                                                                                                       \
+  TYPE gshmemx_##TYPENAME##_g_on_stream(const TYPE *source, int pe, cudaStream_t stream) {                \
+    return g_impl<TYPE>(__func__, source, pe, stream);                                                    \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_put_on_stream(TYPE *dest, const TYPE *source, size_t nelems, int pe,          \
+                                          cudaStream_t stream) {                                          \
+    put_impl(__func__, dest, source, nelems, sizeof(TYPE), pe, stream);                                   \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_put_nbi_on_stream(TYPE *dest, const TYPE *source, size_t nelems, int pe,      \
+                                              cudaStream_t stream) {                                      \
+    put_impl(__func__, dest, source, nelems, sizeof(TYPE), pe, stream);                                   \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_get_on_stream(TYPE *dest, const TYPE *source, size_t nelems, int pe,          \
+                                          cudaStream_t stream) {                                          \
+    get_impl(__func__, dest, source, nelems, sizeof(TYPE), pe, stream);                                   \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_get_nbi_on_stream(TYPE *dest, const TYPE *source, size_t nelems, int pe,      \
+                                              cudaStream_t stream) {                                      \
+    get_impl(__func__, dest, source, nelems, sizeof(TYPE), pe, stream);                                   \
+  }                                                                                                       \
+  void gshmemx_##TYPENAME##_put_signal_nbi_on_stream(TYPE *dest, const TYPE *source, size_t nelems,       \
+                                                     uint64_t *sig_addr, uint64_t signal, int sig_op,     \
+                                                     int pe, cudaStream_t stream) {                       \
+    put_signal_impl(__func__, dest, source, nelems, sizeof(TYPE), sig_addr, signal, sig_op, pe, stream);  \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_STREAM_RMA)
+#undef GSHMEMI_DEFINE_STREAM_RMA
+
+void gshmemx_putmem_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream) {
+  put_impl(__func__, dest, source, bytes, 1, pe, stream);
+}
+void gshmemx_putmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream) {
+  put_impl(__func__, dest, source, bytes, 1, pe, stream);
+}
+void gshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream) {
+  get_impl(__func__, dest, source, bytes, 1, pe, stream);
+}
+void gshmemx_getmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t stream) {
+  get_impl(__func__, dest, source, bytes, 1, pe, stream);
+}
+void gshmemx_putmem_signal_nbi_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                         uint64_t signal, int sig_op, int pe, cudaStream_t stream) {
+  put_signal_impl(__func__, dest, source, bytes, 1, sig_addr, signal, sig_op, pe, stream);
+}
+
 void gshmemx_quiet_on_stream(cudaStream_t stream) {
   Context ctx;
   if (!begin(__func__, stream, &ctx)) return;
@@ -444,6 +569,8 @@ void gshmemi_stream_end_device_work(int device, int lost_pe) {
     GSHMEMI_TRACE("device work ended after PE %d was lost: %s", lost_pe, cudaGetErrorString(rc));
   // The stream is not destroyed: the context is about to fail anyway.
 }
+
+void gshmemx_sync_all_on_stream(cudaStream_t stream) { gshmemx_barrier_all_on_stream(stream); }
 
 int gshmemi_stream_init(void) {
   const gshmemi_device_state_t *state = gshmemi_host_state();

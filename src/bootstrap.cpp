@@ -93,9 +93,9 @@ std::mutex plugin_mutex;
 
 std::unique_ptr<Bootstrap> make_single_bootstrap() { return std::make_unique<SingleBootstrap>(); }
 
-int open_bootstrap_plugin(const std::string &module, unsigned int flags,
-                          const gshmemx_init_attr_t *attr, std::unique_ptr<Bootstrap> *out) {
-  std::lock_guard<std::mutex> lock(plugin_mutex);
+namespace {
+// Finds and loads plugin `module` (search order: see bootstrap_loader.h).
+int load_plugin(const std::string &module, void **out) {
   const std::string file = "libgshmem_bootstrap_" + module + ".so";
   std::string tried;
   void *handle = nullptr;
@@ -124,6 +124,28 @@ int open_bootstrap_plugin(const std::string &module, unsigned int flags,
                          module.c_str(), file.c_str(), tried.c_str(),
                          module == "mpi" ? "MPI" : "NCCL");
   }
+  *out = handle;
+  return GSHMEM_SUCCESS;
+}
+}  // namespace
+
+int bootstrap_plugin_symbol(const std::string &module, const char *symbol, void **out) {
+  std::lock_guard<std::mutex> lock(plugin_mutex);
+  void *handle = nullptr;
+  GSHMEMI_CHECK(load_plugin(module, &handle));
+  *out = dlsym(handle, symbol);
+  if (!*out)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_BOOTSTRAP, "the %s bootstrap plugin has no %s (built by an older gshmem?)",
+                         module.c_str(), symbol);
+  return GSHMEM_SUCCESS;
+}
+
+int open_bootstrap_plugin(const std::string &module, unsigned int flags,
+                          const gshmemx_init_attr_t *attr, std::unique_ptr<Bootstrap> *out) {
+  std::lock_guard<std::mutex> lock(plugin_mutex);
+  const std::string file = "libgshmem_bootstrap_" + module + ".so";
+  void *handle = nullptr;
+  GSHMEMI_CHECK(load_plugin(module, &handle));
   auto open = reinterpret_cast<gshmemi_bootstrap_open_fn>(dlsym(handle, GSHMEMI_BOOTSTRAP_OPEN_SYMBOL));
   if (!open)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_BOOTSTRAP, "%s has no %s: not a gshmem bootstrap plugin",

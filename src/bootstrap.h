@@ -22,9 +22,10 @@ class Bootstrap {
   virtual int allgather(const void *in, void *out, std::size_t bytes) = 0;
   // Collective.
   virtual int barrier() = 0;
-  // Ends the whole job after a fatal error on this PE, so that peers blocked
-  // in a collective fail instead of hanging. Used only by gshmem's own
-  // failure paths during init, never for user errors after init.
+  // Ends the whole job, so that peers blocked in a collective end instead of
+  // hanging; `code` is the exit status where the launcher passes it on.
+  // Used by gshmem_global_exit (never for errors the library reports).
+  // The single-PE module returns: the caller then ends the process.
   virtual void abort(int code, const char *why) = 0;
 };
 

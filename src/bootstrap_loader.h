@@ -21,6 +21,10 @@ GSHMEM_API int open_bootstrap_plugin(const std::string &module, unsigned int fla
                                      const gshmemx_init_attr_t *attr,
                                      std::unique_ptr<Bootstrap> *out);
 
+// Loads plugin `module` (as above) and looks up `symbol` in it: *out set and
+// GSHMEM_SUCCESS, or GSHMEMX_ERROR_BOOTSTRAP (logged) when either is missing.
+GSHMEM_API int bootstrap_plugin_symbol(const std::string &module, const char *symbol, void **out);
+
 // Picks the module for an init call: the flags decide for gshmemx_init_attr;
 // otherwise GSHMEM_BOOTSTRAP (auto: MPI under a launcher, else single PE).
 int create_bootstrap(unsigned int flags, const gshmemx_init_attr_t *attr,

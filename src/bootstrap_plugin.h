@@ -40,7 +40,8 @@ typedef struct gshmemi_bootstrap_ops {
    * 0 or a GSHMEMX_ERROR_* code. */
   int (*allgather)(void *context, const void *in, void *out, size_t bytes);
   int (*barrier)(void *context);
-  /* Ends the job (MPI_Abort) or at least this process. Does not return. */
+  /* Ends the job (MPI_Abort) or at least this process, with exit status
+   * `code` where the launcher passes it on. Does not return. */
   void (*abort)(void *context, int code, const char *why);
   /* Releases what open created (and finalizes MPI if the plugin initialized it). */
   int (*close)(void *context);
@@ -49,5 +50,12 @@ typedef struct gshmemi_bootstrap_ops {
 /* 0 and *ops filled, or a GSHMEMX_ERROR_* code after calling args->report. */
 typedef int (*gshmemi_bootstrap_open_fn)(const gshmemi_bootstrap_open_args_t *args,
                                          gshmemi_bootstrap_ops_t *ops);
+
+/* Optional second symbol, NCCL plugin only: fills `out` (bytes long) with
+ * a new rendezvous id for gshmemx_get_uniqueid. 0 or a GSHMEMX_ERROR_* code
+ * after calling report. */
+#define GSHMEMI_BOOTSTRAP_UNIQUEID_SYMBOL "gshmemi_bootstrap_plugin_get_uniqueid"
+typedef int (*gshmemi_bootstrap_get_uniqueid_fn)(void *out, size_t bytes,
+                                                 void (*report)(int level, const char *message));
 
 GSHMEM_END_EXTERN_C

@@ -19,6 +19,7 @@
 #include "cuda_util.h"
 #include "env.h"
 #include "heap.h"
+#include "../host/rma_internal.h"
 #include "../host/stream_internal.h"
 #include "liveness.h"
 #include "log.h"
@@ -408,8 +409,10 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   // The on-stream kernels load now (never lazily behind a spinning peer) and
   // their counters are zeroed before the closing barrier lets peers use them.
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_stream_init(), "preparing the on-stream routines");
+  if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_host_rma_init(), "preparing host RMA");
   if (rc == GSHMEM_SUCCESS) rc = boot->barrier();
   if (rc) {
+    gshmemi_host_rma_finalize();
     host_state = gshmemi_device_state_t{};
     publish_to_all(host_state);
     heap_finalize(*boot);
@@ -470,6 +473,7 @@ void gshmem_finalize(void) {
     if (b != GSHMEM_SUCCESS) report_collective_failure(b, "gshmem_finalize");
   }
   rt.initialized.store(false);
+  gshmemi_host_rma_finalize();
   host_state = gshmemi_device_state_t{};
   publish_to_all(host_state);
   const int rc = heap_finalize(boot, job_lost_pe() < 0);
@@ -564,21 +568,22 @@ void gshmemi_host_sync_all(void) {
 }
 
 namespace {
-// The host issues no RMA of its own (device and stream work complete through
-// gshmem_quiet on the device and gshmemx_quiet_on_stream), so on the host
-// fence and quiet order and complete the calling thread's stores to mapped
-// peer memory, nothing more. Neither waits for device work: a kernel spinning
-// on a peer would otherwise block them.
-void host_memory_fence(const char *routine) {
+// On the host, fence and quiet order and complete the calling thread's
+// stores to mapped peer memory and the PE's host RMA and atomics (which run
+// in issue order on one stream: quiet waits for it, fence needs nothing
+// more). Neither waits for device work: a kernel spinning on a peer would
+// otherwise block them.
+void host_memory_fence(const char *routine, bool complete_host_rma) {
   set_last_error(GSHMEM_SUCCESS);
   if (!require_init(routine)) return;
+  if (complete_host_rma) gshmemi_host_rma_quiet();
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 }  // namespace
 
-void gshmemi_host_quiet(void) { host_memory_fence("gshmem_quiet"); }
+void gshmemi_host_quiet(void) { host_memory_fence("gshmem_quiet", true); }
 
-void gshmemi_host_fence(void) { host_memory_fence("gshmem_fence"); }
+void gshmemi_host_fence(void) { host_memory_fence("gshmem_fence", false); }
 
 void gshmemi_register_state_publisher(gshmemi_state_publisher_t publisher) {
   if (!publisher) return;

@@ -4,6 +4,7 @@
 
 #include <gshmem/detail/config.h>
 #include <gshmem/detail/state.h>
+#include <gshmem/version.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,31 @@ typedef struct gshmemx_init_attr {
   size_t heap_size;           /* bytes per PE; 0 = GSHMEM_SYMMETRIC_SIZE */
 } gshmemx_init_attr_t;
 
+/* Zero-initialized attributes (every field unset). */
+#define GSHMEMX_INIT_ATTR_INITIALIZER {NULL, NULL, NULL, 0, 0, 0}
+
+/* ------------------------------------------------------------- unique ids
+ * A job without a launcher (or whose launcher gshmem does not know) starts
+ * from an id: one process calls gshmemx_get_uniqueid, the program hands the
+ * bytes to every other process (MPI_Bcast, a file, a socket: any way), and
+ * each calls gshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr) and
+ * gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID, &attr). The bytes are
+ * opaque: copy them unchanged (sizeof(gshmemx_uniqueid_t)). Today the id
+ * holds an NCCL unique id (the NCCL bootstrap module carries the job). */
+#define GSHMEMX_UNIQUEID_BYTES 128
+#define GSHMEMX_UNIQUEID_VERSION 0x67730001 /* 'g' 's' v1: set by gshmemx_get_uniqueid */
+typedef struct gshmemx_uniqueid {
+  int version;                           /* 0 until gshmemx_get_uniqueid fills it */
+  char internal[GSHMEMX_UNIQUEID_BYTES]; /* opaque */
+} gshmemx_uniqueid_t;
+#define GSHMEMX_UNIQUEID_INITIALIZER {0, {0}}
+
+/* -------------------------------------------------------- OpenSHMEM info */
+#define GSHMEM_MAJOR_VERSION 1 /* the OpenSHMEM specification gshmem follows */
+#define GSHMEM_MINOR_VERSION 5
+#define GSHMEM_MAX_NAME_LEN 256
+#define GSHMEM_VENDOR_STRING "gshmem " GSHMEM_VERSION_STRING
+
 GSHMEM_BEGIN_EXTERN_C
 
 /* Initializes the runtime: bootstrap (MPI under mpirun, else single PE),
@@ -58,6 +84,30 @@ GSHMEM_API int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr);
 GSHMEM_API void gshmem_finalize(void);
 /* 1 between a successful init and finalize, else 0. */
 GSHMEM_API int gshmemx_initialized(void);
+
+/* Fills *id with a new unique id (see above) for one job. Call it in one
+ * process, which must stay alive and take part in that job's init (it hosts
+ * the rendezvous). Needs the NCCL bootstrap module. No collective, no GPU.
+ * Returns GSHMEM_SUCCESS, GSHMEMX_ERROR_INVALID_VALUE (id NULL) or
+ * GSHMEMX_ERROR_BOOTSTRAP (module missing or the id could not be made). */
+GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t *id);
+/* Points attr at `id` (which must outlive init) for rank `rank` of `nranks`.
+ * Checks 0 <= rank < nranks and that id came from gshmemx_get_uniqueid (its
+ * version); GSHMEM_SUCCESS or GSHMEMX_ERROR_INVALID_VALUE, naming the problem. */
+GSHMEM_API int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmemx_uniqueid_t *id,
+                                              gshmemx_init_attr_t *attr);
+/* attr->mpi_comm = mpi_comm (an MPI_Comm*), for GSHMEMX_INIT_WITH_MPI_COMM.
+ * GSHMEM_SUCCESS or GSHMEMX_ERROR_INVALID_VALUE (a NULL argument). */
+GSHMEM_API int gshmemx_set_attr_mpi_comm_args(void *mpi_comm, gshmemx_init_attr_t *attr);
+
+/* Ends the whole job: every PE's process exits, with `status` as the exit
+ * status where the launcher passes it on (MPI: MPI_Abort(comm, status),
+ * which mpirun reports; NCCL bootstrap: the communicator is aborted and this
+ * process exits with `status`, and peers fail at their next collective
+ * operation; one PE or before init: this process exits with `status`).
+ * Does not wait for device work, other PEs or finalize, and never returns.
+ * Host only. */
+GSHMEM_API void gshmem_global_exit(int status);
 
 /* Collective symmetric allocation: every PE must make the same calls with the
  * same sizes in the same order; a disagreement is detected and reported with
@@ -79,8 +129,10 @@ GSHMEM_API void gshmem_free(void *ptr);
  *   before its call is visible to all PEs.
  * sync_all: the same, without the promise about device work still running.
  * quiet / fence: complete / order the calling host thread's stores to mapped
- *   peer memory; neither waits for device work (use gshmem_quiet in kernels,
- *   gshmemx_quiet_on_stream on streams). */
+ *   peer memory and this PE's host RMA and atomics (<gshmem/update.h>: quiet
+ *   waits until every one is complete; fence adds nothing, as they already
+ *   run in issue order); neither waits for device work (use gshmem_quiet in
+ *   kernels, gshmemx_quiet_on_stream on streams). */
 GSHMEM_API void gshmemi_host_barrier_all(void);
 GSHMEM_API void gshmemi_host_sync_all(void);
 GSHMEM_API void gshmemi_host_quiet(void);
@@ -134,4 +186,19 @@ GSHMEM_HD void *gshmem_ptr(const void *dest, int pe) {
 #else
   return gshmemi_host_ptr(dest, pe);
 #endif
+}
+
+/* The OpenSHMEM specification version this library follows. Host and device. */
+GSHMEM_HD void gshmem_info_get_version(int *major, int *minor) {
+  *major = GSHMEM_MAJOR_VERSION;
+  *minor = GSHMEM_MINOR_VERSION;
+}
+
+/* Copies GSHMEM_VENDOR_STRING, NUL included, into name (at least
+ * GSHMEM_MAX_NAME_LEN bytes). Host and device. */
+GSHMEM_HD void gshmem_info_get_name(char *name) {
+  const char *v = GSHMEM_VENDOR_STRING;
+  int i = 0;
+  for (; v[i] && i < GSHMEM_MAX_NAME_LEN - 1; ++i) name[i] = v[i];
+  name[i] = '\0';
 }

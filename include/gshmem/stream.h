@@ -88,6 +88,51 @@ GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, 
                                                 uint64_t *sig_addr, uint64_t signal, int sig_op,
                                                 int pe, cudaStream_t stream);
 
+/* ------------------------------------------------------- RMA on a stream
+ * Stream-ordered puts and gets; none blocks the host (except g, which
+ * returns a value). `source` of a put and `dest` of a get are this side's
+ * buffers (device memory, or host memory the copy engine can reach); the
+ * other side is a symmetric address. Each is one copy (p: a one-thread
+ * store kernel carrying the value) enqueued on `stream`: it starts after the
+ * stream's earlier work is complete, and the stream's later work starts
+ * after it is complete (the data is in the peer's memory, or in `dest`).
+ * Remote PEs are not told: follow a put with gshmemx_signal_op_on_stream
+ * (release: a PE that observes the signal observes the data), or use the
+ * put_signal forms. The _nbi forms are the same operations (NVSHMEM's names;
+ * stream order already completes each before the stream's next work).
+ * gshmemx_TYPENAME_g_on_stream waits for the stream's earlier work, then
+ * reads one element and returns it (synchronizes the stream; not
+ * capturable). Errors as for the routines above (pe and addresses are
+ * checked before anything is enqueued; g returns 0). */
+#define GSHMEMI_DECLARE_STREAM_RMA(TYPENAME, TYPE)                                                          \
+  GSHMEM_API void gshmemx_##TYPENAME##_p_on_stream(TYPE *dest, TYPE value, int pe, cudaStream_t stream);   \
+  GSHMEM_API TYPE gshmemx_##TYPENAME##_g_on_stream(const TYPE *source, int pe, cudaStream_t stream);       \
+  GSHMEM_API void gshmemx_##TYPENAME##_put_on_stream(TYPE *dest, const TYPE *source, size_t nelems, int pe, \
+                                                     cudaStream_t stream);                                 \
+  GSHMEM_API void gshmemx_##TYPENAME##_put_nbi_on_stream(TYPE *dest, const TYPE *source, size_t nelems,    \
+                                                         int pe, cudaStream_t stream);                     \
+  GSHMEM_API void gshmemx_##TYPENAME##_get_on_stream(TYPE *dest, const TYPE *source, size_t nelems, int pe, \
+                                                     cudaStream_t stream);                                 \
+  GSHMEM_API void gshmemx_##TYPENAME##_get_nbi_on_stream(TYPE *dest, const TYPE *source, size_t nelems,    \
+                                                         int pe, cudaStream_t stream);                     \
+  GSHMEM_API void gshmemx_##TYPENAME##_put_signal_nbi_on_stream(                                            \
+      TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op,      \
+      int pe, cudaStream_t stream);
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DECLARE_STREAM_RMA)
+#undef GSHMEMI_DECLARE_STREAM_RMA
+GSHMEM_API void gshmemx_putmem_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                         cudaStream_t stream);
+GSHMEM_API void gshmemx_putmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                             cudaStream_t stream);
+GSHMEM_API void gshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                         cudaStream_t stream);
+GSHMEM_API void gshmemx_getmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                             cudaStream_t stream);
+/* putmem_signal_on_stream (the same operation; NVSHMEM's _nbi name). */
+GSHMEM_API void gshmemx_putmem_signal_nbi_on_stream(void *dest, const void *source, size_t bytes,
+                                                    uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                    int pe, cudaStream_t stream);
+
 /* Every update the stream's earlier work made to any PE's heap is complete
  * and visible at system scope before the stream's later work starts. */
 GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream);
@@ -97,5 +142,9 @@ GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream);
  * observes every heap write that any PE's stream made before its barrier.
  * Calls must not overlap on one PE (one barrier stream at a time). */
 GSHMEM_API void gshmemx_barrier_all_on_stream(cudaStream_t stream);
+/* The same barrier (OpenSHMEM's sync_all promises less than barrier_all:
+ * only the ordering of the streams, not the completion of earlier updates;
+ * this one gives both). */
+GSHMEM_API void gshmemx_sync_all_on_stream(cudaStream_t stream);
 
 GSHMEM_END_EXTERN_C

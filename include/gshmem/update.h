@@ -27,13 +27,16 @@
 #include <gshmem/detail/update_amo.h>
 #include <gshmem/detail/update_api.h>
 #include <gshmem/detail/update_signal.h>
+#include <gshmem/detail/update_host.h>
 
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__CUDACC__)
-
 /* ------------------------------------------------------------------- RMA
+ * Host and device: the same name runs as device code in kernels and as a
+ * host routine in host code (<gshmem/detail/update_host.h>).
+ *
+ * Device:
  * gshmem_TYPENAME_p(dest, value, pe): one relaxed system-scope store
  *   (st.relaxed.sys) of value into dest on PE pe. No ordering.
  * gshmem_TYPENAME_g(source, pe): one relaxed system-scope load. No ordering.
@@ -42,35 +45,131 @@
  *   16 bytes wide where the alignment allows. No ordering among elements.
  * gshmem_TYPENAME_get[_nbi](dest, source, nelems, pe): copies from `source` on
  *   PE pe into local `dest` (relaxed system-scope loads). Data is in `dest`
- *   when the call returns (also for _nbi). */
+ *   when the call returns (also for _nbi).
+ *
+ * Host (source/dest on this side: host memory or this PE's device memory):
+ * p, put, putmem return when the data has arrived at PE pe (the copy on the
+ *   runtime's stream is complete), so `source` may be reused at once.
+ * g, get, getmem return with the data in `dest`.
+ * put_nbi, putmem_nbi, get_nbi, getmem_nbi enqueue the copy and return;
+ *   `source` must stay unchanged and `dest` unread until the next host
+ *   gshmem_quiet, which completes every host RMA and atomic the PE issued.
+ * A PE's host RMA and atomics (all its host threads) run one after another
+ *   in issue order on one stream, so host gshmem_fence needs to add nothing.
+ *   None waits for the PE's kernels, and no kernel waits for them: a kernel
+ *   that polls for a host put's data sees it arrive. Errors (use before
+ *   init, an address outside the symmetric heap, a bad or unreachable PE,
+ *   NULL buffers) are logged naming the routine and the PE, recorded for
+ *   gshmemx_get_last_error(), and copy nothing. */
 #define GSHMEMI_DEFINE_RMA(NAME, TYPE)                                                             \
-  GSHMEM_DEVICE void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe) {                           \
-    gshmem::detail::store_object<gshmem::memory_order::relaxed, gshmem::thread_scope::system>(     \
-        gshmem::detail::peer_address(dest, pe, "gshmem_" #NAME "_p"), value);                     \
+  GSHMEM_HD void gshmem_##NAME##_p(TYPE *dest, TYPE value, int pe) {                               \
+    gshmem::detail::rma_p(dest, value, pe, "gshmem_" #NAME "_p");                                  \
   }                                                                                                \
-  GSHMEM_DEVICE TYPE gshmem_##NAME##_g(const TYPE *source, int pe) {                               \
-    return gshmem::detail::load_object<gshmem::memory_order::relaxed, gshmem::thread_scope::system>( \
-        gshmem::detail::peer_address(source, pe, "gshmem_" #NAME "_g"));                           \
+  GSHMEM_HD TYPE gshmem_##NAME##_g(const TYPE *source, int pe) {                                   \
+    return gshmem::detail::rma_g(source, pe, "gshmem_" #NAME "_g");                                \
   }                                                                                                \
-  GSHMEM_DEVICE void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems, int pe) {  \
-    gshmem::detail::putmem_group(dest, source, nelems * sizeof(TYPE), pe,                          \
-                                 gshmem::detail::group_thread{}, "gshmem_" #NAME "_put");          \
+  GSHMEM_HD void gshmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems, int pe) {      \
+    gshmem::detail::rma_put(dest, source, nelems * sizeof(TYPE), pe, true, "gshmem_" #NAME "_put"); \
   }                                                                                                \
-  GSHMEM_DEVICE void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
-    gshmem::detail::putmem_group(dest, source, nelems * sizeof(TYPE), pe,                          \
-                                 gshmem::detail::group_thread{}, "gshmem_" #NAME "_put_nbi");      \
+  GSHMEM_HD void gshmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) {  \
+    gshmem::detail::rma_put(dest, source, nelems * sizeof(TYPE), pe, false, "gshmem_" #NAME "_put_nbi"); \
   }                                                                                                \
-  GSHMEM_DEVICE void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems, int pe) {  \
-    gshmem::detail::getmem_group(dest, source, nelems * sizeof(TYPE), pe,                          \
-                                 gshmem::detail::group_thread{}, "gshmem_" #NAME "_get");          \
+  GSHMEM_HD void gshmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems, int pe) {      \
+    gshmem::detail::rma_get(dest, source, nelems * sizeof(TYPE), pe, true, "gshmem_" #NAME "_get"); \
   }                                                                                                \
-  GSHMEM_DEVICE void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
-    gshmem::detail::getmem_group(dest, source, nelems * sizeof(TYPE), pe,                          \
-                                 gshmem::detail::group_thread{}, "gshmem_" #NAME "_get_nbi");      \
+  GSHMEM_HD void gshmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) {  \
+    gshmem::detail::rma_get(dest, source, nelems * sizeof(TYPE), pe, false, "gshmem_" #NAME "_get_nbi"); \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_RMA)
+#undef GSHMEMI_DEFINE_RMA
+
+/* Byte forms of put/get; ordering as the typed forms, host and device. */
+GSHMEM_HD void gshmem_putmem(void *dest, const void *source, size_t nbytes, int pe) {
+  gshmem::detail::rma_put(dest, source, nbytes, pe, true, "gshmem_putmem");
+}
+GSHMEM_HD void gshmem_putmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
+  gshmem::detail::rma_put(dest, source, nbytes, pe, false, "gshmem_putmem_nbi");
+}
+GSHMEM_HD void gshmem_getmem(void *dest, const void *source, size_t nbytes, int pe) {
+  gshmem::detail::rma_get(dest, source, nbytes, pe, true, "gshmem_getmem");
+}
+GSHMEM_HD void gshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
+  gshmem::detail::rma_get(dest, source, nbytes, pe, false, "gshmem_getmem_nbi");
+}
+
+/* ---------------------------------------------------------------- atomics
+ * The OpenSHMEM atomics, host and device. Each is atomic with respect to
+ * every other gshmem atomic on the same object from any PE, and relaxed at
+ * system scope (atom/red/ld/st .relaxed.sys): no ordering with other
+ * operations except through gshmem_fence / gshmem_quiet. (For explicit
+ * orders use the C++ forms gshmem::atomic_*<order, scope>, device only.)
+ * Device: the non-fetching forms (inc, add, and, or, xor) are a single
+ * `red` instruction that does not wait for the peer.
+ * Host: the same instructions in a one-thread kernel on the runtime's
+ * stream (see RMA above for its ordering and errors). Fetching forms (fetch,
+ * swap, compare_swap, fetch_*) wait for the kernel and return the old value
+ * (0 on error); set and the non-fetching forms enqueue it and return, and
+ * the next host gshmem_quiet completes them. The kernel needs a free SM: a
+ * host atomic waits behind kernels that fill the GPU. */
+#define GSHMEMI_DEFINE_AMO_BASIC(NAME, TYPE)                                                       \
+  GSHMEM_HD TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe) {                        \
+    return gshmem::detail::amo_fetch(source, pe, "gshmem_" #NAME "_atomic_fetch");                 \
   }                                                                                                \
-  /* put with a signal: data first, then the signal with release at system \
-   * scope (st.release.sys for SET, red.release.sys.add for ADD): a PE that \
-   * observes the signal observes the data. */                                                     \
+  GSHMEM_HD void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe) {                      \
+    gshmem::detail::amo_set(dest, value, pe, "gshmem_" #NAME "_atomic_set");                       \
+  }                                                                                                \
+  GSHMEM_HD TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe) {                     \
+    return gshmem::detail::amo_swap(dest, value, pe, "gshmem_" #NAME "_atomic_swap");              \
+  }                                                                                                \
+  /* Stores value if *dest has the bit pattern of cond; returns the old value. */                 \
+  GSHMEM_HD TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) {  \
+    return gshmem::detail::amo_compare_swap(dest, cond, value, pe, "gshmem_" #NAME "_atomic_compare_swap"); \
+  }
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_AMO_BASIC)
+GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_AMO_BASIC)
+#undef GSHMEMI_DEFINE_AMO_BASIC
+
+/* inc, add and their fetching forms: AMO types. */
+#define GSHMEMI_DEFINE_AMO_ARITH(NAME, TYPE)                                                       \
+  GSHMEM_HD TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe) {                            \
+    return gshmem::detail::amo_add(dest, (TYPE)1, pe, true, "gshmem_" #NAME "_atomic_fetch_inc");  \
+  }                                                                                                \
+  GSHMEM_HD void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe) {                                  \
+    (void)gshmem::detail::amo_add(dest, (TYPE)1, pe, false, "gshmem_" #NAME "_atomic_inc");        \
+  }                                                                                                \
+  GSHMEM_HD TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe) {                \
+    return gshmem::detail::amo_add(dest, value, pe, true, "gshmem_" #NAME "_atomic_fetch_add");    \
+  }                                                                                                \
+  GSHMEM_HD void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe) {                      \
+    (void)gshmem::detail::amo_add(dest, value, pe, false, "gshmem_" #NAME "_atomic_add");          \
+  }
+GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_AMO_ARITH)
+#undef GSHMEMI_DEFINE_AMO_ARITH
+
+/* and, or, xor and their fetching forms: bitwise AMO types. */
+#define GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, op)                                              \
+  GSHMEM_HD TYPE gshmem_##NAME##_atomic_fetch_##op(TYPE *dest, TYPE value, int pe) {               \
+    return gshmem::detail::amo_##op(dest, value, pe, true, "gshmem_" #NAME "_atomic_fetch_" #op);  \
+  }                                                                                                \
+  GSHMEM_HD void gshmem_##NAME##_atomic_##op(TYPE *dest, TYPE value, int pe) {                     \
+    (void)gshmem::detail::amo_##op(dest, value, pe, false, "gshmem_" #NAME "_atomic_" #op);        \
+  }
+#define GSHMEMI_DEFINE_AMO_BITWISE(NAME, TYPE)    \
+  GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, and) \
+  GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, or)  \
+  GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, xor)
+GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_DEFINE_AMO_BITWISE)
+#undef GSHMEMI_DEFINE_AMO_BITWISE
+#undef GSHMEMI_DEFINE_AMO_BITWISE_OP
+
+#if defined(__CUDACC__)
+
+/* ------------------------------------------------------ put with signal
+ * Device only. A put with a signal: data first, then the signal with
+ * release at system scope (st.release.sys for SET, red.release.sys.add for
+ * ADD): a PE that observes the signal observes the data. (Host code uses
+ * gshmemx_*put_signal_on_stream.) */
+#define GSHMEMI_DEFINE_PUT_SIGNAL(NAME, TYPE)                                                      \
   GSHMEM_DEVICE void gshmem_##NAME##_put_signal(TYPE *dest, const TYPE *source, size_t nelems,     \
                                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
     gshmem::detail::putmem_signal_group(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, \
@@ -81,22 +180,9 @@
     gshmem::detail::putmem_signal_group(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, \
                                         gshmem::detail::group_thread{}, "gshmem_" #NAME "_put_signal_nbi"); \
   }
-GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_RMA)
-#undef GSHMEMI_DEFINE_RMA
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_PUT_SIGNAL)
+#undef GSHMEMI_DEFINE_PUT_SIGNAL
 
-/* Byte forms of put/get/put_signal; ordering as the typed forms. */
-GSHMEM_DEVICE void gshmem_putmem(void *dest, const void *source, size_t nbytes, int pe) {
-  gshmem::detail::putmem_group(dest, source, nbytes, pe, gshmem::detail::group_thread{}, "gshmem_putmem");
-}
-GSHMEM_DEVICE void gshmem_putmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
-  gshmem::detail::putmem_group(dest, source, nbytes, pe, gshmem::detail::group_thread{}, "gshmem_putmem_nbi");
-}
-GSHMEM_DEVICE void gshmem_getmem(void *dest, const void *source, size_t nbytes, int pe) {
-  gshmem::detail::getmem_group(dest, source, nbytes, pe, gshmem::detail::group_thread{}, "gshmem_getmem");
-}
-GSHMEM_DEVICE void gshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
-  gshmem::detail::getmem_group(dest, source, nbytes, pe, gshmem::detail::group_thread{}, "gshmem_getmem_nbi");
-}
 GSHMEM_DEVICE void gshmem_putmem_signal(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
                                         uint64_t signal, int sig_op, int pe) {
   gshmem::detail::putmem_signal_group(dest, source, nbytes, sig_addr, signal, sig_op, pe,
@@ -117,73 +203,6 @@ GSHMEM_DEVICE uint64_t gshmem_signal_fetch(const uint64_t *sig_addr) {
   return (uint64_t)gshmem::detail::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(
       reinterpret_cast<const unsigned long long *>(sig_addr));
 }
-
-/* ---------------------------------------------------------------- atomics
- * The OpenSHMEM atomics. Each is atomic with respect to every other gshmem
- * atomic on the same object from any PE, and relaxed at system scope
- * (atom/red/ld/st .relaxed.sys): no ordering with other operations except
- * through gshmem_fence / gshmem_quiet. (For explicit orders use the C++ forms
- * gshmem::atomic_*<order, scope>.) The non-fetching forms (inc, add, and,
- * or, xor) are a single `red` instruction that does not wait for the peer. */
-#define GSHMEMI_RLX gshmem::memory_order::relaxed, gshmem::thread_scope::system
-#define GSHMEMI_PEER(ptr, name) gshmem::detail::peer_address(ptr, pe, "gshmem_" name)
-
-/* fetch, set, swap, compare_swap: AMO types and the extended (float) types. */
-#define GSHMEMI_DEFINE_AMO_BASIC(NAME, TYPE)                                                       \
-  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_fetch(const TYPE *source, int pe) {                    \
-    return gshmem::detail::load_object<GSHMEMI_RLX>(GSHMEMI_PEER(source, #NAME "_atomic_fetch"));  \
-  }                                                                                                \
-  GSHMEM_DEVICE void gshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe) {                  \
-    gshmem::detail::store_object<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_set"), value);     \
-  }                                                                                                \
-  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe) {                 \
-    return gshmem::detail::addr_exchange<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_swap"), value); \
-  }                                                                                                \
-  /* Stores value if *dest has the bit pattern of cond; returns the old value. */                 \
-  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) { \
-    TYPE expected = cond;                                                                          \
-    gshmem::detail::addr_compare_exchange<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_compare_swap"), \
-                                                       expected, value);                          \
-    return expected;                                                                               \
-  }
-GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_AMO_BASIC)
-GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_AMO_BASIC)
-#undef GSHMEMI_DEFINE_AMO_BASIC
-
-/* inc, add and their fetching forms: AMO types. */
-#define GSHMEMI_DEFINE_AMO_ARITH(NAME, TYPE)                                                       \
-  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe) {                        \
-    return gshmem::detail::addr_fetch_add<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_fetch_inc"), (TYPE)1); \
-  }                                                                                                \
-  GSHMEM_DEVICE void gshmem_##NAME##_atomic_inc(TYPE *dest, int pe) {                              \
-    gshmem::detail::addr_add<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_inc"), (TYPE)1);       \
-  }                                                                                                \
-  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe) {            \
-    return gshmem::detail::addr_fetch_add<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_fetch_add"), value); \
-  }                                                                                                \
-  GSHMEM_DEVICE void gshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe) {                  \
-    gshmem::detail::addr_add<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_add"), value);         \
-  }
-GSHMEM_FOR_EACH_AMO_TYPE(GSHMEMI_DEFINE_AMO_ARITH)
-#undef GSHMEMI_DEFINE_AMO_ARITH
-
-/* and, or, xor and their fetching forms: bitwise AMO types. */
-#define GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, op)                                              \
-  GSHMEM_DEVICE TYPE gshmem_##NAME##_atomic_fetch_##op(TYPE *dest, TYPE value, int pe) {           \
-    return gshmem::detail::addr_fetch_##op<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_fetch_" #op), value); \
-  }                                                                                                \
-  GSHMEM_DEVICE void gshmem_##NAME##_atomic_##op(TYPE *dest, TYPE value, int pe) {                 \
-    gshmem::detail::addr_##op<GSHMEMI_RLX>(GSHMEMI_PEER(dest, #NAME "_atomic_" #op), value);       \
-  }
-#define GSHMEMI_DEFINE_AMO_BITWISE(NAME, TYPE)    \
-  GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, and) \
-  GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, or)  \
-  GSHMEMI_DEFINE_AMO_BITWISE_OP(NAME, TYPE, xor)
-GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_DEFINE_AMO_BITWISE)
-#undef GSHMEMI_DEFINE_AMO_BITWISE
-#undef GSHMEMI_DEFINE_AMO_BITWISE_OP
-#undef GSHMEMI_PEER
-#undef GSHMEMI_RLX
 
 #endif  // __CUDACC__
 

@@ -107,7 +107,8 @@ int mpi_barrier(void *context) {
 void mpi_abort(void *context, int code, const char *why) {
   auto *ctx = static_cast<MpiContext *>(context);
   say(ctx->report, why ? why : "abort", MPI_SUCCESS);
-  MPI_Abort(ctx->comm != MPI_COMM_NULL ? ctx->comm : MPI_COMM_WORLD, code ? code : 1);
+  // `code` is the job's exit status (mpirun passes it on).
+  MPI_Abort(ctx->comm != MPI_COMM_NULL ? ctx->comm : MPI_COMM_WORLD, code);
   std::abort();  // MPI_Abort does not return; this is for broken MPIs
 }
 

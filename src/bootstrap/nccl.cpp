@@ -142,10 +142,11 @@ void nccl_abort(void *context, int code, const char *why) {
   auto *ctx = static_cast<NcclContext *>(context);
   say(ctx->report, "NCCL bootstrap: aborting: %s", why);
   // Aborting the communicator makes peers' pending NCCL calls fail instead of
-  // waiting forever; NCCL has no job-wide abort, so this process ends too.
+  // waiting forever; NCCL has no job-wide abort, so this process ends with
+  // `code` and the peers end at their next collective.
   if (ctx->comm) ncclCommAbort(ctx->comm);
-  (void)code;
-  std::abort();
+  std::fflush(nullptr);
+  std::_Exit(code);  // the job's exit status, as far as this process goes
 }
 
 int nccl_close(void *context) {
@@ -219,5 +220,23 @@ extern "C" __attribute__((visibility("default"))) int gshmemi_bootstrap_plugin_o
   ops->barrier = &nccl_barrier;
   ops->abort = &nccl_abort;
   ops->close = &nccl_close;
+  return GSHMEM_SUCCESS;
+}
+
+// For gshmemx_get_uniqueid: a new ncclUniqueId (this process hosts its
+// rendezvous). 0, or a GSHMEMX_ERROR_* code after calling report.
+extern "C" __attribute__((visibility("default"))) int gshmemi_bootstrap_plugin_get_uniqueid(
+    void *out, size_t bytes, void (*report)(int, const char *)) {
+  if (!out || bytes < sizeof(ncclUniqueId)) {
+    say(report, "NCCL bootstrap: %s", "the unique id buffer is too small for an ncclUniqueId");
+    return GSHMEMX_ERROR_INTERNAL;
+  }
+  ncclUniqueId id;
+  const ncclResult_t rc = ncclGetUniqueId(&id);
+  if (rc != ncclSuccess) {
+    say(report, "NCCL bootstrap: ncclGetUniqueId failed: %s", ncclGetErrorString(rc));
+    return GSHMEMX_ERROR_BOOTSTRAP;
+  }
+  std::memcpy(out, &id, sizeof(id));
   return GSHMEM_SUCCESS;
 }

@@ -42,3 +42,58 @@ __global__ void k(int *dest, const int *source) { nvshmem_int_sum_reduce(NVSHMEM
 // The device barrier: NVSHMEM's is called by one thread, gshmem's by a block; not mapped.
 __global__ void k() { nvshmem_barrier_all(); }
 #endif
+
+#if GSHMEM_CHECK_CASE == 0
+// ---------------------------------------------------------------- host RMA, RMA on a stream, init
+// An NVSHMEM-style host program: init from a unique id or an MPI
+// communicator, host RMA and atomics, RMA on a stream, status and exit.
+int host_program(int rank, int nranks, void *mpi_comm, bool use_uid) {
+  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+  nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+  if (use_uid) {
+    if (rank == 0) nvshmemx_get_uniqueid(&id);
+    /* ... the program sends sizeof(id) bytes to every rank ... */
+    nvshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr);
+    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) return 1;
+  } else {
+    attr.mpi_comm = mpi_comm;
+    nvshmemx_set_attr_mpi_comm_args(mpi_comm, &attr);
+    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) return 1;
+  }
+  if (nvshmemx_init_status() < NVSHMEM_STATUS_IS_INITIALIZED) nvshmem_global_exit(2);
+  int major, minor;
+  char name[NVSHMEM_MAX_NAME_LEN];
+  nvshmem_info_get_version(&major, &minor);
+  nvshmem_info_get_name(name);
+  const int peer = (nvshmem_my_pe() + 1) % nvshmem_n_pes();
+  long *data = (long *)nvshmem_malloc(64 * sizeof(long));
+  uint64_t *sig = (uint64_t *)nvshmem_malloc(sizeof(uint64_t));
+  long local[64] = {0};
+  nvshmem_long_put(data, local, 64, peer);
+  nvshmem_long_get_nbi(local, data, 64, peer);
+  nvshmem_putmem_nbi(data, local, sizeof(local), peer);
+  nvshmem_long_p(data, 1, peer);
+  long v = nvshmem_long_g(data, peer) + nvshmem_long_atomic_fetch_add(data, 2, peer);
+  nvshmem_long_atomic_inc(data, peer);
+  nvshmem_uint64_atomic_fetch_xor(sig, 1, peer);
+  nvshmem_double_atomic_compare_swap((double *)data, 0.0, 1.0, peer);
+  nvshmem_fence();
+  nvshmem_quiet();
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  nvshmemx_long_put_on_stream(data, data + 8, 8, peer, s);
+  nvshmemx_putmem_nbi_on_stream(data, data + 8, 64, peer, s);
+  nvshmemx_getmem_on_stream(data + 8, data, 64, peer, s);
+  nvshmemx_long_p_on_stream(data, v, peer, s);
+  v += nvshmemx_long_g_on_stream(data, peer, s);
+  nvshmemx_signal_op_on_stream(sig, 1, NVSHMEM_SIGNAL_SET, peer, s);
+  nvshmemx_long_put_signal_nbi_on_stream(data, data + 8, 8, sig, 1, NVSHMEM_SIGNAL_ADD, peer, s);
+  nvshmemx_sync_all_on_stream(s);
+  nvshmemx_barrier_all_on_stream(s);
+  cudaStreamSynchronize(s);
+  nvshmem_free(sig);
+  nvshmem_free(data);
+  nvshmem_finalize();
+  return (int)v;
+}
+#endif

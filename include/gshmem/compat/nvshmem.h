@@ -9,7 +9,8 @@
 // no -rdc.
 //
 // What is here (status of the port): initialization and the heap (host),
-// my_pe / n_pes / ptr, p / g / put / get [_nbi], putmem / getmem [_nbi],
+// my_pe / n_pes / ptr, p / g / put / get [_nbi], putmem / getmem [_nbi]
+// and the standard atomics (host and device),
 // put_signal / putmem_signal [_nbi], signal_fetch, the standard atomics,
 // fence / quiet, and the whole point-to-point synchronization family
 // (wait_until, test, _all / _any / _some [_vector], signal_wait_until).
@@ -108,85 +109,74 @@ GSHMEMI_NV_DEVICE uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp
 }
 GSHMEMI_NV_DEVICE uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem_signal_fetch(sig_addr); }
 
-/* RMA, every type of GSHMEM_FOR_EACH_RMA_TYPE, and the untyped forms. */
+#endif  // __CUDACC__
+
+/* ---------------------------------------------------------- host and device
+ * RMA, every type of GSHMEM_FOR_EACH_RMA_TYPE, and the untyped forms; the
+ * standard atomics. In host code these are gshmem's host RMA and atomics
+ * (<gshmem/update.h>: a copy or a one-thread kernel on the runtime's stream;
+ * host nvshmem_quiet completes the _nbi and non-fetching forms). */
 #define GSHMEMI_NV_RMA(T, TYPE)                                                                           \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_p(TYPE *dest, const TYPE value, int pe) { gshmem_##T##_p(dest, value, pe); } \
-  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_g(const TYPE *source, int pe) { return gshmem_##T##_g(source, pe); } \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_put(TYPE *dest, const TYPE *source, size_t n, int pe) {            \
+  GSHMEMI_NV_HD void nvshmem_##T##_p(TYPE *dest, const TYPE value, int pe) { gshmem_##T##_p(dest, value, pe); } \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_g(const TYPE *source, int pe) { return gshmem_##T##_g(source, pe); } \
+  GSHMEMI_NV_HD void nvshmem_##T##_put(TYPE *dest, const TYPE *source, size_t n, int pe) {            \
     gshmem_##T##_put(dest, source, n, pe);                                                                \
   }                                                                                                       \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_put_nbi(TYPE *dest, const TYPE *source, size_t n, int pe) {        \
+  GSHMEMI_NV_HD void nvshmem_##T##_put_nbi(TYPE *dest, const TYPE *source, size_t n, int pe) {        \
     gshmem_##T##_put_nbi(dest, source, n, pe);                                                            \
   }                                                                                                       \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_get(TYPE *dest, const TYPE *source, size_t n, int pe) {            \
+  GSHMEMI_NV_HD void nvshmem_##T##_get(TYPE *dest, const TYPE *source, size_t n, int pe) {            \
     gshmem_##T##_get(dest, source, n, pe);                                                                \
   }                                                                                                       \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_get_nbi(TYPE *dest, const TYPE *source, size_t n, int pe) {        \
+  GSHMEMI_NV_HD void nvshmem_##T##_get_nbi(TYPE *dest, const TYPE *source, size_t n, int pe) {        \
     gshmem_##T##_get_nbi(dest, source, n, pe);                                                            \
-  }                                                                                                       \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_put_signal(TYPE *dest, const TYPE *source, size_t n,               \
-                                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
-    gshmem_##T##_put_signal(dest, source, n, sig_addr, signal, sig_op, pe);                               \
-  }                                                                                                       \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_put_signal_nbi(TYPE *dest, const TYPE *source, size_t n,           \
-                                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
-    gshmem_##T##_put_signal_nbi(dest, source, n, sig_addr, signal, sig_op, pe);                           \
   }
 GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_RMA)
 #undef GSHMEMI_NV_RMA
 
-GSHMEMI_NV_DEVICE void nvshmem_putmem(void *dest, const void *source, size_t bytes, int pe) {
+GSHMEMI_NV_HD void nvshmem_putmem(void *dest, const void *source, size_t bytes, int pe) {
   gshmem_putmem(dest, source, bytes, pe);
 }
-GSHMEMI_NV_DEVICE void nvshmem_putmem_nbi(void *dest, const void *source, size_t bytes, int pe) {
+GSHMEMI_NV_HD void nvshmem_putmem_nbi(void *dest, const void *source, size_t bytes, int pe) {
   gshmem_putmem_nbi(dest, source, bytes, pe);
 }
-GSHMEMI_NV_DEVICE void nvshmem_getmem(void *dest, const void *source, size_t bytes, int pe) {
+GSHMEMI_NV_HD void nvshmem_getmem(void *dest, const void *source, size_t bytes, int pe) {
   gshmem_getmem(dest, source, bytes, pe);
 }
-GSHMEMI_NV_DEVICE void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe) {
+GSHMEMI_NV_HD void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe) {
   gshmem_getmem_nbi(dest, source, bytes, pe);
 }
-GSHMEMI_NV_DEVICE void nvshmem_putmem_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
-                                             uint64_t signal, int sig_op, int pe) {
-  gshmem_putmem_signal(dest, source, bytes, sig_addr, signal, sig_op, pe);
-}
-GSHMEMI_NV_DEVICE void nvshmem_putmem_signal_nbi(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
-                                                 uint64_t signal, int sig_op, int pe) {
-  gshmem_putmem_signal_nbi(dest, source, bytes, sig_addr, signal, sig_op, pe);
-}
-
 /* Atomics: fetch/set/swap/compare_swap (AMO and float types), inc/add
  * (AMO types), and/or/xor (bitwise types). */
 #define GSHMEMI_NV_AMO_BASIC(T, TYPE)                                                                       \
-  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_fetch(const TYPE *source, int pe) {                           \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_fetch(const TYPE *source, int pe) {                           \
     return gshmem_##T##_atomic_fetch(source, pe);                                                           \
   }                                                                                                         \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_atomic_set(TYPE *dest, TYPE value, int pe) {                         \
+  GSHMEMI_NV_HD void nvshmem_##T##_atomic_set(TYPE *dest, TYPE value, int pe) {                         \
     gshmem_##T##_atomic_set(dest, value, pe);                                                               \
   }                                                                                                         \
-  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_swap(TYPE *dest, TYPE value, int pe) {                        \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_swap(TYPE *dest, TYPE value, int pe) {                        \
     return gshmem_##T##_atomic_swap(dest, value, pe);                                                       \
   }                                                                                                         \
-  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) {     \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) {     \
     return gshmem_##T##_atomic_compare_swap(dest, cond, value, pe);                                         \
   }
 #define GSHMEMI_NV_AMO_ARITH(T, TYPE)                                                                       \
-  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_fetch_inc(TYPE *dest, int pe) {                               \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_fetch_inc(TYPE *dest, int pe) {                               \
     return gshmem_##T##_atomic_fetch_inc(dest, pe);                                                         \
   }                                                                                                         \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_atomic_inc(TYPE *dest, int pe) { gshmem_##T##_atomic_inc(dest, pe); } \
-  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_fetch_add(TYPE *dest, TYPE value, int pe) {                   \
+  GSHMEMI_NV_HD void nvshmem_##T##_atomic_inc(TYPE *dest, int pe) { gshmem_##T##_atomic_inc(dest, pe); } \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_fetch_add(TYPE *dest, TYPE value, int pe) {                   \
     return gshmem_##T##_atomic_fetch_add(dest, value, pe);                                                  \
   }                                                                                                         \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_atomic_add(TYPE *dest, TYPE value, int pe) {                         \
+  GSHMEMI_NV_HD void nvshmem_##T##_atomic_add(TYPE *dest, TYPE value, int pe) {                         \
     gshmem_##T##_atomic_add(dest, value, pe);                                                               \
   }
 #define GSHMEMI_NV_AMO_BITWISE_OP(T, TYPE, op)                                                              \
-  GSHMEMI_NV_DEVICE TYPE nvshmem_##T##_atomic_fetch_##op(TYPE *dest, TYPE value, int pe) {                  \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_fetch_##op(TYPE *dest, TYPE value, int pe) {                  \
     return gshmem_##T##_atomic_fetch_##op(dest, value, pe);                                                 \
   }                                                                                                         \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_atomic_##op(TYPE *dest, TYPE value, int pe) {                        \
+  GSHMEMI_NV_HD void nvshmem_##T##_atomic_##op(TYPE *dest, TYPE value, int pe) {                        \
     gshmem_##T##_atomic_##op(dest, value, pe);                                                              \
   }
 #define GSHMEMI_NV_AMO_BITWISE(T, TYPE)       \
@@ -202,4 +192,66 @@ GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_NV_AMO_BITWISE)
 #undef GSHMEMI_NV_AMO_ARITH
 #undef GSHMEMI_NV_AMO_BASIC
 
+#if defined(__CUDACC__)
+/* ------------------------------------------------- device: put with signal */
+#define GSHMEMI_NV_PUT_SIGNAL(T, TYPE)                                                                    \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_put_signal(TYPE *dest, const TYPE *source, size_t n,               \
+                                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem_##T##_put_signal(dest, source, n, sig_addr, signal, sig_op, pe);                               \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE void nvshmem_##T##_put_signal_nbi(TYPE *dest, const TYPE *source, size_t n,           \
+                                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem_##T##_put_signal_nbi(dest, source, n, sig_addr, signal, sig_op, pe);                           \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_PUT_SIGNAL)
+#undef GSHMEMI_NV_PUT_SIGNAL
+
+GSHMEMI_NV_DEVICE void nvshmem_putmem_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                             uint64_t signal, int sig_op, int pe) {
+  gshmem_putmem_signal(dest, source, bytes, sig_addr, signal, sig_op, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmem_putmem_signal_nbi(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                                 uint64_t signal, int sig_op, int pe) {
+  gshmem_putmem_signal_nbi(dest, source, bytes, sig_addr, signal, sig_op, pe);
+}
+
 #endif  // __CUDACC__
+
+/* ======================================================= init, status, exit, info (host)
+ * NVSHMEM's init attributes and unique ids are gshmem's (<gshmem/runtime.h>):
+ * programs set them with nvshmemx_set_attr_* (<nvshmemx.h>) or the
+ * mpi_comm field, as with NVSHMEM. nvshmem_global_exit and
+ * nvshmemx_vendor_get_version_info are host only here. */
+typedef gshmemx_init_attr_t nvshmemx_init_attr_t;
+typedef gshmemx_uniqueid_t nvshmemx_uniqueid_t;
+#define NVSHMEMX_INIT_ATTR_INITIALIZER GSHMEMX_INIT_ATTR_INITIALIZER
+#define NVSHMEMX_UNIQUEID_INITIALIZER GSHMEMX_UNIQUEID_INITIALIZER
+
+/* NVSHMEM's values. gshmem has no bootstrapped-but-not-initialized state
+ * and no multi-process-per-GPU modes: nvshmemx_init_status() returns
+ * NVSHMEM_STATUS_IS_INITIALIZED or NVSHMEM_STATUS_NOT_INITIALIZED. */
+#define NVSHMEM_STATUS_NOT_INITIALIZED 0
+#define NVSHMEM_STATUS_IS_BOOTSTRAPPED 1
+#define NVSHMEM_STATUS_IS_INITIALIZED  2
+#define NVSHMEM_STATUS_LIMITED_MPG     3
+#define NVSHMEM_STATUS_FULL_MPG        4
+#define NVSHMEM_STATUS_INVALID         2147483647
+static inline int nvshmemx_init_status(void) {
+  return gshmemx_initialized() ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
+}
+
+static inline void nvshmem_global_exit(int status) { gshmem_global_exit(status); }
+
+#define NVSHMEM_MAJOR_VERSION GSHMEM_MAJOR_VERSION
+#define NVSHMEM_MINOR_VERSION GSHMEM_MINOR_VERSION
+#define NVSHMEM_MAX_NAME_LEN GSHMEM_MAX_NAME_LEN
+#define NVSHMEM_VENDOR_STRING GSHMEM_VENDOR_STRING
+GSHMEMI_NV_HD void nvshmem_info_get_version(int *major, int *minor) { gshmem_info_get_version(major, minor); }
+GSHMEMI_NV_HD void nvshmem_info_get_name(char *name) { gshmem_info_get_name(name); }
+/* The version of the library behind these names: gshmem's. */
+static inline void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) {
+  *major = GSHMEM_VERSION_MAJOR;
+  *minor = GSHMEM_VERSION_MINOR;
+  *patch = GSHMEM_VERSION_PATCH;
+}
+/* =================================================== end init, status, exit, info */

@@ -27,6 +27,92 @@ static inline void nvshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t sig
 static inline void nvshmemx_quiet_on_stream(cudaStream_t stream) { gshmemx_quiet_on_stream(stream); }
 static inline void nvshmemx_barrier_all_on_stream(cudaStream_t stream) { gshmemx_barrier_all_on_stream(stream); }
 
+/* ============================================================ host RMA on a stream
+ * nvshmemx_TYPENAME_{p,g,put,put_nbi,get,get_nbi,put_signal_nbi}_on_stream,
+ * nvshmemx_{putmem,getmem}[_nbi]_on_stream, nvshmemx_putmem_signal_nbi_on_stream,
+ * nvshmemx_sync_all_on_stream (<gshmem/stream.h>). Not here: the sized
+ * (put8/16/32/64/128) and strided (iput/iget) forms. */
+#define GSHMEMI_NV_STREAM_RMA(T, TYPE)                                                                   \
+  static inline void nvshmemx_##T##_p_on_stream(TYPE *dest, const TYPE value, int pe, cudaStream_t s) { \
+    gshmemx_##T##_p_on_stream(dest, value, pe, s);                                                       \
+  }                                                                                                      \
+  static inline TYPE nvshmemx_##T##_g_on_stream(const TYPE *source, int pe, cudaStream_t s) {           \
+    return gshmemx_##T##_g_on_stream(source, pe, s);                                                     \
+  }                                                                                                      \
+  static inline void nvshmemx_##T##_put_on_stream(TYPE *dest, const TYPE *source, size_t n, int pe,     \
+                                                  cudaStream_t s) {                                      \
+    gshmemx_##T##_put_on_stream(dest, source, n, pe, s);                                                 \
+  }                                                                                                      \
+  static inline void nvshmemx_##T##_put_nbi_on_stream(TYPE *dest, const TYPE *source, size_t n, int pe, \
+                                                      cudaStream_t s) {                                  \
+    gshmemx_##T##_put_nbi_on_stream(dest, source, n, pe, s);                                             \
+  }                                                                                                      \
+  static inline void nvshmemx_##T##_get_on_stream(TYPE *dest, const TYPE *source, size_t n, int pe,     \
+                                                  cudaStream_t s) {                                      \
+    gshmemx_##T##_get_on_stream(dest, source, n, pe, s);                                                 \
+  }                                                                                                      \
+  static inline void nvshmemx_##T##_get_nbi_on_stream(TYPE *dest, const TYPE *source, size_t n, int pe, \
+                                                      cudaStream_t s) {                                  \
+    gshmemx_##T##_get_nbi_on_stream(dest, source, n, pe, s);                                             \
+  }                                                                                                      \
+  static inline void nvshmemx_##T##_put_signal_on_stream(TYPE *dest, const TYPE *source, size_t n,      \
+                                                         uint64_t *sig_addr, uint64_t signal,            \
+                                                         int sig_op, int pe, cudaStream_t s) {           \
+    gshmemx_##T##_put_signal_on_stream(dest, source, n, sig_addr, signal, sig_op, pe, s);                \
+  }                                                                                                      \
+  static inline void nvshmemx_##T##_put_signal_nbi_on_stream(TYPE *dest, const TYPE *source, size_t n,  \
+                                                             uint64_t *sig_addr, uint64_t signal,        \
+                                                             int sig_op, int pe, cudaStream_t s) {       \
+    gshmemx_##T##_put_signal_nbi_on_stream(dest, source, n, sig_addr, signal, sig_op, pe, s);            \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_STREAM_RMA)
+#undef GSHMEMI_NV_STREAM_RMA
+
+static inline void nvshmemx_putmem_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t s) {
+  gshmemx_putmem_on_stream(dest, source, bytes, pe, s);
+}
+static inline void nvshmemx_putmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                                 cudaStream_t s) {
+  gshmemx_putmem_nbi_on_stream(dest, source, bytes, pe, s);
+}
+static inline void nvshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int pe, cudaStream_t s) {
+  gshmemx_getmem_on_stream(dest, source, bytes, pe, s);
+}
+static inline void nvshmemx_getmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                                 cudaStream_t s) {
+  gshmemx_getmem_nbi_on_stream(dest, source, bytes, pe, s);
+}
+static inline void nvshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                                    uint64_t signal, int sig_op, int pe, cudaStream_t s) {
+  gshmemx_putmem_signal_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, s);
+}
+static inline void nvshmemx_putmem_signal_nbi_on_stream(void *dest, const void *source, size_t bytes,
+                                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                                        cudaStream_t s) {
+  gshmemx_putmem_signal_nbi_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, s);
+}
+static inline void nvshmemx_sync_all_on_stream(cudaStream_t stream) { gshmemx_sync_all_on_stream(stream); }
+/* ======================================================= end host RMA on a stream */
+
+/* ============================================================ init with attributes
+ * NVSHMEM's flag names take gshmem's values; nvshmemx_init_attr returns
+ * gshmem's status (0 on success) instead of exiting. Not here:
+ * NVSHMEMX_INIT_THREAD_PES, NVSHMEMX_INIT_WITH_SHMEM. */
+#define NVSHMEMX_INIT_WITH_MPI_COMM GSHMEMX_INIT_WITH_MPI_COMM
+#define NVSHMEMX_INIT_WITH_UNIQUEID GSHMEMX_INIT_WITH_UNIQUEID
+static inline int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr) {
+  return gshmemx_init_attr(flags, attr);
+}
+static inline int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t *id) { return gshmemx_get_uniqueid(id); }
+static inline int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks,
+                                                  const nvshmemx_uniqueid_t *id, nvshmemx_init_attr_t *attr) {
+  return gshmemx_set_attr_uniqueid_args(myrank, nranks, id, attr);
+}
+static inline int nvshmemx_set_attr_mpi_comm_args(void *mpi_comm, nvshmemx_init_attr_t *attr) {
+  return gshmemx_set_attr_mpi_comm_args(mpi_comm, attr);
+}
+/* ======================================================= end init with attributes */
+
 #if defined(__CUDACC__)
 /* --------------------------------------------------------------- device */
 GSHMEMI_NV_DEVICE void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {

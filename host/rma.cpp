@@ -1,0 +1,205 @@
+// Host-initiated RMA and atomics: the host halves of the routines of
+// <gshmem/update.h> (see <gshmem/detail/update_host.h>).
+//
+// Peers' heaps are mapped into this process, so a put or get is one
+// cudaMemcpyAsync between the caller's buffer and the peer's mapped address,
+// and an atomic is a one-thread kernel (device/rma_kernels.cu) doing what
+// the device routine does. Everything goes on one stream per PE, created at
+// init with cudaStreamNonBlocking: it never waits for the legacy default
+// stream, where a user kernel may spin until a host put lands.
+//
+// Ordering: the stream runs a PE's host operations one at a time in issue
+// order (a copy or kernel starts after the previous one completed), which
+// is stronger than gshmem_fence asks. Blocking forms synchronize the
+// stream; gshmem_quiet (host) synchronizes it; the _nbi forms and the
+// non-fetching atomics do neither.
+#include <gshmem/detail/state.h>
+#include <gshmem/detail/update_host.h>
+#include <gshmem/runtime.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <mutex>
+
+#include "../src/log.h"
+#include "rma_internal.h"
+#include "rma_validate.h"
+#include "stream_validate.h"
+
+namespace gshmemi {
+namespace rma {
+namespace {
+
+using stream::HeapRange;
+using stream::Verdict;
+
+// Set by init and cleared by finalize, which run while no other routine
+// runs (the collective rule of <gshmem/runtime.h>); read by every routine
+// after gshmemx_initialized() returned 1, whose atomic flag orders the reads.
+struct HostRma {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  unsigned long long *fetched = nullptr;  // device slot a fetched value passes through
+};
+HostRma host_rma;
+// One fetched value at a time passes through the slot.
+std::mutex fetch_mutex;
+
+// Makes the PE's device current for a launch (kernels must go to the
+// current device's streams), restoring the caller's device afterwards.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device && cudaSetDevice(device) == cudaSuccess)
+      restore_ = true;
+  }
+  ~DeviceScope() {
+    if (restore_) cudaSetDevice(previous_);
+  }
+  DeviceScope(const DeviceScope &) = delete;
+  DeviceScope &operator=(const DeviceScope &) = delete;
+
+ private:
+  int previous_ = -1;
+  bool restore_ = false;
+};
+
+struct Context {
+  const gshmemi_device_state_t *state = nullptr;
+  HeapRange user_heap;
+};
+
+bool report(const char *routine, int pe, Verdict v) {
+  if (v.ok()) return true;
+  GSHMEMI_ERROR(v.code, "%s (target PE %d): %s", routine, pe, v.problem);
+  return false;
+}
+
+bool report_cuda(const char *routine, int pe, const char *what, cudaError_t err) {
+  if (err == cudaSuccess) return true;
+  GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s (target PE %d): %s failed: %s", routine, pe, what, cudaGetErrorString(err));
+  return false;
+}
+
+// Init state, then the target PE. Every routine starts here.
+bool begin(const char *routine, int pe, Context *ctx) {
+  set_last_error(GSHMEM_SUCCESS);
+  if (!report(routine, pe, stream::check_initialized(gshmemx_initialized() != 0 && host_rma.stream != nullptr)))
+    return false;
+  ctx->state = gshmemi_host_state();
+  if (ctx->state->heap_size > GSHMEMI_INTERNAL_REGION_BYTES) {
+    ctx->user_heap.base = reinterpret_cast<std::uintptr_t>(ctx->state->heap_base) + GSHMEMI_INTERNAL_REGION_BYTES;
+    ctx->user_heap.size = ctx->state->heap_size - GSHMEMI_INTERNAL_REGION_BYTES;
+  }
+  const int n = ctx->state->n_pes;
+  return report(routine, pe,
+                stream::check_pe(pe, n, pe >= 0 && pe < n && pe < GSHMEMI_MAX_PES && ctx->state->peer_base[pe] != nullptr));
+}
+
+// The address of symmetric `local` (this PE's heap) as PE `pe`'s copy, mapped here.
+template <class P>
+P *peer_address(const Context &ctx, P *local, int pe) {
+  const char *c = reinterpret_cast<const char *>(local);
+  return reinterpret_cast<P *>(ctx.state->peer_base[pe] + (c - ctx.state->heap_base));
+}
+
+void copy(const char *routine, int pe, void *to, const void *from, size_t nbytes, bool blocking) {
+  DeviceScope scope(host_rma.device);
+  if (!report_cuda(routine, pe, "cudaMemcpyAsync",
+                   cudaMemcpyAsync(to, from, nbytes, cudaMemcpyDefault, host_rma.stream)))
+    return;
+  if (blocking) report_cuda(routine, pe, "cudaStreamSynchronize", cudaStreamSynchronize(host_rma.stream));
+}
+
+}  // namespace
+}  // namespace rma
+}  // namespace gshmemi
+
+using namespace gshmemi;
+using namespace gshmemi::rma;
+
+void gshmemi_host_putmem(void *dest, const void *source, size_t nbytes, int pe, int blocking, const char *routine) {
+  Context ctx;
+  if (!begin(routine, pe, &ctx)) return;
+  if (!report(routine, pe, check_remote(dest, nbytes, 1, ctx.user_heap, "dest")) ||
+      !report(routine, pe, check_local(source, nbytes, "source")))
+    return;
+  if (nbytes == 0) return;
+  copy(routine, pe, peer_address(ctx, dest, pe), source, nbytes, blocking != 0);
+}
+
+void gshmemi_host_getmem(void *dest, const void *source, size_t nbytes, int pe, int blocking, const char *routine) {
+  Context ctx;
+  if (!begin(routine, pe, &ctx)) return;
+  if (!report(routine, pe, check_remote(source, nbytes, 1, ctx.user_heap, "source")) ||
+      !report(routine, pe, check_local(dest, nbytes, "dest")))
+    return;
+  if (nbytes == 0) return;
+  copy(routine, pe, dest, peer_address(ctx, source, pe), nbytes, blocking != 0);
+}
+
+void gshmemi_host_amo(void *dest, size_t size, int op, uint64_t operand, uint64_t cond, int pe, uint64_t *fetched,
+                      const char *routine) {
+  if (fetched) *fetched = 0;
+  Context ctx;
+  if (!begin(routine, pe, &ctx)) return;
+  if (!report(routine, pe, check_amo(op, size)) ||
+      !report(routine, pe, check_remote(dest, size, size, ctx.user_heap, "dest")))
+    return;
+  void *target = peer_address(ctx, dest, pe);
+  DeviceScope scope(host_rma.device);
+  if (!fetched) {
+    report_cuda(routine, pe, "atomic kernel launch",
+                launch_amo(target, size, op, operand, cond, nullptr, host_rma.stream));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(fetch_mutex);
+  unsigned long long old = 0;
+  if (!report_cuda(routine, pe, "atomic kernel launch",
+                   launch_amo(target, size, op, operand, cond, host_rma.fetched, host_rma.stream)) ||
+      !report_cuda(routine, pe, "cudaMemcpyAsync",
+                   cudaMemcpyAsync(&old, host_rma.fetched, sizeof(old), cudaMemcpyDeviceToHost, host_rma.stream)) ||
+      !report_cuda(routine, pe, "cudaStreamSynchronize", cudaStreamSynchronize(host_rma.stream)))
+    return;
+  *fetched = old;
+}
+
+int gshmemi_host_rma_init(void) {
+  const gshmemi_device_state_t *state = gshmemi_host_state();
+  if (state->heap_base == nullptr)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "gshmemi_host_rma_init: the heap does not exist yet");
+  GSHMEMI_CUDA_CHECK(gshmemi::rma::preload_kernels());
+  int device = -1;
+  GSHMEMI_CUDA_CHECK(cudaGetDevice(&device));
+  HostRma made;
+  made.device = device;
+  GSHMEMI_CUDA_CHECK(cudaStreamCreateWithFlags(&made.stream, cudaStreamNonBlocking));
+  const cudaError_t err = cudaMalloc(reinterpret_cast<void **>(&made.fetched), sizeof(unsigned long long));
+  if (err != cudaSuccess) {
+    cudaStreamDestroy(made.stream);
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "allocating the host atomics' result slot failed: %s",
+                         cudaGetErrorString(err));
+  }
+  host_rma = made;
+  return GSHMEM_SUCCESS;
+}
+
+void gshmemi_host_rma_finalize(void) {
+  if (!host_rma.stream) return;
+  DeviceScope scope(host_rma.device);
+  const cudaError_t err = cudaStreamSynchronize(host_rma.stream);
+  if (err != cudaSuccess)
+    GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "host RMA still pending at finalize failed: %s", cudaGetErrorString(err));
+  cudaStreamDestroy(host_rma.stream);
+  cudaFree(host_rma.fetched);
+  host_rma = HostRma{};
+}
+
+int gshmemi_host_rma_quiet(void) {
+  if (!host_rma.stream) return GSHMEM_SUCCESS;
+  const cudaError_t err = cudaStreamSynchronize(host_rma.stream);
+  if (err != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "gshmem_quiet: completing host RMA failed: %s", cudaGetErrorString(err));
+  return GSHMEM_SUCCESS;
+}

@@ -1,0 +1,49 @@
+// Argument checks of the host RMA and atomic routines, as pure functions
+// (the CPU tests call them with a made-up heap range). Each returns a
+// Verdict naming the problem; host/rma.cpp adds the routine and the PE.
+#pragma once
+
+#include <gshmem/detail/update_host.h>
+#include <gshmem/runtime.h>
+
+#include <cstddef>
+
+#include "stream_validate.h"
+
+namespace gshmemi {
+namespace rma {
+
+using stream::fail;
+using stream::HeapRange;
+using stream::Verdict;
+
+// The remote side: `bytes` bytes at `p` inside this PE's user heap (their
+// copy on the target PE is what moves), aligned to `alignment`. NULL only
+// with bytes == 0.
+inline Verdict check_remote(const void *p, std::size_t bytes, std::size_t alignment, HeapRange heap,
+                            const char *which) {
+  const bool is_dest = which[0] == 'd';
+  return stream::check_symmetric_array(
+      p, bytes, 1, alignment, heap, is_dest ? "dest is NULL" : "source is NULL",
+      is_dest ? "dest is not a symmetric address: [dest, dest + size) is not inside the symmetric heap "
+                "(use gshmem_malloc memory)"
+              : "source is not a symmetric address: [source, source + size) is not inside the symmetric heap "
+                "(use gshmem_malloc memory)",
+      is_dest ? "dest is not aligned to its type's size" : "source is not aligned to its type's size");
+}
+
+// The local side: any host or device memory; NULL only with bytes == 0.
+inline Verdict check_local(const void *p, std::size_t bytes, const char *which) {
+  if (bytes == 0 || p != nullptr) return Verdict{};
+  return fail(GSHMEMX_ERROR_INVALID_VALUE,
+              which[0] == 'd' ? "dest is NULL with a non-zero size" : "source is NULL with a non-zero size");
+}
+
+inline Verdict check_amo(int op, std::size_t size) {
+  if (op < 0 || op >= GSHMEMI_HOST_AMO_COUNT) return fail(GSHMEMX_ERROR_INVALID_VALUE, "unknown atomic operation");
+  if (size != 4 && size != 8) return fail(GSHMEMX_ERROR_INVALID_VALUE, "atomics take 4- or 8-byte objects");
+  return Verdict{};
+}
+
+}  // namespace rma
+}  // namespace gshmemi
