@@ -13,11 +13,10 @@
 // put_signal / putmem_signal [_nbi], signal_fetch, the standard atomics,
 // fence / quiet, and the whole point-to-point synchronization family
 // (wait_until, test, _all / _any / _some [_vector], signal_wait_until).
+// Device-side collectives (sections at the end of this file and of
+// <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
-// fails to compile and the compiler's message names it. In particular the
-// device nvshmem_barrier_all / nvshmem_sync_all are not mapped (NVSHMEM's are
-// called by one thread, gshmem's device barrier by the whole block, so a
-// mapping would hang ported kernels); the host nvshmem_barrier_all is.
+// fails to compile and the compiler's message names it.
 #pragma once
 
 #include <gshmem/gshmem.h>
@@ -50,8 +49,6 @@ static inline void nvshmem_finalize(void) { gshmem_finalize(); }
 static inline void *nvshmem_malloc(size_t size) { return gshmem_malloc(size); }
 static inline void *nvshmem_calloc(size_t count, size_t size) { return gshmem_calloc(count, size); }
 static inline void nvshmem_free(void *ptr) { gshmem_free(ptr); }
-/* Host only here (see the top of this file). */
-static inline void nvshmem_barrier_all(void) { gshmemi_host_barrier_all(); }
 
 /* ------------------------------------------------------ host and device */
 GSHMEMI_NV_HD int nvshmem_my_pe(void) { return gshmem_my_pe(); }
@@ -203,3 +200,23 @@ GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_NV_AMO_BITWISE)
 #undef GSHMEMI_NV_AMO_BASIC
 
 #endif  // __CUDACC__
+
+/* ============================================================ barriers
+ * nvshmem_barrier_all / nvshmem_sync_all: host and device. In device code
+ * NVSHMEM's forms are called by one thread: they map to gshmem's one-thread
+ * barrier (gshmemx_barrier_all_thread / gshmemx_sync_all_thread); one caller
+ * per PE at a time, as NVSHMEM requires. On the host, gshmem's host barrier. */
+GSHMEMI_NV_HD void nvshmem_barrier_all(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmemx_barrier_all_thread();
+#else
+  gshmemi_host_barrier_all();
+#endif
+}
+GSHMEMI_NV_HD void nvshmem_sync_all(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmemx_sync_all_thread();
+#else
+  gshmemi_host_sync_all();
+#endif
+}

@@ -90,3 +90,13 @@ GSHMEMI_NV_COOP_MEM(warp)
 GSHMEMI_NV_COOP_MEM(block)
 #undef GSHMEMI_NV_COOP_MEM
 #endif  // __CUDACC__
+
+/* ============================================================ barriers
+ * Warp and block forms of the device barrier (<nvshmem.h> maps the
+ * one-thread nvshmem_barrier_all / nvshmem_sync_all). */
+#if defined(__CUDACC__)
+GSHMEMI_NV_DEVICE void nvshmemx_barrier_all_warp(void) { gshmemx_barrier_all_warp(); }
+GSHMEMI_NV_DEVICE void nvshmemx_barrier_all_block(void) { gshmemx_barrier_all_block(); }
+GSHMEMI_NV_DEVICE void nvshmemx_sync_all_warp(void) { gshmemx_sync_all_warp(); }
+GSHMEMI_NV_DEVICE void nvshmemx_sync_all_block(void) { gshmemx_sync_all_block(); }
+#endif  // __CUDACC__
