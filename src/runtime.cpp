@@ -18,6 +18,7 @@
 #include "env.h"
 #include "heap.h"
 #include "../host/stream_internal.h"
+#include "../host/team_internal.h"
 #include "log.h"
 
 namespace gshmemi {
@@ -289,8 +290,10 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   // The on-stream kernels load now (never lazily behind a spinning peer) and
   // their counters are zeroed before the closing barrier lets peers use them.
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_stream_init(), "preparing the on-stream routines");
+  if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_team_init(), "preparing the teams");
   if (rc == GSHMEM_SUCCESS) rc = boot->barrier();
   if (rc) {
+    gshmemi_team_finalize();
     host_state = gshmemi_device_state_t{};
     publish_to_all(host_state);
     heap_finalize(*boot);
@@ -343,6 +346,7 @@ void gshmem_finalize(void) {
   // Nobody may still be reading peers' heaps when they go away.
   if (boot.barrier() != GSHMEM_SUCCESS) GSHMEMI_WARN("barrier at finalize failed");
   rt.initialized.store(false);
+  gshmemi_team_finalize();
   host_state = gshmemi_device_state_t{};
   publish_to_all(host_state);
   const int rc = heap_finalize(boot);

@@ -6,3 +6,4 @@
 #include <gshmem/sync_ext.h>
 #include <gshmem/update_ext.h>
 #include <gshmem/stream.h>
+#include <gshmem/team_ext.h>

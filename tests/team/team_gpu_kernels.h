@@ -26,4 +26,29 @@ enum barrier_form { form_thread = 0, form_warp = 1, form_block = 2, form_mixed =
 cudaError_t launch_barrier_litmus(uint64_t *slots, long rounds, barrier_form form, bool with_quiet, int threads,
                                   unsigned long long *violations);
 
+// Team queries on the device (team_gpu_teams.cu), one thread: out[0] =
+// gshmem_team_my_pe(team), out[1] = gshmem_team_n_pes(team), out[2] =
+// gshmem_team_sync(GSHMEM_TEAM_INVALID) (must be -1, nothing waited for),
+// out[3 + i] = gshmem_team_translate_pe(team, i, GSHMEM_TEAM_WORLD) for
+// i < kQueryRanks (-1 past the team's size), out[3 + kQueryRanks] =
+// gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, gshmem_my_pe(), team).
+constexpr int kQueryRanks = 8;
+cudaError_t launch_team_queries(int team, int *out);
+
+// The barrier litmus on a team (one block of `threads` per member): round r,
+// the calling group stores r into slot [my team rank] of buffer r % 2 on every
+// member (world PEs from gshmem_team_translate_pe), then syncs the team
+// (with_quiet: gshmemx_team_barrier*, else gshmem_team_sync /
+// gshmemx_team_sync_*) in the given form; every thread checks that every slot
+// of its buffer holds r. `slots`: symmetric, 2 * team size, zeroed.
+cudaError_t launch_team_litmus(int team, uint64_t *slots, long rounds, barrier_form form, bool with_quiet,
+                               int threads, unsigned long long *violations);
+
+// On-stream rounds: one thread stores r into slot [my team rank] of buffer
+// r % 2 on every member, then gshmem_quiet; the check kernel compares every
+// slot of the local buffer with r and counts mismatches.
+cudaError_t launch_team_store_round(int team, uint64_t *slots, uint64_t r, cudaStream_t stream);
+cudaError_t launch_team_check_round(int team, uint64_t *slots, uint64_t r, unsigned long long *violations,
+                                    cudaStream_t stream);
+
 }  // namespace team_gpu

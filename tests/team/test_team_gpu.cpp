@@ -65,3 +65,175 @@ TEST_CASE("device barrier: one thread, a warp, a block; data stored before it is
     }
   }
 }
+
+namespace {
+
+struct managed_ints {
+  int *p = nullptr;
+  explicit managed_ints(size_t n) {
+    GSHMEM_TEST_CUDA(cudaMallocManaged(&p, n * sizeof(int)));
+    for (size_t i = 0; i < n; ++i) p[i] = -7;
+  }
+  ~managed_ints() { cudaFree(p); }
+};
+
+// Host and device agree on team_my_pe / n_pes / translate_pe of `team`,
+// whose members are world PEs start + k * stride, k < size.
+void check_team_queries(gshmem_team_t team, int start, int stride, int size) {
+  const int me = gshmem_my_pe();
+  const int expect_rank = (me - start) % stride == 0 && me >= start ? (me - start) / stride : -1;
+  REQUIRE(expect_rank >= 0);
+  REQUIRE(expect_rank < size);
+  CHECK(gshmem_team_my_pe(team) == expect_rank);
+  CHECK(gshmem_team_n_pes(team) == size);
+  for (int k = 0; k < size; ++k) CHECK(gshmem_team_translate_pe(team, k, GSHMEM_TEAM_WORLD) == start + k * stride);
+  CHECK(gshmem_team_translate_pe(team, size, GSHMEM_TEAM_WORLD) == -1);
+  CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, me, team) == expect_rank);
+  managed_ints out(3 + kQueryRanks + 1);
+  GSHMEM_TEST_CUDA(launch_team_queries(team, out.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(out.p[0] == expect_rank);
+  CHECK(out.p[1] == size);
+  CHECK(out.p[2] == -1);
+  for (int k = 0; k < kQueryRanks; ++k) CHECK(out.p[3 + k] == (k < size ? start + k * stride : -1));
+  CHECK(out.p[3 + kQueryRanks] == expect_rank);
+}
+
+// Litmus on `team` in every form, then on-stream rounds.
+void check_team_sync(gshmem_team_t team, int size) {
+  const struct {
+    barrier_form form;
+    const char *name;
+  } forms[] = {{form_thread, "thread"}, {form_warp, "warp"}, {form_block, "block"}, {form_mixed, "mixed"}};
+  for (const auto &f : forms) {
+    for (bool with_quiet : {true, false}) {
+      INFO("team " << team << ", form " << f.name << (with_quiet ? ", barrier" : ", sync"));
+      uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)size);
+      managed_counter violations;
+      REQUIRE(gshmem_team_sync(team) == 0);  // host team sync: everyone's slots are zeroed
+      GSHMEM_TEST_CUDA(launch_team_litmus(team, slots, kBarrierRounds / 4, f.form, with_quiet, 128, violations.value));
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      CHECK(*violations.value == 0);
+      REQUIRE(gshmemx_team_barrier(team) == 0);
+      gshmem_free(slots);
+    }
+  }
+  // On a stream: store, team barrier / sync on the stream, check; 300 rounds
+  // enqueued back to back without the host waiting in between.
+  uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)size);
+  managed_counter violations;
+  cudaStream_t stream;
+  GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  REQUIRE(gshmem_team_sync(team) == 0);
+  for (uint64_t r = 1; r <= 300; ++r) {
+    GSHMEM_TEST_CUDA(launch_team_store_round(team, slots, r, stream));
+    if (r % 3 == 0) REQUIRE(gshmemx_team_barrier_on_stream(team, stream) == 0);
+    else if (r % 3 == 1 || team != GSHMEM_TEAM_WORLD) REQUIRE(gshmemx_team_sync_on_stream(team, stream) == 0);
+    else gshmemx_sync_all_on_stream(stream);
+    GSHMEM_TEST_CUDA(launch_team_check_round(team, slots, r, violations.value, stream));
+  }
+  GSHMEM_TEST_CUDA(cudaStreamSynchronize(stream));
+  CHECK(*violations.value == 0);
+  CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+  GSHMEM_TEST_CUDA(cudaStreamDestroy(stream));
+  REQUIRE(gshmem_team_sync(team) == 0);
+  gshmem_free(slots);
+}
+
+}  // namespace
+
+TEST_CASE("teams: predefined teams, strided splits, queries and syncs on host, device and stream",
+          "[team][gpu]") {
+  runtime_scope rt;
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  REQUIRE(n >= 2);
+
+  SECTION("world and node: every PE, distinct handles") {
+    CHECK(GSHMEMX_TEAM_NODE != GSHMEM_TEAM_WORLD);
+    check_team_queries(GSHMEM_TEAM_WORLD, 0, 1, n);
+    check_team_queries(GSHMEMX_TEAM_NODE, 0, 1, n);
+    CHECK(gshmem_team_translate_pe(GSHMEMX_TEAM_NODE, n - 1, GSHMEM_TEAM_WORLD) == n - 1);
+    check_team_sync(GSHMEM_TEAM_WORLD, n);
+    check_team_sync(GSHMEMX_TEAM_NODE, n);
+  }
+
+  SECTION("even and odd PEs: two teams that sync at the same time, then a split of a split") {
+    gshmem_team_t evens = 12345, odds = 12345;
+    const int n_even = (n + 1) / 2, n_odd = n / 2;
+    REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, n_even, nullptr, 0, &evens) == 0);
+    REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 1, 2, n_odd, nullptr, 0, &odds) == 0);
+    const bool even = me % 2 == 0;
+    CHECK((evens == GSHMEM_TEAM_INVALID) == !even);
+    CHECK((odds == GSHMEM_TEAM_INVALID) == even);
+    const gshmem_team_t mine = even ? evens : odds;
+    CHECK(mine != GSHMEM_TEAM_WORLD);
+    CHECK(mine != GSHMEMX_TEAM_NODE);
+    check_team_queries(mine, even ? 0 : 1, 2, even ? n_even : n_odd);
+    CHECK(gshmem_team_my_pe(even ? odds : evens) == -1);
+    CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, even ? 1 : 0, mine) == -1);
+    check_team_sync(mine, even ? n_even : n_odd);
+
+    // The last member of my team alone (parent ranks: stride 1, size 1).
+    const int my_size = even ? n_even : n_odd;
+    gshmem_team_t last = 12345;
+    REQUIRE(gshmem_team_split_strided(mine, my_size - 1, 1, 1, nullptr, 0, &last) == 0);
+    const bool is_last = gshmem_team_my_pe(mine) == my_size - 1;
+    CHECK((last != GSHMEM_TEAM_INVALID) == is_last);
+    if (is_last) {
+      check_team_queries(last, me, 1, 1);
+      CHECK(gshmem_team_sync(last) == 0);
+      gshmem_team_destroy(last);
+      CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+      CHECK(gshmem_team_n_pes(last) == -1);
+    }
+    gshmem_team_destroy(evens);
+    gshmem_team_destroy(odds);
+    CHECK(gshmem_team_n_pes(mine) == -1);
+    gshmem_barrier_all();
+  }
+
+  SECTION("bad arguments fail on every PE with an error, and no team is made") {
+    gshmem_team_t t = 12345;
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 0, 2, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(t == GSHMEM_TEAM_INVALID);
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 1, 1, n, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 0, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, -1, 1, 1, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_split_strided(40, 0, 1, 1, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, nullptr) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_team_sync_on_stream(GSHMEM_TEAM_INVALID, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_team_barrier_on_stream(GSHMEMX_MAX_TEAMS, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_sync(33) == GSHMEMX_ERROR_INVALID_VALUE);
+    gshmem_team_destroy(GSHMEM_TEAM_WORLD);
+    CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_n_pes(GSHMEM_TEAM_WORLD) == n);  // still there
+    gshmem_team_destroy(GSHMEM_TEAM_INVALID);          // nothing to do
+    CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+    gshmem_barrier_all();
+  }
+
+  SECTION("the team limit: creation fails cleanly on every PE when no slot is free, works again after destroy") {
+    std::vector<gshmem_team_t> made;
+    int rc = 0;
+    while (made.size() <= GSHMEMX_MAX_TEAMS) {
+      gshmem_team_t t = 12345;
+      rc = gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &t);
+      if (rc != 0) {
+        CHECK(t == GSHMEM_TEAM_INVALID);
+        break;
+      }
+      made.push_back(t);
+    }
+    CHECK(rc == GSHMEMX_ERROR_OUT_OF_MEMORY);
+    CHECK(made.size() == GSHMEMX_MAX_TEAMS - 2);  // world and node hold two slots
+    REQUIRE(!made.empty());
+    CHECK(gshmem_team_sync(made.back()) == 0);  // the last one made works
+    for (gshmem_team_t t : made) gshmem_team_destroy(t);
+    gshmem_team_t again = 12345;
+    REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &again) == 0);
+    check_team_queries(again, 0, 1, n);
+    CHECK(gshmem_team_sync(again) == 0);
+    gshmem_team_destroy(again);
+    gshmem_barrier_all();
+  }
+}

@@ -14,7 +14,9 @@
 // fence / quiet, and the whole point-to-point synchronization family
 // (wait_until, test, _all / _any / _some [_vector], signal_wait_until).
 // Device-side collectives (sections at the end of this file and of
-// <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms).
+// <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms);
+// teams (WORLD, NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
+// team_sync and barrier on host, device and stream).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
 // fails to compile and the compiler's message names it.
 #pragma once
@@ -220,3 +222,29 @@ GSHMEMI_NV_HD void nvshmem_sync_all(void) {
   gshmemi_host_sync_all();
 #endif
 }
+
+/* =============================================================== teams
+ * Handles are gshmem's (<gshmem/team.h>): the same names, other values.
+ * nvshmem_team_config_t is accepted and ignored (gshmem has no contexts).
+ * nvshmem_team_sync / nvshmem_barrier: host and device; in device code
+ * called by one thread (warp/block forms in <nvshmemx.h>). */
+typedef gshmem_team_t nvshmem_team_t;
+typedef gshmem_team_config_t nvshmem_team_config_t;
+#define NVSHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD
+#define NVSHMEMX_TEAM_NODE GSHMEMX_TEAM_NODE
+#define NVSHMEM_TEAM_INVALID GSHMEM_TEAM_INVALID
+#define NVSHMEM_TEAM_NUM_CONTEXTS GSHMEM_TEAM_NUM_CONTEXTS
+
+static inline int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride, int size,
+                                             const nvshmem_team_config_t *config, long config_mask,
+                                             nvshmem_team_t *new_team) {
+  return gshmem_team_split_strided(parent_team, start, stride, size, config, config_mask, new_team);
+}
+static inline void nvshmem_team_destroy(nvshmem_team_t team) { gshmem_team_destroy(team); }
+GSHMEMI_NV_HD int nvshmem_team_my_pe(nvshmem_team_t team) { return gshmem_team_my_pe(team); }
+GSHMEMI_NV_HD int nvshmem_team_n_pes(nvshmem_team_t team) { return gshmem_team_n_pes(team); }
+GSHMEMI_NV_HD int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team) {
+  return gshmem_team_translate_pe(src_team, src_pe, dest_team);
+}
+GSHMEMI_NV_HD int nvshmem_team_sync(nvshmem_team_t team) { return gshmem_team_sync(team); }
+GSHMEMI_NV_HD int nvshmem_barrier(nvshmem_team_t team) { return gshmemx_team_barrier(team); }

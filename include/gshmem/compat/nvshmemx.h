@@ -100,3 +100,18 @@ GSHMEMI_NV_DEVICE void nvshmemx_barrier_all_block(void) { gshmemx_barrier_all_bl
 GSHMEMI_NV_DEVICE void nvshmemx_sync_all_warp(void) { gshmemx_sync_all_warp(); }
 GSHMEMI_NV_DEVICE void nvshmemx_sync_all_block(void) { gshmemx_sync_all_block(); }
 #endif  // __CUDACC__
+
+/* =============================================================== teams */
+static inline int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+  return gshmemx_team_sync_on_stream(team, stream);
+}
+static inline int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+  return gshmemx_team_barrier_on_stream(team, stream);
+}
+static inline void nvshmemx_sync_all_on_stream(cudaStream_t stream) { gshmemx_sync_all_on_stream(stream); }
+#if defined(__CUDACC__)
+GSHMEMI_NV_DEVICE int nvshmemx_team_sync_warp(nvshmem_team_t team) { return gshmemx_team_sync_warp(team); }
+GSHMEMI_NV_DEVICE int nvshmemx_team_sync_block(nvshmem_team_t team) { return gshmemx_team_sync_block(team); }
+GSHMEMI_NV_DEVICE int nvshmemx_barrier_warp(nvshmem_team_t team) { return gshmemx_team_barrier_warp(team); }
+GSHMEMI_NV_DEVICE int nvshmemx_barrier_block(nvshmem_team_t team) { return gshmemx_team_barrier_block(team); }
+#endif  // __CUDACC__
