@@ -7,3 +7,4 @@
 #include <gshmem/update_ext.h>
 #include <gshmem/stream.h>
 #include <gshmem/team_ext.h>
+#include <gshmem/launch.h>

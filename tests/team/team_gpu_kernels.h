@@ -51,4 +51,14 @@ cudaError_t launch_team_store_round(int team, uint64_t *slots, uint64_t r, cudaS
 cudaError_t launch_team_check_round(int team, uint64_t *slots, uint64_t r, unsigned long long *violations,
                                     cudaStream_t stream);
 
+// Collective launch (team_gpu_launch.cu): the address of a kernel
+//   grid_rendezvous(unsigned long long *arrived, unsigned long long *late,
+//                   long long timeout_ns, int sync_peers)
+// whose blocks wait for each other: thread 0 of every block adds 1 to
+// *arrived, then spins until all blocks of the grid have arrived; a block
+// still waiting after timeout_ns adds 1 to *late and gives up (blocks that
+// are not co-resident never all arrive). With sync_peers, block 0 then
+// passes a device barrier with the other PEs (gshmemx_barrier_all_thread).
+const void *grid_rendezvous_kernel();
+
 }  // namespace team_gpu

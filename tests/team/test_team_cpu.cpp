@@ -72,7 +72,7 @@ TEST_CASE("team state fits the runtime's internal area, slot 0 is the device bar
   CHECK((char *)gd::team_area_at(heap, GSHMEMX_MAX_TEAMS - 1) + sizeof(gd::team_area) <= (char *)gd::team_table_at(heap));
 }
 
-TEST_CASE("team routines before init report NOT_INITIALIZED and make nothing", "[team]") {
+TEST_CASE("team routines and collective launch before init report NOT_INITIALIZED and do nothing", "[team]") {
   REQUIRE(gshmemx_initialized() == 0);
   CHECK(gshmem_team_my_pe(GSHMEM_TEAM_WORLD) == -1);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
@@ -88,5 +88,11 @@ TEST_CASE("team routines before init report NOT_INITIALIZED and make nothing", "
   gshmemx_sync_all_on_stream(0);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
   gshmem_team_destroy(5);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  int gridsize = 5;
+  CHECK(gshmemx_collective_launch_query_gridsize(nullptr, dim3(32), nullptr, 0, &gridsize) ==
+        GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gridsize == 0);
+  CHECK(gshmemx_collective_launch(nullptr, dim3(1), dim3(32), nullptr, 0, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
 }

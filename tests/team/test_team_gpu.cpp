@@ -237,3 +237,63 @@ TEST_CASE("teams: predefined teams, strided splits, queries and syncs on host, d
     gshmem_barrier_all();
   }
 }
+
+TEST_CASE("collective launch: the largest grid runs co-resident, a larger one is refused", "[team][launch][gpu]") {
+  runtime_scope rt;
+  const void *kernel = grid_rendezvous_kernel();
+  const dim3 block(128);
+  int max_grid = 0;
+  REQUIRE(gshmemx_collective_launch_query_gridsize(kernel, block, nullptr, 0, &max_grid) == GSHMEM_SUCCESS);
+  int device = 0, sms = 0;
+  GSHMEM_TEST_CUDA(cudaGetDevice(&device));
+  GSHMEM_TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  REQUIRE(max_grid >= sms);
+  CHECK(max_grid % sms == 0);
+
+  managed_counter arrived, late;
+  long long timeout_ns = 20000000000ll;  // 20 s: far beyond any co-resident rendezvous
+  int sync_peers = 1;
+  void *args[] = {&arrived.value, &late.value, &timeout_ns, &sync_peers};
+  auto run = [&](dim3 grid) {
+    *arrived.value = 0;
+    *late.value = 0;
+    gshmem_barrier_all();
+    const int rc = gshmemx_collective_launch(kernel, grid, block, args, 0, 0);
+    GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+    return rc;
+  };
+
+  SECTION("every block of the largest grid arrives; a 2-D grid of the same size too; grid 0 means the largest") {
+    REQUIRE(run(dim3(max_grid)) == GSHMEM_SUCCESS);
+    CHECK(*arrived.value == (unsigned long long)max_grid);
+    CHECK(*late.value == 0);
+    REQUIRE(run(dim3(max_grid / sms, sms)) == GSHMEM_SUCCESS);
+    CHECK(*arrived.value == (unsigned long long)max_grid);
+    CHECK(*late.value == 0);
+    REQUIRE(run(dim3(0)) == GSHMEM_SUCCESS);
+    CHECK(*arrived.value == (unsigned long long)max_grid);
+    CHECK(*late.value == 0);
+  }
+
+  SECTION("a grid one block too large is refused with INVALID_VALUE and nothing runs") {
+    sync_peers = 0;
+    CHECK(run(dim3(max_grid + 1)) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(run(dim3(max_grid, 2)) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(*arrived.value == 0);
+  }
+
+  SECTION("bad arguments are refused") {
+    CHECK(gshmemx_collective_launch(nullptr, dim3(1), block, args, 0, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_collective_launch(kernel, dim3(1), dim3(0), args, 0, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_collective_launch(kernel, dim3(1), dim3(2048), args, 0, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_collective_launch_query_gridsize(kernel, block, nullptr, 0, nullptr) == GSHMEMX_ERROR_INVALID_VALUE);
+    int with_shared = -1;
+    REQUIRE(gshmemx_collective_launch_query_gridsize(kernel, block, nullptr, 40 << 10, &with_shared) == 0);
+    CHECK(with_shared >= 1);
+    CHECK(with_shared <= max_grid);
+    GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+    CHECK(*arrived.value == 0);
+  }
+  gshmem_barrier_all();
+}

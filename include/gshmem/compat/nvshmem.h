@@ -16,7 +16,8 @@
 // Device-side collectives (sections at the end of this file and of
 // <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms);
 // teams (WORLD, NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
-// team_sync and barrier on host, device and stream).
+// team_sync and barrier on host, device and stream); collective launch
+// (<nvshmemx.h>).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
 // fails to compile and the compiler's message names it.
 #pragma once

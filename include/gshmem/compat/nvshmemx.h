@@ -115,3 +115,16 @@ GSHMEMI_NV_DEVICE int nvshmemx_team_sync_block(nvshmem_team_t team) { return gsh
 GSHMEMI_NV_DEVICE int nvshmemx_barrier_warp(nvshmem_team_t team) { return gshmemx_team_barrier_warp(team); }
 GSHMEMI_NV_DEVICE int nvshmemx_barrier_block(nvshmem_team_t team) { return gshmemx_team_barrier_block(team); }
 #endif  // __CUDACC__
+
+/* ==================================================== collective launch */
+#include <cuda.h>  /* CUmodule */
+static inline int nvshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+                                             cudaStream_t stream) {
+  return gshmemx_collective_launch(func, grid, block, args, shmem, stream);
+}
+static inline int nvshmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args,
+                                                            size_t shmem, int *gridsize) {
+  return gshmemx_collective_launch_query_gridsize(func, block, args, shmem, gridsize);
+}
+static inline int nvshmemx_cumodule_init(CUmodule module) { return gshmemx_cumodule_init((void *)module); }
+static inline int nvshmemx_cumodule_finalize(CUmodule module) { return gshmemx_cumodule_finalize((void *)module); }
