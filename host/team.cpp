@@ -124,6 +124,11 @@ int sync_on_stream(const char *routine, int team, bool with_quiet, cudaStream_t 
 }
 
 }  // namespace
+
+bool find_team(int team, gd::team_desc *out) { return lookup(team, out); }
+std::mutex &team_stream_mutex() { return runtime().mutex; }
+cudaStream_t team_stream() { return runtime().stream; }
+
 }  // namespace team
 }  // namespace gshmemi
 
@@ -138,7 +143,8 @@ int gshmemi_team_init(void) {
   const gshmemi_device_state_t *s = gshmemi_host_state();
   if (s->heap_base == nullptr)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "gshmemi_team_init: the heap does not exist yet");
-  const cudaError_t loaded = preload_team_kernels();
+  cudaError_t loaded = preload_team_kernels();
+  if (loaded == cudaSuccess) loaded = preload_collective_kernels();
   if (loaded != cudaSuccess)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "loading the team kernels failed: %s", cudaGetErrorString(loaded));
   if (!rt.stream) GSHMEMI_CUDA_CHECK(cudaStreamCreateWithFlags(&rt.stream, cudaStreamNonBlocking));

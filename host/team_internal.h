@@ -6,7 +6,12 @@
 #include <gshmem/detail/config.h>
 #include <gshmem/detail/team_sync.h>
 
+#include <gshmem/types.h>
+
 #include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <mutex>
 
 // gshmemi_team_init: loads the team kernels (never lazily behind a spinning
 //   peer), creates the runtime's team stream and writes the predefined
@@ -34,6 +39,28 @@ cudaError_t launch_team_agree(int parent, unsigned long long free_mask, int *slo
 
 // Loads every kernel of device/team_kernels.cu now (cudaFuncGetAttributes).
 cudaError_t preload_team_kernels();
+
+// For the collectives (host/collectives.cpp): the descriptor of `team` on
+// this PE (false: invalid handle here), and the runtime's team stream with
+// the lock that serializes its users (host team syncs, host collectives).
+bool find_team(int team, gshmem::detail::team_desc *out);
+std::mutex &team_stream_mutex();
+cudaStream_t team_stream();
+
+// The small collectives' kernels (device/collective_kernels.cu): one block
+// of kCollectiveThreads threads runs the block form on `stream`.
+constexpr unsigned kCollectiveThreads = 256;
+#define GSHMEMI_DECLARE_REDUCE_LAUNCHER(NAME, TYPE, OP)                                           \
+  cudaError_t launch_##NAME##_##OP##_reduce(int team, TYPE *dest, const TYPE *source, size_t n, \
+                                            cudaStream_t stream);
+#define GSHMEMI_DECLARE_COLLECTIVE_LAUNCHERS(NAME, TYPE)                                          \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DECLARE_REDUCE_LAUNCHER, NAME, TYPE)                          \
+  cudaError_t launch_##NAME##_fcollect(int team, TYPE *dest, const TYPE *source, size_t nelems,   \
+                                       cudaStream_t stream);
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_COLLECTIVE_LAUNCHERS)
+#undef GSHMEMI_DECLARE_COLLECTIVE_LAUNCHERS
+#undef GSHMEMI_DECLARE_REDUCE_LAUNCHER
+cudaError_t preload_collective_kernels();
 
 }  // namespace team
 }  // namespace gshmemi

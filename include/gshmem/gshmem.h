@@ -12,3 +12,4 @@
 #include <gshmem/sync.h>
 #include <gshmem/update.h>
 #include <gshmem/team.h>
+#include <gshmem/collectives.h>

@@ -8,3 +8,4 @@
 #include <gshmem/stream.h>
 #include <gshmem/team_ext.h>
 #include <gshmem/launch.h>
+#include <gshmem/collectives_ext.h>

@@ -37,7 +37,7 @@ int main() {
 
 #elif GSHMEM_CHECK_CASE == 1
 // A collective gshmem does not provide.
-__global__ void k(int *dest, const int *source) { nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+__global__ void k(int *dest, const int *source) { nvshmem_int_and_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1); }
 #elif GSHMEM_CHECK_CASE == 2
 // A collective gshmem does not provide.
 __global__ void k(int *dest, const int *source) { nvshmem_int_alltoall(NVSHMEM_TEAM_WORLD, dest, source, 1); }

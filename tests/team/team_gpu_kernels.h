@@ -61,4 +61,21 @@ cudaError_t launch_team_check_round(int team, uint64_t *slots, uint64_t r, unsig
 // passes a device barrier with the other PEs (gshmemx_barrier_all_thread).
 const void *grid_rendezvous_kernel();
 
+// Small collectives (team_gpu_collectives.cu): the types tested on the GPU
+// (several sizes and signedness; the host checks every operator of the table).
+#define TEAM_GPU_COLLECTIVE_TYPES(X) \
+  X(int, int) X(long, long) X(float, float) X(double, double) X(uint8, uint8_t) X(uint64, uint64_t) X(short, short)
+
+// One block of 128 threads calls gshmem_TYPENAME_OP_reduce (form_thread:
+// thread 0), gshmemx_TYPENAME_OP_reduce_warp (warp 0) or _block, with
+// op 0..3 = sum, prod, max, min; or the fcollect of that form. *rc receives
+// the status the call returned (thread 0's).
+#define TEAM_GPU_DECLARE_COLLECTIVES(NAME, TYPE)                                                     \
+  cudaError_t launch_reduce_##NAME(int team, int op, barrier_form form, TYPE *dest, const TYPE *source, \
+                                   size_t n, int *rc);                                               \
+  cudaError_t launch_fcollect_##NAME(int team, barrier_form form, TYPE *dest, const TYPE *source, size_t n, \
+                                     int *rc);
+TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_DECLARE_COLLECTIVES)
+#undef TEAM_GPU_DECLARE_COLLECTIVES
+
 }  // namespace team_gpu

@@ -96,3 +96,24 @@ TEST_CASE("team routines and collective launch before init report NOT_INITIALIZE
   CHECK(gshmemx_collective_launch(nullptr, dim3(1), dim3(32), nullptr, 0, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
 }
+
+TEST_CASE("reduction operators: wrap in the type, max/min by <", "[team][collectives]") {
+  CHECK(gd::reduce_sum::apply<unsigned char>(200, 100) == 44);
+  CHECK(gd::reduce_prod::apply<short>(300, 300) == (short)(300 * 300));
+  CHECK(gd::reduce_prod::apply<unsigned long long>(1ull << 40, 1ull << 30) == 0ull);
+  CHECK(gd::reduce_max::apply<int>(-3, 2) == 2);
+  CHECK(gd::reduce_min::apply<int>(-3, 2) == -3);
+  CHECK(gd::reduce_max::apply<double>(1.5, -2.0) == 1.5);
+  CHECK(gd::reduce_min::apply<float>(1.5f, -2.0f) == -2.0f);
+  CHECK(gd::reduce_sum::apply<double>(0.25, 0.5) == 0.75);
+}
+
+TEST_CASE("collectives before init report NOT_INITIALIZED", "[team][collectives]") {
+  int a[4] = {}, b[4] = {};
+  CHECK(gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, a, b, 4, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_double_max_reduce(GSHMEM_TEAM_WORLD, (double *)a, (double *)b, 1) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_uint8_fcollect_on_stream(GSHMEM_TEAM_WORLD, (uint8_t *)a, (uint8_t *)b, 4, 0) ==
+        GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_long_fcollect(GSHMEMX_TEAM_NODE, (long *)a, (long *)b, 1) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+}

@@ -297,3 +297,195 @@ TEST_CASE("collective launch: the largest grid runs co-resident, a larger one is
   }
   gshmem_barrier_all();
 }
+
+// ------------------------------------------------------ small collectives
+namespace {
+
+namespace gd = gshmem::detail;
+
+// Element i of team rank r's source: varies over ranks and elements, small
+// enough for every type, products included (up to 17^4).
+template <class T>
+T source_value(int rank, size_t i) {
+  return (T)(((rank + 1) * 7 + (int)(i % 13)) % 17 + 1);
+}
+
+template <class T>
+T expected_reduce(int op, int size, size_t i) {
+  T acc = source_value<T>(0, i);
+  for (int r = 1; r < size; ++r) {
+    const T v = source_value<T>(r, i);
+    acc = op == 0 ? gd::reduce_sum::apply(acc, v)
+          : op == 1 ? gd::reduce_prod::apply(acc, v)
+          : op == 2 ? gd::reduce_max::apply(acc, v)
+                    : gd::reduce_min::apply(acc, v);
+  }
+  return acc;
+}
+
+template <class T>
+void upload(T *dev, const std::vector<T> &h) {
+  GSHMEM_TEST_CUDA(cudaMemcpy(dev, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+template <class T>
+std::vector<T> download(const T *dev, size_t n) {
+  std::vector<T> h(n);
+  GSHMEM_TEST_CUDA(cudaMemcpy(h.data(), dev, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+template <class T>
+struct collective_api {
+  cudaError_t (*device_reduce)(int, int, barrier_form, T *, const T *, size_t, int *);
+  cudaError_t (*device_fcollect)(int, barrier_form, T *, const T *, size_t, int *);
+  int (*reduce_on_stream[4])(gshmem_team_t, T *, const T *, size_t, cudaStream_t);
+  int (*reduce_host[4])(gshmem_team_t, T *, const T *, size_t);
+  int (*fcollect_on_stream)(gshmem_team_t, T *, const T *, size_t, cudaStream_t);
+  int (*fcollect_host)(gshmem_team_t, T *, const T *, size_t);
+};
+
+// Ways of calling: device thread / warp / block, on a stream, from the host.
+enum call_mode { mode_thread, mode_warp, mode_block, mode_stream, mode_host };
+const char *const kModeNames[] = {"thread", "warp", "block", "on_stream", "host"};
+
+// Every reduction operator and fcollect of one type on `team` (this PE a
+// member), for several sizes, in every mode; reductions also in place.
+template <class T>
+void check_collectives_type(const char *name, gshmem_team_t team, const collective_api<T> &api) {
+  const int rank = gshmem_team_my_pe(team), size = gshmem_team_n_pes(team);
+  REQUIRE(rank >= 0);
+  const size_t max_n = 1000;
+  T *source = (T *)gshmem_malloc(max_n * sizeof(T));
+  T *dest = (T *)gshmem_malloc(max_n * (size_t)size * sizeof(T));
+  T *inplace = (T *)gshmem_malloc(max_n * sizeof(T));
+  REQUIRE(source);
+  REQUIRE(dest);
+  REQUIRE(inplace);
+  managed_ints rc(1);
+  for (size_t n : {(size_t)1, (size_t)100, max_n}) {
+    std::vector<T> mine(n);
+    for (size_t i = 0; i < n; ++i) mine[i] = source_value<T>(rank, i);
+    upload(source, mine);
+    for (int mode = mode_thread; mode <= mode_host; ++mode) {
+      for (int op = 0; op < 4; ++op) {
+        for (bool in_place : {false, true}) {
+          INFO("type " << name << ", team " << team << " (rank " << rank << " of " << size << "), n " << n << ", op "
+                       << op << ", " << kModeNames[mode] << (in_place ? ", in place" : ""));
+          T *src = source, *dst = dest;
+          if (in_place) {
+            upload(inplace, mine);
+            src = dst = inplace;
+          } else {
+            GSHMEM_TEST_CUDA(cudaMemset(dest, 0x5a, n * sizeof(T)));
+          }
+          GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+          REQUIRE(gshmem_team_sync(team) == 0);  // every member's buffers are ready
+          rc.p[0] = -7;
+          int status = -7;
+          if (mode <= mode_block) {
+            GSHMEM_TEST_CUDA(api.device_reduce(team, op, (barrier_form)mode, dst, src, n, rc.p));
+            GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+            status = rc.p[0];
+          } else if (mode == mode_stream) {
+            status = api.reduce_on_stream[op](team, dst, src, n, 0);
+            GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+          } else {
+            status = api.reduce_host[op](team, dst, src, n);
+          }
+          CHECK(status == 0);
+          const std::vector<T> got = download(dst, n);
+          size_t wrong = 0;
+          for (size_t i = 0; i < n; ++i)
+            if (!(got[i] == expected_reduce<T>(op, size, i))) ++wrong;
+          CHECK(wrong == 0);
+        }
+      }
+      INFO("type " << name << ", team " << team << ", n " << n << ", fcollect " << kModeNames[mode]);
+      GSHMEM_TEST_CUDA(cudaMemset(dest, 0x5a, n * (size_t)size * sizeof(T)));
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      REQUIRE(gshmem_team_sync(team) == 0);
+      int status = -7;
+      if (mode <= mode_block) {
+        GSHMEM_TEST_CUDA(api.device_fcollect(team, (barrier_form)mode, dest, source, n, rc.p));
+        GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+        status = rc.p[0];
+      } else if (mode == mode_stream) {
+        status = api.fcollect_on_stream(team, dest, source, n, 0);
+        GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      } else {
+        status = api.fcollect_host(team, dest, source, n);
+      }
+      CHECK(status == 0);
+      const std::vector<T> got = download(dest, n * (size_t)size);
+      size_t wrong = 0;
+      for (int r = 0; r < size; ++r)
+        for (size_t i = 0; i < n; ++i)
+          if (!(got[(size_t)r * n + i] == source_value<T>(r, i))) ++wrong;
+      CHECK(wrong == 0);
+    }
+  }
+  REQUIRE(gshmem_team_sync(team) == 0);
+  gshmem_free(inplace);
+  gshmem_free(dest);
+  gshmem_free(source);
+}
+
+#define TEAM_GPU_API(NAME, TYPE)                                                                         \
+  collective_api<TYPE> api_##NAME() {                                                                    \
+    return collective_api<TYPE>{                                                                         \
+        &launch_reduce_##NAME,                                                                           \
+        &launch_fcollect_##NAME,                                                                         \
+        {&gshmemx_##NAME##_sum_reduce_on_stream, &gshmemx_##NAME##_prod_reduce_on_stream,                \
+         &gshmemx_##NAME##_max_reduce_on_stream, &gshmemx_##NAME##_min_reduce_on_stream},                \
+        {&gshmem_##NAME##_sum_reduce, &gshmem_##NAME##_prod_reduce, &gshmem_##NAME##_max_reduce,         \
+         &gshmem_##NAME##_min_reduce},                                                                   \
+        &gshmemx_##NAME##_fcollect_on_stream,                                                            \
+        &gshmem_##NAME##_fcollect};                                                                      \
+  }
+TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_API)
+#undef TEAM_GPU_API
+
+}  // namespace
+
+TEST_CASE("small collectives: sum/prod/max/min reductions and fcollect, every form, world and a strided team",
+          "[team][collectives][gpu]") {
+  runtime_scope rt;
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  gshmem_team_t evens = GSHMEM_TEAM_INVALID;
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &evens) == 0);
+  for (gshmem_team_t team : {(gshmem_team_t)GSHMEM_TEAM_WORLD, evens}) {
+    if (team == GSHMEM_TEAM_INVALID) continue;  // odd PEs are not in the evens team
+#define TEAM_GPU_CHECK_TYPE(NAME, TYPE) check_collectives_type<TYPE>(#NAME, team, api_##NAME());
+    TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_CHECK_TYPE)
+#undef TEAM_GPU_CHECK_TYPE
+  }
+  CHECK((evens == GSHMEM_TEAM_INVALID) == (me % 2 == 1));
+  gshmem_team_destroy(evens);
+  gshmem_barrier_all();
+}
+
+TEST_CASE("small collectives: bad arguments are refused before anything runs", "[team][collectives][gpu]") {
+  runtime_scope rt;
+  int *source = (int *)gshmem_malloc(64 * sizeof(int));
+  int *dest = (int *)gshmem_malloc(64 * (size_t)gshmem_n_pes() * sizeof(int));
+  int *local = nullptr;
+  GSHMEM_TEST_CUDA(cudaMalloc(&local, 64 * sizeof(int)));
+  CHECK(gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_INVALID, dest, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, dest, local, 8, 0) == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmemx_int_max_reduce_on_stream(GSHMEM_TEAM_WORLD, source + 1, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_min_reduce_on_stream(GSHMEM_TEAM_WORLD, nullptr, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_fcollect_on_stream(GSHMEM_TEAM_WORLD, source, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_int_prod_reduce(GSHMEMX_MAX_TEAMS + 3, dest, source, 8) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_int_fcollect(GSHMEM_TEAM_WORLD, dest, local, 8) == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  managed_ints rc(1);
+  GSHMEM_TEST_CUDA(launch_reduce_int(GSHMEM_TEAM_INVALID, 0, form_thread, dest, source, 8, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  GSHMEM_TEST_CUDA(launch_fcollect_int(GSHMEM_TEAM_INVALID, form_block, dest, source, 8, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  cudaFree(local);
+  gshmem_free(dest);
+  gshmem_free(source);
+}

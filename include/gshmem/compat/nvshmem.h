@@ -17,7 +17,8 @@
 // <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms);
 // teams (WORLD, NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
 // team_sync and barrier on host, device and stream); collective launch
-// (<nvshmemx.h>).
+// (<nvshmemx.h>); max/min/sum/prod reductions and fcollect (host, device,
+// warp, block, on stream).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
 // fails to compile and the compiler's message names it.
 #pragma once
@@ -249,3 +250,21 @@ GSHMEMI_NV_HD int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe,
 }
 GSHMEMI_NV_HD int nvshmem_team_sync(nvshmem_team_t team) { return gshmem_team_sync(team); }
 GSHMEMI_NV_HD int nvshmem_barrier(nvshmem_team_t team) { return gshmemx_team_barrier(team); }
+
+/* =================================================== small collectives
+ * max/min/sum/prod reductions and fcollect over a team, host and device
+ * (one thread), every type of GSHMEM_FOR_EACH_REDUCE_TYPE
+ * (<gshmem/collectives.h>). */
+#define GSHMEMI_NV_REDUCE_OP(T, TYPE, OP)                                                                 \
+  GSHMEMI_NV_HD int nvshmem_##T##_##OP##_reduce(nvshmem_team_t team, TYPE *dest, const TYPE *source,     \
+                                                size_t nreduce) {                                         \
+    return gshmem_##T##_##OP##_reduce(team, dest, source, nreduce);                                       \
+  }
+#define GSHMEMI_NV_COLLECTIVES(T, TYPE)                                                                   \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_REDUCE_OP, T, TYPE)                                                \
+  GSHMEMI_NV_HD int nvshmem_##T##_fcollect(nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t n) { \
+    return gshmem_##T##_fcollect(team, dest, source, n);                                                  \
+  }
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_COLLECTIVES)
+#undef GSHMEMI_NV_COLLECTIVES
+#undef GSHMEMI_NV_REDUCE_OP

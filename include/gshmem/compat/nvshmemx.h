@@ -128,3 +128,44 @@ static inline int nvshmemx_collective_launch_query_gridsize(const void *func, di
 }
 static inline int nvshmemx_cumodule_init(CUmodule module) { return gshmemx_cumodule_init((void *)module); }
 static inline int nvshmemx_cumodule_finalize(CUmodule module) { return gshmemx_cumodule_finalize((void *)module); }
+
+/* =================================================== small collectives */
+#define GSHMEMI_NV_STREAM_REDUCE_OP(T, TYPE, OP)                                                          \
+  static inline int nvshmemx_##T##_##OP##_reduce_on_stream(nvshmem_team_t team, TYPE *dest,              \
+                                                           const TYPE *source, size_t nreduce,           \
+                                                           cudaStream_t stream) {                        \
+    return gshmemx_##T##_##OP##_reduce_on_stream(team, dest, source, nreduce, stream);                    \
+  }
+#define GSHMEMI_NV_STREAM_COLLECTIVES(T, TYPE)                                                            \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_STREAM_REDUCE_OP, T, TYPE)                                         \
+  static inline int nvshmemx_##T##_fcollect_on_stream(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                      size_t n, cudaStream_t stream) {                    \
+    return gshmemx_##T##_fcollect_on_stream(team, dest, source, n, stream);                               \
+  }
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_STREAM_COLLECTIVES)
+#undef GSHMEMI_NV_STREAM_COLLECTIVES
+#undef GSHMEMI_NV_STREAM_REDUCE_OP
+#if defined(__CUDACC__)
+#define GSHMEMI_NV_GROUP_REDUCE_OP(T, TYPE, OP)                                                           \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_##OP##_reduce_warp(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                          size_t nreduce) {                               \
+    return gshmemx_##T##_##OP##_reduce_warp(team, dest, source, nreduce);                                 \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_##OP##_reduce_block(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                           size_t nreduce) {                              \
+    return gshmemx_##T##_##OP##_reduce_block(team, dest, source, nreduce);                                \
+  }
+#define GSHMEMI_NV_GROUP_COLLECTIVES(T, TYPE)                                                             \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_GROUP_REDUCE_OP, T, TYPE)                                          \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_fcollect_warp(nvshmem_team_t team, TYPE *dest, const TYPE *source,  \
+                                                     size_t n) {                                          \
+    return gshmemx_##T##_fcollect_warp(team, dest, source, n);                                            \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_fcollect_block(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                      size_t n) {                                         \
+    return gshmemx_##T##_fcollect_block(team, dest, source, n);                                           \
+  }
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_GROUP_COLLECTIVES)
+#undef GSHMEMI_NV_GROUP_COLLECTIVES
+#undef GSHMEMI_NV_GROUP_REDUCE_OP
+#endif  // __CUDACC__
