@@ -99,7 +99,9 @@ void check_team_queries(gshmem_team_t team, int start, int stride, int size) {
   CHECK(out.p[3 + kQueryRanks] == expect_rank);
 }
 
-// Litmus on `team` in every form, then on-stream rounds.
+// Litmus on `team` in every form, then on-stream rounds. Every PE calls it
+// at the same time (for its own team): its symmetric allocations are
+// collective over all PEs.
 void check_team_sync(gshmem_team_t team, int size) {
   const struct {
     barrier_form form;
@@ -108,7 +110,8 @@ void check_team_sync(gshmem_team_t team, int size) {
   for (const auto &f : forms) {
     for (bool with_quiet : {true, false}) {
       INFO("team " << team << ", form " << f.name << (with_quiet ? ", barrier" : ", sync"));
-      uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)size);
+      // gshmem_malloc is collective over every PE: same size everywhere.
+      uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)gshmem_n_pes());
       managed_counter violations;
       REQUIRE(gshmem_team_sync(team) == 0);  // host team sync: everyone's slots are zeroed
       GSHMEM_TEST_CUDA(launch_team_litmus(team, slots, kBarrierRounds / 4, f.form, with_quiet, 128, violations.value));
@@ -120,7 +123,7 @@ void check_team_sync(gshmem_team_t team, int size) {
   }
   // On a stream: store, team barrier / sync on the stream, check; 300 rounds
   // enqueued back to back without the host waiting in between.
-  uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)size);
+  uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)gshmem_n_pes());
   managed_counter violations;
   cudaStream_t stream;
   GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -350,17 +353,12 @@ const char *const kModeNames[] = {"thread", "warp", "block", "on_stream", "host"
 
 // Every reduction operator and fcollect of one type on `team` (this PE a
 // member), for several sizes, in every mode; reductions also in place.
+// The checks of check_collectives_type on a member of `team`.
 template <class T>
-void check_collectives_type(const char *name, gshmem_team_t team, const collective_api<T> &api) {
+void check_collectives_on(const char *name, gshmem_team_t team, const collective_api<T> &api, T *source, T *dest,
+                          T *inplace, size_t max_n) {
   const int rank = gshmem_team_my_pe(team), size = gshmem_team_n_pes(team);
   REQUIRE(rank >= 0);
-  const size_t max_n = 1000;
-  T *source = (T *)gshmem_malloc(max_n * sizeof(T));
-  T *dest = (T *)gshmem_malloc(max_n * (size_t)size * sizeof(T));
-  T *inplace = (T *)gshmem_malloc(max_n * sizeof(T));
-  REQUIRE(source);
-  REQUIRE(dest);
-  REQUIRE(inplace);
   managed_ints rc(1);
   for (size_t n : {(size_t)1, (size_t)100, max_n}) {
     std::vector<T> mine(n);
@@ -425,6 +423,20 @@ void check_collectives_type(const char *name, gshmem_team_t team, const collecti
     }
   }
   REQUIRE(gshmem_team_sync(team) == 0);
+}
+
+// Every PE calls it (the symmetric allocations are collective over all
+// PEs); a PE outside `team` (GSHMEM_TEAM_INVALID) only allocates and frees.
+template <class T>
+void check_collectives_type(const char *name, gshmem_team_t team, const collective_api<T> &api) {
+  const size_t max_n = 1000;
+  T *source = (T *)gshmem_malloc(max_n * sizeof(T));
+  T *dest = (T *)gshmem_malloc(max_n * (size_t)gshmem_n_pes() * sizeof(T));
+  T *inplace = (T *)gshmem_malloc(max_n * sizeof(T));
+  REQUIRE(source);
+  REQUIRE(dest);
+  REQUIRE(inplace);
+  if (team != GSHMEM_TEAM_INVALID) check_collectives_on(name, team, api, source, dest, inplace, max_n);
   gshmem_free(inplace);
   gshmem_free(dest);
   gshmem_free(source);
@@ -453,8 +465,7 @@ TEST_CASE("small collectives: sum/prod/max/min reductions and fcollect, every fo
   const int me = gshmem_my_pe(), n = gshmem_n_pes();
   gshmem_team_t evens = GSHMEM_TEAM_INVALID;
   REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &evens) == 0);
-  for (gshmem_team_t team : {(gshmem_team_t)GSHMEM_TEAM_WORLD, evens}) {
-    if (team == GSHMEM_TEAM_INVALID) continue;  // odd PEs are not in the evens team
+  for (gshmem_team_t team : {(gshmem_team_t)GSHMEM_TEAM_WORLD, evens}) {  // evens: INVALID on odd PEs
 #define TEAM_GPU_CHECK_TYPE(NAME, TYPE) check_collectives_type<TYPE>(#NAME, team, api_##NAME());
     TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_CHECK_TYPE)
 #undef TEAM_GPU_CHECK_TYPE
