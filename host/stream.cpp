@@ -570,7 +570,6 @@ void gshmemi_stream_end_device_work(int device, int lost_pe) {
   // The stream is not destroyed: the context is about to fail anyway.
 }
 
-void gshmemx_sync_all_on_stream(cudaStream_t stream) { gshmemx_barrier_all_on_stream(stream); }
 
 int gshmemi_stream_init(void) {
   const gshmemi_device_state_t *state = gshmemi_host_state();

@@ -22,6 +22,7 @@
 #include "../host/rma_internal.h"
 #include "../host/stream_internal.h"
 #include "liveness.h"
+#include "../host/team_internal.h"
 #include "log.h"
 
 namespace gshmemi {
@@ -410,8 +411,10 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   // their counters are zeroed before the closing barrier lets peers use them.
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_stream_init(), "preparing the on-stream routines");
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_host_rma_init(), "preparing host RMA");
+  if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_team_init(), "preparing the teams");
   if (rc == GSHMEM_SUCCESS) rc = boot->barrier();
   if (rc) {
+    gshmemi_team_finalize();
     gshmemi_host_rma_finalize();
     host_state = gshmemi_device_state_t{};
     publish_to_all(host_state);
@@ -473,7 +476,12 @@ void gshmem_finalize(void) {
     if (b != GSHMEM_SUCCESS) report_collective_failure(b, "gshmem_finalize");
   }
   rt.initialized.store(false);
-  gshmemi_host_rma_finalize();
+  // Their releases wait for the device, which may never finish once a peer
+  // is gone: then they stay until the process exits.
+  if (job_lost_pe() < 0) {
+    gshmemi_team_finalize();
+    gshmemi_host_rma_finalize();
+  }
   host_state = gshmemi_device_state_t{};
   publish_to_all(host_state);
   const int rc = heap_finalize(boot, job_lost_pe() < 0);

@@ -11,3 +11,5 @@
 #include <gshmem/runtime.h>
 #include <gshmem/sync.h>
 #include <gshmem/update.h>
+#include <gshmem/team.h>
+#include <gshmem/collectives.h>

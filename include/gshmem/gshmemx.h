@@ -6,3 +6,6 @@
 #include <gshmem/sync_ext.h>
 #include <gshmem/update_ext.h>
 #include <gshmem/stream.h>
+#include <gshmem/team_ext.h>
+#include <gshmem/launch.h>
+#include <gshmem/collectives_ext.h>

@@ -142,9 +142,6 @@ GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream);
  * observes every heap write that any PE's stream made before its barrier.
  * Calls must not overlap on one PE (one barrier stream at a time). */
 GSHMEM_API void gshmemx_barrier_all_on_stream(cudaStream_t stream);
-/* The same barrier (OpenSHMEM's sync_all promises less than barrier_all:
- * only the ordering of the streams, not the completion of earlier updates;
- * this one gives both). */
-GSHMEM_API void gshmemx_sync_all_on_stream(cudaStream_t stream);
+/* gshmemx_sync_all_on_stream: see <gshmem/team_ext.h> (the world team's sync). */
 
 GSHMEM_END_EXTERN_C

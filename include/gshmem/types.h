@@ -85,6 +85,17 @@
   X(uint32, uint32_t)                       \
   X(uint64, uint64_t)
 
+// Reduction types (OpenSHMEM 1.5 Table 10, for max, min, sum and prod; long
+// double and the complex types are not offered): exactly the standard RMA
+// types, so the list is the RMA table itself. fcollect uses the RMA table.
+#define GSHMEM_FOR_EACH_REDUCE_TYPE(X) GSHMEM_FOR_EACH_RMA_TYPE(X)
+
+// Reduction operators of the small collectives, for one type: expands
+// X(TYPENAME, TYPE, OP) per operator, for gshmem_TYPENAME_OP_reduce (the
+// functors are gshmem::detail::reduce_OP in detail/team_collectives.h).
+#define GSHMEM_FOR_EACH_REDUCE_OP(X, TYPENAME, TYPE) \
+  X(TYPENAME, TYPE, sum) X(TYPENAME, TYPE, prod) X(TYPENAME, TYPE, max) X(TYPENAME, TYPE, min)
+
 // Comparison operators for wait/test (values fixed by OpenSHMEM).
 #define GSHMEM_CMP_EQ 0
 #define GSHMEM_CMP_NE 1

@@ -234,7 +234,9 @@ GSHMEM_HD void gshmem_quiet(void) {
 /* Device: every thread of exactly one block on every PE calls it; returns
  * when all PEs have entered. Every store the calling block made before the
  * call (local or remote) is visible to every PE after it (each announcement
- * is a release store at system scope; the waits are acquire loads).
+ * is a release store at system scope; the waits are acquire loads). One
+ * caller per PE at a time; gshmemx_sync_all_thread / _warp (<gshmem/
+ * update_ext.h>) are the same barrier called by one thread or one warp.
  * Host: gshmemi_host_sync_all. */
 GSHMEM_HD void gshmem_sync_all(void) {
 #if GSHMEM_IN_DEVICE_CODE
@@ -246,8 +248,9 @@ GSHMEM_HD void gshmem_sync_all(void) {
 
 /* Device: gshmem_quiet by the block, then gshmem_sync_all: every update the
  * block issued before the call is complete and visible to all PEs when any
- * PE returns. One block per PE, as sync_all. Host: gshmemi_host_barrier_all
- * (waits for this PE's device work first). */
+ * PE returns. One block per PE, as sync_all (gshmemx_barrier_all_thread /
+ * _warp for other callers). Host: gshmemi_host_barrier_all (waits for this
+ * PE's device work first). */
 GSHMEM_HD void gshmem_barrier_all(void) {
 #if GSHMEM_IN_DEVICE_CODE
   gshmem::detail::block_sync_all<true>("gshmem_barrier_all");

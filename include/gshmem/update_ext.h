@@ -214,4 +214,41 @@ GSHMEMI_DEFINE_BULK_HALF_ADD_GROUP(block)
 #undef GSHMEMI_BULK_ARGS
 #undef GSHMEMI_RLX
 
+/* ------------------------------------------- device barrier, any caller
+ * The device gshmem_barrier_all / gshmem_sync_all (<gshmem/update.h>) are
+ * called by a whole block; these are the same barrier for other callers:
+ *   _thread  one thread (NVSHMEM's device nvshmem_barrier_all/sync_all)
+ *   _warp    all 32 lanes of a converged warp, together
+ *   _block   every thread of the block (= gshmem_barrier_all / sync_all)
+ * One caller per PE at a time (a thread, a warp or a block), and every PE
+ * calls the barrier the same number of times, in any mix of forms: forms
+ * share one epoch counter, so PE 0 may pass a barrier with the thread form
+ * while PE 1 passes the same barrier with the block form. Concurrent calls
+ * by several blocks (or warps, or threads) of one PE are not allowed, as in
+ * NVSHMEM: they share the counter and may pass early or hang. State and
+ * algorithm: <gshmem/detail/team_sync.h>.
+ * ORDERING. sync_all: returns when every PE has entered; every store the
+ * caller (the whole group) made before the call, local or remote, is
+ * visible to every PE after it returns there (release announcements,
+ * acquire polls at system scope). barrier_all: gshmem_quiet first (every
+ * announcing member executes fence.sc.sys after the group synchronized), so
+ * the group's earlier puts, atomics and signals are complete and visible to
+ * all PEs when any PE returns. */
+#define GSHMEMI_DEFINE_BARRIER_GROUP(SUFFIX, GROUP_DECL)                                             \
+  GSHMEM_DEVICE void gshmemx_barrier_all##SUFFIX(void) {                                             \
+    GROUP_DECL gshmem::detail::sync_world<true>(g, "gshmemx_barrier_all" #SUFFIX);                   \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_sync_all##SUFFIX(void) {                                                \
+    GROUP_DECL gshmem::detail::sync_world<false>(g, "gshmemx_sync_all" #SUFFIX);                     \
+  }
+#define GSHMEMI_BARRIER_GROUP_THREAD gshmem::detail::single_group g;
+#define GSHMEMI_BARRIER_GROUP_WARP gshmem::detail::warp_group g;
+#define GSHMEMI_BARRIER_GROUP_BLOCK                 \
+  __shared__ gshmem::detail::block_scratch scratch; \
+  gshmem::detail::block_group g(&scratch);
+GSHMEMI_DEFINE_BARRIER_GROUP(_thread, GSHMEMI_BARRIER_GROUP_THREAD)
+GSHMEMI_DEFINE_BARRIER_GROUP(_warp, GSHMEMI_BARRIER_GROUP_WARP)
+GSHMEMI_DEFINE_BARRIER_GROUP(_block, GSHMEMI_BARRIER_GROUP_BLOCK)
+#undef GSHMEMI_DEFINE_BARRIER_GROUP
+
 #endif  // __CUDACC__

@@ -37,10 +37,10 @@ int main() {
 
 #elif GSHMEM_CHECK_CASE == 1
 // A collective gshmem does not provide.
-__global__ void k(int *dest, const int *source) { nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+__global__ void k(int *dest, const int *source) { nvshmem_int_and_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1); }
 #elif GSHMEM_CHECK_CASE == 2
-// The device barrier: NVSHMEM's is called by one thread, gshmem's by a block; not mapped.
-__global__ void k() { nvshmem_barrier_all(); }
+// A collective gshmem does not provide.
+__global__ void k(int *dest, const int *source) { nvshmem_int_alltoall(NVSHMEM_TEAM_WORLD, dest, source, 1); }
 #endif
 
 #if GSHMEM_CHECK_CASE == 0

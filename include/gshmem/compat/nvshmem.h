@@ -14,11 +14,14 @@
 // put_signal / putmem_signal [_nbi], signal_fetch, the standard atomics,
 // fence / quiet, and the whole point-to-point synchronization family
 // (wait_until, test, _all / _any / _some [_vector], signal_wait_until).
+// Device-side collectives (sections at the end of this file and of
+// <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms);
+// teams (WORLD, NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
+// team_sync and barrier on host, device and stream); collective launch
+// (<nvshmemx.h>); max/min/sum/prod reductions and fcollect (host, device,
+// warp, block, on stream).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
-// fails to compile and the compiler's message names it. In particular the
-// device nvshmem_barrier_all / nvshmem_sync_all are not mapped (NVSHMEM's are
-// called by one thread, gshmem's device barrier by the whole block, so a
-// mapping would hang ported kernels); the host nvshmem_barrier_all is.
+// fails to compile and the compiler's message names it.
 #pragma once
 
 #include <gshmem/gshmem.h>
@@ -51,8 +54,6 @@ static inline void nvshmem_finalize(void) { gshmem_finalize(); }
 static inline void *nvshmem_malloc(size_t size) { return gshmem_malloc(size); }
 static inline void *nvshmem_calloc(size_t count, size_t size) { return gshmem_calloc(count, size); }
 static inline void nvshmem_free(void *ptr) { gshmem_free(ptr); }
-/* Host only here (see the top of this file). */
-static inline void nvshmem_barrier_all(void) { gshmemi_host_barrier_all(); }
 
 /* ------------------------------------------------------ host and device */
 GSHMEMI_NV_HD int nvshmem_my_pe(void) { return gshmem_my_pe(); }
@@ -255,3 +256,67 @@ static inline void nvshmemx_vendor_get_version_info(int *major, int *minor, int 
   *patch = GSHMEM_VERSION_PATCH;
 }
 /* =================================================== end init, status, exit, info */
+
+/* ============================================================ barriers
+ * nvshmem_barrier_all / nvshmem_sync_all: host and device. In device code
+ * NVSHMEM's forms are called by one thread: they map to gshmem's one-thread
+ * barrier (gshmemx_barrier_all_thread / gshmemx_sync_all_thread); one caller
+ * per PE at a time, as NVSHMEM requires. On the host, gshmem's host barrier. */
+GSHMEMI_NV_HD void nvshmem_barrier_all(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmemx_barrier_all_thread();
+#else
+  gshmemi_host_barrier_all();
+#endif
+}
+GSHMEMI_NV_HD void nvshmem_sync_all(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmemx_sync_all_thread();
+#else
+  gshmemi_host_sync_all();
+#endif
+}
+
+/* =============================================================== teams
+ * Handles are gshmem's (<gshmem/team.h>): the same names, other values.
+ * nvshmem_team_config_t is accepted and ignored (gshmem has no contexts).
+ * nvshmem_team_sync / nvshmem_barrier: host and device; in device code
+ * called by one thread (warp/block forms in <nvshmemx.h>). */
+typedef gshmem_team_t nvshmem_team_t;
+typedef gshmem_team_config_t nvshmem_team_config_t;
+#define NVSHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD
+#define NVSHMEMX_TEAM_NODE GSHMEMX_TEAM_NODE
+#define NVSHMEM_TEAM_INVALID GSHMEM_TEAM_INVALID
+#define NVSHMEM_TEAM_NUM_CONTEXTS GSHMEM_TEAM_NUM_CONTEXTS
+
+static inline int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride, int size,
+                                             const nvshmem_team_config_t *config, long config_mask,
+                                             nvshmem_team_t *new_team) {
+  return gshmem_team_split_strided(parent_team, start, stride, size, config, config_mask, new_team);
+}
+static inline void nvshmem_team_destroy(nvshmem_team_t team) { gshmem_team_destroy(team); }
+GSHMEMI_NV_HD int nvshmem_team_my_pe(nvshmem_team_t team) { return gshmem_team_my_pe(team); }
+GSHMEMI_NV_HD int nvshmem_team_n_pes(nvshmem_team_t team) { return gshmem_team_n_pes(team); }
+GSHMEMI_NV_HD int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team) {
+  return gshmem_team_translate_pe(src_team, src_pe, dest_team);
+}
+GSHMEMI_NV_HD int nvshmem_team_sync(nvshmem_team_t team) { return gshmem_team_sync(team); }
+GSHMEMI_NV_HD int nvshmem_barrier(nvshmem_team_t team) { return gshmemx_team_barrier(team); }
+
+/* =================================================== small collectives
+ * max/min/sum/prod reductions and fcollect over a team, host and device
+ * (one thread), every type of GSHMEM_FOR_EACH_REDUCE_TYPE
+ * (<gshmem/collectives.h>). */
+#define GSHMEMI_NV_REDUCE_OP(T, TYPE, OP)                                                                 \
+  GSHMEMI_NV_HD int nvshmem_##T##_##OP##_reduce(nvshmem_team_t team, TYPE *dest, const TYPE *source,     \
+                                                size_t nreduce) {                                         \
+    return gshmem_##T##_##OP##_reduce(team, dest, source, nreduce);                                       \
+  }
+#define GSHMEMI_NV_COLLECTIVES(T, TYPE)                                                                   \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_REDUCE_OP, T, TYPE)                                                \
+  GSHMEMI_NV_HD int nvshmem_##T##_fcollect(nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t n) { \
+    return gshmem_##T##_fcollect(team, dest, source, n);                                                  \
+  }
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_COLLECTIVES)
+#undef GSHMEMI_NV_COLLECTIVES
+#undef GSHMEMI_NV_REDUCE_OP

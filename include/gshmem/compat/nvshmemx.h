@@ -91,7 +91,6 @@ static inline void nvshmemx_putmem_signal_nbi_on_stream(void *dest, const void *
                                                         cudaStream_t s) {
   gshmemx_putmem_signal_nbi_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, s);
 }
-static inline void nvshmemx_sync_all_on_stream(cudaStream_t stream) { gshmemx_sync_all_on_stream(stream); }
 /* ======================================================= end host RMA on a stream */
 
 /* ============================================================ init with attributes
@@ -175,4 +174,83 @@ GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_COOP_RMA_GROUPS)
 GSHMEMI_NV_COOP_MEM(warp)
 GSHMEMI_NV_COOP_MEM(block)
 #undef GSHMEMI_NV_COOP_MEM
+#endif  // __CUDACC__
+
+/* ============================================================ barriers
+ * Warp and block forms of the device barrier (<nvshmem.h> maps the
+ * one-thread nvshmem_barrier_all / nvshmem_sync_all). */
+#if defined(__CUDACC__)
+GSHMEMI_NV_DEVICE void nvshmemx_barrier_all_warp(void) { gshmemx_barrier_all_warp(); }
+GSHMEMI_NV_DEVICE void nvshmemx_barrier_all_block(void) { gshmemx_barrier_all_block(); }
+GSHMEMI_NV_DEVICE void nvshmemx_sync_all_warp(void) { gshmemx_sync_all_warp(); }
+GSHMEMI_NV_DEVICE void nvshmemx_sync_all_block(void) { gshmemx_sync_all_block(); }
+#endif  // __CUDACC__
+
+/* =============================================================== teams */
+static inline int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+  return gshmemx_team_sync_on_stream(team, stream);
+}
+static inline int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream) {
+  return gshmemx_team_barrier_on_stream(team, stream);
+}
+static inline void nvshmemx_sync_all_on_stream(cudaStream_t stream) { gshmemx_sync_all_on_stream(stream); }
+#if defined(__CUDACC__)
+GSHMEMI_NV_DEVICE int nvshmemx_team_sync_warp(nvshmem_team_t team) { return gshmemx_team_sync_warp(team); }
+GSHMEMI_NV_DEVICE int nvshmemx_team_sync_block(nvshmem_team_t team) { return gshmemx_team_sync_block(team); }
+GSHMEMI_NV_DEVICE int nvshmemx_barrier_warp(nvshmem_team_t team) { return gshmemx_team_barrier_warp(team); }
+GSHMEMI_NV_DEVICE int nvshmemx_barrier_block(nvshmem_team_t team) { return gshmemx_team_barrier_block(team); }
+#endif  // __CUDACC__
+
+/* ==================================================== collective launch */
+#include <cuda.h>  /* CUmodule */
+static inline int nvshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+                                             cudaStream_t stream) {
+  return gshmemx_collective_launch(func, grid, block, args, shmem, stream);
+}
+static inline int nvshmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args,
+                                                            size_t shmem, int *gridsize) {
+  return gshmemx_collective_launch_query_gridsize(func, block, args, shmem, gridsize);
+}
+static inline int nvshmemx_cumodule_init(CUmodule module) { return gshmemx_cumodule_init((void *)module); }
+static inline int nvshmemx_cumodule_finalize(CUmodule module) { return gshmemx_cumodule_finalize((void *)module); }
+
+/* =================================================== small collectives */
+#define GSHMEMI_NV_STREAM_REDUCE_OP(T, TYPE, OP)                                                          \
+  static inline int nvshmemx_##T##_##OP##_reduce_on_stream(nvshmem_team_t team, TYPE *dest,              \
+                                                           const TYPE *source, size_t nreduce,           \
+                                                           cudaStream_t stream) {                        \
+    return gshmemx_##T##_##OP##_reduce_on_stream(team, dest, source, nreduce, stream);                    \
+  }
+#define GSHMEMI_NV_STREAM_COLLECTIVES(T, TYPE)                                                            \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_STREAM_REDUCE_OP, T, TYPE)                                         \
+  static inline int nvshmemx_##T##_fcollect_on_stream(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                      size_t n, cudaStream_t stream) {                    \
+    return gshmemx_##T##_fcollect_on_stream(team, dest, source, n, stream);                               \
+  }
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_STREAM_COLLECTIVES)
+#undef GSHMEMI_NV_STREAM_COLLECTIVES
+#undef GSHMEMI_NV_STREAM_REDUCE_OP
+#if defined(__CUDACC__)
+#define GSHMEMI_NV_GROUP_REDUCE_OP(T, TYPE, OP)                                                           \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_##OP##_reduce_warp(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                          size_t nreduce) {                               \
+    return gshmemx_##T##_##OP##_reduce_warp(team, dest, source, nreduce);                                 \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_##OP##_reduce_block(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                           size_t nreduce) {                              \
+    return gshmemx_##T##_##OP##_reduce_block(team, dest, source, nreduce);                                \
+  }
+#define GSHMEMI_NV_GROUP_COLLECTIVES(T, TYPE)                                                             \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_GROUP_REDUCE_OP, T, TYPE)                                          \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_fcollect_warp(nvshmem_team_t team, TYPE *dest, const TYPE *source,  \
+                                                     size_t n) {                                          \
+    return gshmemx_##T##_fcollect_warp(team, dest, source, n);                                            \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_fcollect_block(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                      size_t n) {                                         \
+    return gshmemx_##T##_fcollect_block(team, dest, source, n);                                           \
+  }
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_GROUP_COLLECTIVES)
+#undef GSHMEMI_NV_GROUP_COLLECTIVES
+#undef GSHMEMI_NV_GROUP_REDUCE_OP
 #endif  // __CUDACC__

@@ -1,0 +1,118 @@
+// The small collectives' host side (<gshmem/collectives.h>,
+// <gshmem/collectives_ext.h>): argument checks, then the block-form kernel of
+// device/collective_kernels.cu on the caller's stream (on-stream forms) or on
+// the runtime's team stream, waited for (host forms).
+#include <gshmem/gshmemx.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <mutex>
+
+#include "../src/log.h"
+#include "team_internal.h"
+
+namespace gshmemi {
+namespace team {
+namespace {
+
+namespace gd = gshmem::detail;
+
+// Checks shared by every collective; `source_bytes` of source must lie in
+// the symmetric heap (peers read it), `dest_bytes` of dest are written here.
+int check(const char *fn, int team, const void *dest, std::size_t dest_bytes, const void *source,
+          std::size_t source_bytes, bool in_place_allowed) {
+  set_last_error(GSHMEM_SUCCESS);
+  if (!gshmemx_initialized())
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_INITIALIZED, "%s called before gshmem_init (or after gshmem_finalize)", fn);
+  gd::team_desc d;
+  if (!find_team(team, &d))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: team %d is not a valid team on this PE (not created, destroyed, or this PE is not a "
+                         "member)", fn, team);
+  if (source_bytes == 0) return GSHMEM_SUCCESS;
+  if (!dest || !source)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: %s is NULL with a count > 0", fn, dest ? "source" : "dest");
+  const gshmemi_device_state_t *s = gshmemi_host_state();
+  const std::uintptr_t user = reinterpret_cast<std::uintptr_t>(s->heap_base) + GSHMEMI_INTERNAL_REGION_BYTES;
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(s->heap_base) + s->heap_size;
+  const std::uintptr_t src = reinterpret_cast<std::uintptr_t>(source), dst = reinterpret_cast<std::uintptr_t>(dest);
+  if (src < user || src > end || end - src < source_bytes)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_SYMMETRIC,
+                         "%s: source %p (%zu bytes) is not inside the symmetric heap (gshmem_malloc)", fn, source,
+                         source_bytes);
+  const bool same = src == dst;
+  if ((same && !in_place_allowed) || (!same && dst < src + source_bytes && src < dst + dest_bytes))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: dest %p and source %p overlap%s", fn, dest, source,
+                         in_place_allowed ? " without being equal" : "");
+  return GSHMEM_SUCCESS;
+}
+
+int report_launch(const char *fn, int team, cudaError_t err) {
+  if (err == cudaSuccess) return GSHMEM_SUCCESS;
+  return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: team %d: kernel failed: %s", fn, team, cudaGetErrorString(err));
+}
+
+// Host forms: the kernel on the team stream, waited for.
+template <class Launch>
+int run_blocking(const char *fn, int team, Launch launch) {
+  std::lock_guard<std::mutex> lock(team_stream_mutex());
+  cudaError_t err = launch(team_stream());
+  if (err == cudaSuccess) err = cudaStreamSynchronize(team_stream());
+  return report_launch(fn, team, err);
+}
+
+int team_size(int team) {
+  gd::team_desc d;
+  return find_team(team, &d) ? d.size : 0;
+}
+
+}  // namespace
+}  // namespace team
+}  // namespace gshmemi
+
+using namespace gshmemi::team;
+
+extern "C" {
+
+#define GSHMEMI_DEFINE_REDUCE_ENTRY(NAME, TYPE, OP)                                                        \
+  int gshmemx_##NAME##_##OP##_reduce_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source,        \
+                                               size_t nreduce, cudaStream_t stream) {                      \
+    const char *fn = "gshmemx_" #NAME "_" #OP "_reduce_on_stream";                                        \
+    const int rc = check(fn, team, dest, nreduce * sizeof(TYPE), source, nreduce * sizeof(TYPE), true);   \
+    if (rc != GSHMEM_SUCCESS) return rc;                                                                   \
+    return report_launch(fn, team, launch_##NAME##_##OP##_reduce(team, dest, source, nreduce, stream));   \
+  }                                                                                                        \
+  int gshmemi_host_##NAME##_##OP##_reduce(gshmem_team_t team, TYPE *dest, const TYPE *source,             \
+                                          size_t nreduce) {                                                \
+    const char *fn = "gshmem_" #NAME "_" #OP "_reduce";                                                   \
+    const int rc = check(fn, team, dest, nreduce * sizeof(TYPE), source, nreduce * sizeof(TYPE), true);   \
+    if (rc != GSHMEM_SUCCESS) return rc;                                                                   \
+    return run_blocking(fn, team, [&](cudaStream_t s) {                                                    \
+      return launch_##NAME##_##OP##_reduce(team, dest, source, nreduce, s);                               \
+    });                                                                                                    \
+  }
+#define GSHMEMI_DEFINE_COLLECTIVE_ENTRIES(NAME, TYPE)                                                       \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_REDUCE_ENTRY, NAME, TYPE)                                         \
+  int gshmemx_##NAME##_fcollect_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, \
+                                          cudaStream_t stream) {                                             \
+    const char *fn = "gshmemx_" #NAME "_fcollect_on_stream";                                                \
+    const int rc = check(fn, team, dest, nelems * sizeof(TYPE) * team_size(team), source,                   \
+                         nelems * sizeof(TYPE), false);                                                     \
+    if (rc != GSHMEM_SUCCESS) return rc;                                                                     \
+    return report_launch(fn, team, launch_##NAME##_fcollect(team, dest, source, nelems, stream));           \
+  }                                                                                                          \
+  int gshmemi_host_##NAME##_fcollect(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems) {    \
+    const char *fn = "gshmem_" #NAME "_fcollect";                                                           \
+    const int rc = check(fn, team, dest, nelems * sizeof(TYPE) * team_size(team), source,                   \
+                         nelems * sizeof(TYPE), false);                                                     \
+    if (rc != GSHMEM_SUCCESS) return rc;                                                                     \
+    return run_blocking(fn, team, [&](cudaStream_t s) {                                                      \
+      return launch_##NAME##_fcollect(team, dest, source, nelems, s);                                       \
+    });                                                                                                      \
+  }
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_COLLECTIVE_ENTRIES)
+#undef GSHMEMI_DEFINE_COLLECTIVE_ENTRIES
+#undef GSHMEMI_DEFINE_REDUCE_ENTRY
+
+}  // extern "C"

@@ -1,0 +1,105 @@
+// Collective kernel launch (<gshmem/launch.h>): occupancy check, then a
+// cooperative launch.
+#include <gshmem/launch.h>
+#include <gshmem/runtime.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../src/log.h"
+
+namespace {
+
+// How many blocks of `func` can be resident at once on the current GPU.
+struct Fit {
+  unsigned long long threads = 0;  // per block
+  int per_sm = 0;
+  int sms = 0;
+  long long max_blocks = 0;
+};
+
+int find_fit(const char *fn, const void *func, dim3 block, size_t shmem, Fit *fit) {
+  if (!gshmemx_initialized())
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_INITIALIZED, "%s called before gshmem_init (or after gshmem_finalize)", fn);
+  if (!func) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: func is NULL", fn);
+  fit->threads = (unsigned long long)block.x * block.y * block.z;
+  if (fit->threads == 0)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: the block (%u x %u x %u) has no threads", fn, block.x,
+                         block.y, block.z);
+  cudaFuncAttributes attr{};
+  cudaError_t err = cudaFuncGetAttributes(&attr, func);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: func %p is not a kernel of this program (%s)", fn, func,
+                         cudaGetErrorString(err));
+  }
+  if (fit->threads > (unsigned long long)attr.maxThreadsPerBlock)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: a block of %llu threads exceeds this kernel's limit of %d",
+                         fn, fit->threads, attr.maxThreadsPerBlock);
+  int device = -1, cooperative = 0;
+  err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&fit->sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit->per_sm, func, (int)fit->threads, shmem);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: the occupancy query failed (%llu threads, %zu bytes of dynamic "
+                         "shared memory per block): %s", fn, fit->threads, shmem, cudaGetErrorString(err));
+  }
+  if (!cooperative)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_SUPPORTED, "%s: GPU %d does not support cooperative launches", fn, device);
+  fit->max_blocks = (long long)fit->per_sm * fit->sms;
+  if (fit->max_blocks == 0)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: not even one block of %llu threads with %zu bytes of dynamic shared memory fits on an "
+                         "SM of GPU %d (registers: %d per thread, static shared memory: %zu bytes)",
+                         fn, fit->threads, shmem, device, attr.numRegs, attr.sharedSizeBytes);
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+                              cudaStream_t stream) {
+  const char *fn = "gshmemx_collective_launch";
+  gshmemi::set_last_error(GSHMEM_SUCCESS);
+  Fit fit;
+  const int rc = find_fit(fn, func, block, shmem, &fit);
+  if (rc != GSHMEM_SUCCESS) return rc;
+  unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
+  if (blocks == 0) {
+    grid = dim3((unsigned)fit.max_blocks, 1, 1);
+    blocks = (unsigned long long)fit.max_blocks;
+  }
+  if (blocks > (unsigned long long)fit.max_blocks)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: a grid of %llu blocks (%u x %u x %u) cannot be co-resident: at most %lld blocks of "
+                         "%llu threads with %zu bytes of dynamic shared memory fit on this GPU (%d per SM x %d SMs; "
+                         "see gshmemx_collective_launch_query_gridsize)",
+                         fn, blocks, grid.x, grid.y, grid.z, fit.max_blocks, fit.threads, shmem, fit.per_sm, fit.sms);
+  const cudaError_t err = cudaLaunchCooperativeKernel(func, grid, block, args, shmem, stream);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: the cooperative launch of %llu blocks failed: %s", fn, blocks,
+                         cudaGetErrorString(err));
+  }
+  return GSHMEM_SUCCESS;
+}
+
+int gshmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args, size_t shmem,
+                                             int *gridsize) {
+  const char *fn = "gshmemx_collective_launch_query_gridsize";
+  (void)args;
+  gshmemi::set_last_error(GSHMEM_SUCCESS);
+  if (!gridsize) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: gridsize is NULL", fn);
+  *gridsize = 0;
+  Fit fit;
+  const int rc = find_fit(fn, func, block, shmem, &fit);
+  if (rc != GSHMEM_SUCCESS) return rc;
+  *gridsize = (int)fit.max_blocks;
+  return GSHMEM_SUCCESS;
+}
+
+}  // extern "C"

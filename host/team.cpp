@@ -1,0 +1,277 @@
+// Teams (<gshmem/team.h>, <gshmem/team_ext.h>): the host's copy of the team
+// table, team creation and destruction, host queries, and the host and
+// on-stream team syncs. The device side reads the same descriptors from the
+// team table in this PE's heap (<gshmem/detail/team_sync.h>); this file keeps
+// both copies equal.
+//
+// Team creation agrees on a slot over the parent team without the bootstrap
+// (whose collectives span every PE, not a team's): a kernel on the parent
+// team exchanges the members' free-slot masks between two syncs of the
+// parent (device/team_kernels.cu). Each member then records the new team in
+// its own table.
+#include <gshmem/gshmemx.h>
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <mutex>
+
+#include "../src/log.h"
+#include "team_internal.h"
+
+namespace gshmemi {
+namespace team {
+namespace {
+
+namespace gd = gshmem::detail;
+
+struct TeamRuntime {
+  std::mutex mutex;  // guards everything below
+  std::array<gd::team_desc, GSHMEMI_MAX_TEAMS> table{};  // size 0: free
+  cudaStream_t stream = nullptr;                          // the runtime's team stream (non-blocking)
+  int *slot_result = nullptr;                             // device int: the agreement kernel's answer
+};
+
+TeamRuntime &runtime() {
+  static TeamRuntime *r = new TeamRuntime;  // never destroyed (used from static destructors)
+  return *r;
+}
+
+bool initialized(const char *routine) {
+  if (gshmemx_initialized()) return true;
+  GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_INITIALIZED, "%s called before gshmem_init (or after gshmem_finalize)", routine);
+  return false;
+}
+
+// The descriptor of `team` on this PE (lock held); false if the handle is invalid here.
+bool lookup_locked(const TeamRuntime &rt, int team, gd::team_desc *out) {
+  if (team < 0 || team >= GSHMEMI_MAX_TEAMS) return false;
+  const gd::team_desc &d = rt.table[team];
+  if (d.size <= 0 || d.my_rank < 0) return false;
+  *out = d;
+  return true;
+}
+
+bool lookup(int team, gd::team_desc *out) {
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  return lookup_locked(rt, team, out);
+}
+
+// For the queries, which report by returning -1: the cause goes to
+// gshmemx_get_last_error() without a log line.
+bool query_team(int team, gd::team_desc *out) {
+  set_last_error(GSHMEM_SUCCESS);
+  if (!gshmemx_initialized()) {
+    set_last_error(GSHMEMX_ERROR_NOT_INITIALIZED);
+    return false;
+  }
+  if (!lookup(team, out)) {
+    set_last_error(GSHMEMX_ERROR_INVALID_VALUE);
+    return false;
+  }
+  return true;
+}
+
+int report_invalid_team(const char *routine, int team) {
+  return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                       "%s: team %d is not a valid team on this PE (not created, destroyed, or this PE is not "
+                       "a member)",
+                       routine, team);
+}
+
+// Copies descriptor `slot` of the host table into this PE's device table (lock held).
+int write_device_entry_locked(TeamRuntime &rt, int slot) {
+  const gshmemi_device_state_t *s = gshmemi_host_state();
+  gd::team_desc *device_table = gd::team_table_at(s->heap_base);
+  GSHMEMI_CUDA_CHECK(cudaMemcpyAsync(device_table + slot, &rt.table[slot], sizeof(gd::team_desc),
+                                     cudaMemcpyHostToDevice, rt.stream));
+  GSHMEMI_CUDA_CHECK(cudaStreamSynchronize(rt.stream));
+  return GSHMEM_SUCCESS;
+}
+
+// Runs the team sync kernel on the team stream and waits for it.
+int host_sync(const char *routine, int team, bool with_quiet) {
+  set_last_error(GSHMEM_SUCCESS);
+  if (!initialized(routine)) return GSHMEMX_ERROR_NOT_INITIALIZED;
+  gd::team_desc d;
+  if (!lookup(team, &d)) return report_invalid_team(routine, team);
+  if (with_quiet) {
+    const cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess)
+      return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: device work failed: %s", routine, cudaGetErrorString(err));
+  }
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);  // one host sync on the team stream at a time
+  cudaError_t err = launch_team_sync(team, with_quiet, rt.stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(rt.stream);
+  if (err != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: team %d: the team sync kernel failed: %s", routine, team,
+                         cudaGetErrorString(err));
+  return GSHMEM_SUCCESS;
+}
+
+int sync_on_stream(const char *routine, int team, bool with_quiet, cudaStream_t stream) {
+  set_last_error(GSHMEM_SUCCESS);
+  if (!initialized(routine)) return GSHMEMX_ERROR_NOT_INITIALIZED;
+  gd::team_desc d;
+  if (!lookup(team, &d)) return report_invalid_team(routine, team);
+  const cudaError_t err = launch_team_sync(team, with_quiet, stream);
+  if (err != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: team %d: kernel launch failed: %s", routine, team,
+                         cudaGetErrorString(err));
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+bool find_team(int team, gd::team_desc *out) { return lookup(team, out); }
+std::mutex &team_stream_mutex() { return runtime().mutex; }
+cudaStream_t team_stream() { return runtime().stream; }
+
+}  // namespace team
+}  // namespace gshmemi
+
+using namespace gshmemi;
+using namespace gshmemi::team;
+
+extern "C" {
+
+int gshmemi_team_init(void) {
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  const gshmemi_device_state_t *s = gshmemi_host_state();
+  if (s->heap_base == nullptr)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "gshmemi_team_init: the heap does not exist yet");
+  cudaError_t loaded = preload_team_kernels();
+  if (loaded == cudaSuccess) loaded = preload_collective_kernels();
+  if (loaded != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "loading the team kernels failed: %s", cudaGetErrorString(loaded));
+  if (!rt.stream) GSHMEMI_CUDA_CHECK(cudaStreamCreateWithFlags(&rt.stream, cudaStreamNonBlocking));
+  if (!rt.slot_result) GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&rt.slot_result), sizeof(int)));
+  rt.table.fill(gd::team_desc{});
+  // All PEs of a job run on one node (peers are reached by P2P), so the
+  // node team has the world's members under its own handle.
+  rt.table[GSHMEM_TEAM_WORLD] = gd::world_team_desc(s->my_pe, s->n_pes);
+  rt.table[GSHMEMX_TEAM_NODE] = gd::world_team_desc(s->my_pe, s->n_pes);
+  GSHMEMI_CUDA_CHECK(cudaMemcpyAsync(gd::team_table_at(s->heap_base), rt.table.data(), sizeof(rt.table),
+                                     cudaMemcpyHostToDevice, rt.stream));
+  GSHMEMI_CUDA_CHECK(cudaStreamSynchronize(rt.stream));
+  return GSHMEM_SUCCESS;
+}
+
+void gshmemi_team_finalize(void) {
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  rt.table.fill(gd::team_desc{});
+  if (rt.slot_result) cudaFree(rt.slot_result);
+  if (rt.stream) cudaStreamDestroy(rt.stream);
+  rt.slot_result = nullptr;
+  rt.stream = nullptr;
+}
+
+int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, int size,
+                              const gshmem_team_config_t *config, long config_mask, gshmem_team_t *new_team) {
+  const char *fn = "gshmem_team_split_strided";
+  (void)config;
+  (void)config_mask;
+  set_last_error(GSHMEM_SUCCESS);
+  if (new_team) *new_team = GSHMEM_TEAM_INVALID;
+  if (!initialized(fn)) return GSHMEMX_ERROR_NOT_INITIALIZED;
+  if (!new_team) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: new_team is NULL", fn);
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  gd::team_desc parent;
+  if (!lookup_locked(rt, parent_team, &parent)) return report_invalid_team(fn, parent_team);
+  if (const char *problem = gd::split_strided_problem(parent, start, stride, size))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: %s (parent team %d of %d PEs, start %d, stride %d, size %d)", fn, problem,
+                         parent_team, parent.size, start, stride, size);
+  unsigned long long free_mask = 0;
+  for (int slot = 0; slot < GSHMEMI_MAX_TEAMS; ++slot)
+    if (rt.table[slot].size == 0) free_mask |= 1ull << slot;
+
+  int slot = -1;
+  cudaError_t err = launch_team_agree(parent_team, free_mask, rt.slot_result, rt.stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(&slot, rt.slot_result, sizeof(int), cudaMemcpyDeviceToHost, rt.stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(rt.stream);
+  if (err != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: the agreement kernel on parent team %d failed: %s", fn,
+                         parent_team, cudaGetErrorString(err));
+  if (slot == -2)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "%s: the device team table lost parent team %d", fn, parent_team);
+  if (slot < 0)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_OUT_OF_MEMORY,
+                         "%s: no team slot is free on every PE of parent team %d: at most GSHMEMX_MAX_TEAMS "
+                         "(%d) teams, the predefined ones included, may exist at once on a PE",
+                         fn, parent_team, GSHMEMI_MAX_TEAMS);
+  const gd::team_desc made = gd::split_strided_desc(parent, start, stride, size, gshmemi_host_state()->my_pe);
+  if (made.my_rank < 0) return GSHMEM_SUCCESS;  // not a member: GSHMEM_TEAM_INVALID
+  rt.table[slot] = made;
+  const int rc = write_device_entry_locked(rt, slot);
+  if (rc != GSHMEM_SUCCESS) {
+    rt.table[slot] = gd::team_desc{};
+    return rc;
+  }
+  GSHMEMI_INFO("%s: team %d = parent %d ranks %d + %d k, k < %d (world PEs %d + %d k); this PE is rank %d", fn,
+               slot, parent_team, start, stride, size, made.start, made.stride, made.my_rank);
+  *new_team = slot;
+  return GSHMEM_SUCCESS;
+}
+
+void gshmem_team_destroy(gshmem_team_t team) {
+  const char *fn = "gshmem_team_destroy";
+  set_last_error(GSHMEM_SUCCESS);
+  if (!initialized(fn)) return;
+  if (team == GSHMEM_TEAM_INVALID) return;
+  if (team == GSHMEM_TEAM_WORLD || team == GSHMEMX_TEAM_NODE) {
+    GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: team %d is predefined and cannot be destroyed", fn, team);
+    return;
+  }
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  gd::team_desc d;
+  if (!lookup_locked(rt, team, &d)) {
+    report_invalid_team(fn, team);
+    return;
+  }
+  rt.table[team] = gd::team_desc{};
+  write_device_entry_locked(rt, team);
+}
+
+int gshmemi_host_team_my_pe(gshmem_team_t team) {
+  gd::team_desc d;
+  if (!query_team(team, &d)) return -1;
+  return d.my_rank;
+}
+
+int gshmemi_host_team_n_pes(gshmem_team_t team) {
+  gd::team_desc d;
+  if (!query_team(team, &d)) return -1;
+  return d.size;
+}
+
+int gshmemi_host_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team) {
+  gd::team_desc from, to;
+  if (!query_team(src_team, &from) || !query_team(dest_team, &to)) return -1;
+  return gd::team_translate(from, src_pe, to);
+}
+
+int gshmemi_host_team_sync(gshmem_team_t team) { return host_sync("gshmem_team_sync", team, false); }
+
+int gshmemi_host_team_barrier(gshmem_team_t team) { return host_sync("gshmemx_team_barrier", team, true); }
+
+int gshmemx_team_sync_on_stream(gshmem_team_t team, cudaStream_t stream) {
+  return sync_on_stream("gshmemx_team_sync_on_stream", team, false, stream);
+}
+
+int gshmemx_team_barrier_on_stream(gshmem_team_t team, cudaStream_t stream) {
+  return sync_on_stream("gshmemx_team_barrier_on_stream", team, true, stream);
+}
+
+void gshmemx_sync_all_on_stream(cudaStream_t stream) {
+  (void)sync_on_stream("gshmemx_sync_all_on_stream", GSHMEM_TEAM_WORLD, false, stream);
+}
+
+}  // extern "C"

@@ -1,0 +1,66 @@
+// Internal interface between the team routines (host/team.cpp), the kernels
+// behind them (device/team_kernels.cu) and the runtime's init/finalize.
+// Not installed.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/team_sync.h>
+
+#include <gshmem/types.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <mutex>
+
+// gshmemi_team_init: loads the team kernels (never lazily behind a spinning
+//   peer), creates the runtime's team stream and writes the predefined
+//   teams' descriptors (world, node) into this PE's team table. Call it after
+//   the heap exists (its internal region zeroed) and before the last barrier
+//   of gshmem_init. Returns GSHMEM_SUCCESS or an error code (logged).
+// gshmemi_team_finalize: forgets every team and releases the team stream.
+GSHMEM_EXTERN_C int gshmemi_team_init(void);
+GSHMEM_EXTERN_C void gshmemi_team_finalize(void);
+
+namespace gshmemi {
+namespace team {
+
+// One block of kTeamThreads threads (a warp) on `stream`: the team sync
+// (with_quiet: barrier) of `team`, as the device forms run it.
+constexpr unsigned kTeamThreads = 32;
+cudaError_t launch_team_sync(int team, bool with_quiet, cudaStream_t stream);
+
+// Team creation's agreement over the parent team (slot `parent`): each
+// member publishes `free_mask` (its free team slots), syncs the parent, ANDs
+// every member's mask, zeroes this PE's area of the lowest common free slot,
+// syncs the parent again, and writes that slot (or -1) to *slot_out (device
+// memory).
+cudaError_t launch_team_agree(int parent, unsigned long long free_mask, int *slot_out, cudaStream_t stream);
+
+// Loads every kernel of device/team_kernels.cu now (cudaFuncGetAttributes).
+cudaError_t preload_team_kernels();
+
+// For the collectives (host/collectives.cpp): the descriptor of `team` on
+// this PE (false: invalid handle here), and the runtime's team stream with
+// the lock that serializes its users (host team syncs, host collectives).
+bool find_team(int team, gshmem::detail::team_desc *out);
+std::mutex &team_stream_mutex();
+cudaStream_t team_stream();
+
+// The small collectives' kernels (device/collective_kernels.cu): one block
+// of kCollectiveThreads threads runs the block form on `stream`.
+constexpr unsigned kCollectiveThreads = 256;
+#define GSHMEMI_DECLARE_REDUCE_LAUNCHER(NAME, TYPE, OP)                                           \
+  cudaError_t launch_##NAME##_##OP##_reduce(int team, TYPE *dest, const TYPE *source, size_t n, \
+                                            cudaStream_t stream);
+#define GSHMEMI_DECLARE_COLLECTIVE_LAUNCHERS(NAME, TYPE)                                          \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DECLARE_REDUCE_LAUNCHER, NAME, TYPE)                          \
+  cudaError_t launch_##NAME##_fcollect(int team, TYPE *dest, const TYPE *source, size_t nelems,   \
+                                       cudaStream_t stream);
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_COLLECTIVE_LAUNCHERS)
+#undef GSHMEMI_DECLARE_COLLECTIVE_LAUNCHERS
+#undef GSHMEMI_DECLARE_REDUCE_LAUNCHER
+cudaError_t preload_collective_kernels();
+
+}  // namespace team
+}  // namespace gshmemi

@@ -1,0 +1,73 @@
+// The small collectives over a team, OpenSHMEM names: max, min, sum and prod
+// reductions and fcollect, host and device. Part of <gshmem/gshmem.h>; the
+// warp/block and on-stream forms are in <gshmem/collectives_ext.h>.
+// Algorithm and rules: <gshmem/detail/team_collectives.h>.
+//
+// gshmem_TYPENAME_OP_reduce(team, dest, source, nreduce), OP in sum, prod,
+//   max, min, TYPENAME in GSHMEM_FOR_EACH_REDUCE_TYPE: dest[i] = OP over the
+//   team's members (in rank order) of source[i] on that member, i < nreduce.
+//   source is symmetric; dest == source is allowed (in place), any other
+//   overlap is not. Integer sum/prod wrap in the type.
+// gshmem_TYPENAME_fcollect(team, dest, source, nelems): dest[r * nelems + i]
+//   = source[i] on team rank r, for every member r (dest holds
+//   n_pes(team) * nelems elements, and does not overlap source).
+// Collective over the team: every member calls, with the same team, counts
+// and symmetric addresses; one collective (or sync) per team and PE at a
+// time. Return 0, or -1 (device: a diagnostic line; host: an error code) for
+// an invalid team or overlapping buffers, with nothing done.
+// ORDERING: every store the caller made to its source before the call is
+// read by every member (the call starts with a team sync); dest is complete
+// for the caller when the call returns; no member's source is read after any
+// member returned (the call ends with a team sync).
+// Device: called by ONE thread (warp/block forms: <gshmem/collectives_ext.h>).
+// Host: runs the block form on a stream of the runtime and waits for it;
+// device work that writes source must be complete before the call (e.g.
+// cudaDeviceSynchronize), and dest is complete on return.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/team_collectives.h>
+#include <gshmem/team.h>
+#include <gshmem/types.h>
+
+#include <stddef.h>
+
+GSHMEM_BEGIN_EXTERN_C
+/* Host halves of the host+device inline functions below. */
+#define GSHMEMI_DECLARE_HOST_REDUCE_OP(NAME, TYPE, OP)                                                 \
+  GSHMEM_API int gshmemi_host_##NAME##_##OP##_reduce(gshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                     size_t nreduce);
+#define GSHMEMI_DECLARE_HOST_COLLECTIVES(NAME, TYPE)                                                   \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DECLARE_HOST_REDUCE_OP, NAME, TYPE)                                \
+  GSHMEM_API int gshmemi_host_##NAME##_fcollect(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems);
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_HOST_COLLECTIVES)
+#undef GSHMEMI_DECLARE_HOST_COLLECTIVES
+#undef GSHMEMI_DECLARE_HOST_REDUCE_OP
+GSHMEM_END_EXTERN_C
+
+#if GSHMEM_IN_DEVICE_CODE
+#define GSHMEMI_COLLECTIVE_BODY(DEVICE_CALL, HOST_CALL) \
+  gshmem::detail::single_group g;                       \
+  return DEVICE_CALL;
+#else
+#define GSHMEMI_COLLECTIVE_BODY(DEVICE_CALL, HOST_CALL) return HOST_CALL;
+#endif
+
+#define GSHMEMI_DEFINE_REDUCE_OP(NAME, TYPE, OP)                                                       \
+  GSHMEM_HD int gshmem_##NAME##_##OP##_reduce(gshmem_team_t team, TYPE *dest, const TYPE *source,     \
+                                              size_t nreduce) {                                        \
+    GSHMEMI_COLLECTIVE_BODY((gshmem::detail::team_reduce<gshmem::detail::reduce_##OP>(                 \
+                                g, team, dest, source, nreduce, "gshmem_" #NAME "_" #OP "_reduce")),  \
+                            gshmemi_host_##NAME##_##OP##_reduce(team, dest, source, nreduce))          \
+  }
+#define GSHMEMI_DEFINE_COLLECTIVES(NAME, TYPE)                                                          \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_REDUCE_OP, NAME, TYPE)                                       \
+  GSHMEM_HD int gshmem_##NAME##_fcollect(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems) { \
+    GSHMEMI_COLLECTIVE_BODY(                                                                            \
+        (gshmem::detail::team_fcollect(g, team, dest, source, nelems, "gshmem_" #NAME "_fcollect")),    \
+        gshmemi_host_##NAME##_fcollect(team, dest, source, nelems))                                     \
+  }
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_COLLECTIVES)
+#undef GSHMEMI_DEFINE_COLLECTIVES
+#undef GSHMEMI_DEFINE_REDUCE_OP
+#undef GSHMEMI_COLLECTIVE_BODY

@@ -1,0 +1,70 @@
+// Warp, block and on-stream forms of the small collectives (gshmem
+// extensions). Part of <gshmem/gshmemx.h>. Semantics, ordering and rules:
+// <gshmem/collectives.h>.
+//
+// gshmemx_TYPENAME_OP_reduce_warp / _block, gshmemx_TYPENAME_fcollect_warp /
+//   _block: called by all 32 lanes of a converged warp / every thread of the
+//   block together, with the same arguments; the members share the elements.
+//   Every member returns the same status.
+// gshmemx_TYPENAME_OP_reduce_on_stream / gshmemx_TYPENAME_fcollect_on_stream:
+//   one block on `stream` runs the block form; work enqueued after it sees
+//   dest complete, and the stream's earlier work is what source holds. Each
+//   member enqueues on one of its streams; members' collectives on a team come
+//   in the same order and do not overlap on a PE. Returns 0 once enqueued, or
+//   an error code with nothing enqueued (logged, gshmemx_get_last_error):
+//   invalid team or NULL buffers with a count > 0 (INVALID_VALUE), a source
+//   outside the symmetric heap (NOT_SYMMETRIC), before init, launch failure.
+#pragma once
+
+#include <gshmem/collectives.h>
+
+#include <cuda_runtime_api.h>
+
+#if defined(__CUDACC__)
+#define GSHMEMI_COLLECTIVE_GROUP_WARP gshmem::detail::warp_group g;
+#define GSHMEMI_COLLECTIVE_GROUP_BLOCK              \
+  __shared__ gshmem::detail::block_scratch scratch; \
+  gshmem::detail::block_group g(&scratch);
+#define GSHMEMI_DEFINE_GROUP_REDUCE_OP(NAME, TYPE, OP, GROUP, GROUP_DECL)                                   \
+  GSHMEM_DEVICE int gshmemx_##NAME##_##OP##_reduce_##GROUP(gshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                           size_t nreduce) {                                  \
+    GROUP_DECL return gshmem::detail::team_reduce<gshmem::detail::reduce_##OP>(                               \
+        g, team, dest, source, nreduce, "gshmemx_" #NAME "_" #OP "_reduce_" #GROUP);                          \
+  }
+#define GSHMEMI_DEFINE_WARP_REDUCE_OP(NAME, TYPE, OP) \
+  GSHMEMI_DEFINE_GROUP_REDUCE_OP(NAME, TYPE, OP, warp, GSHMEMI_COLLECTIVE_GROUP_WARP)
+#define GSHMEMI_DEFINE_BLOCK_REDUCE_OP(NAME, TYPE, OP) \
+  GSHMEMI_DEFINE_GROUP_REDUCE_OP(NAME, TYPE, OP, block, GSHMEMI_COLLECTIVE_GROUP_BLOCK)
+#define GSHMEMI_DEFINE_GROUP_FCOLLECT(NAME, TYPE, GROUP, GROUP_DECL)                                          \
+  GSHMEM_DEVICE int gshmemx_##NAME##_fcollect_##GROUP(gshmem_team_t team, TYPE *dest, const TYPE *source,      \
+                                                      size_t nelems) {                                        \
+    GROUP_DECL return gshmem::detail::team_fcollect(g, team, dest, source, nelems,                            \
+                                                    "gshmemx_" #NAME "_fcollect_" #GROUP);                     \
+  }
+#define GSHMEMI_DEFINE_GROUP_COLLECTIVES(NAME, TYPE)                                                          \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_WARP_REDUCE_OP, NAME, TYPE)                                         \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_BLOCK_REDUCE_OP, NAME, TYPE)                                        \
+  GSHMEMI_DEFINE_GROUP_FCOLLECT(NAME, TYPE, warp, GSHMEMI_COLLECTIVE_GROUP_WARP)                              \
+  GSHMEMI_DEFINE_GROUP_FCOLLECT(NAME, TYPE, block, GSHMEMI_COLLECTIVE_GROUP_BLOCK)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_GROUP_COLLECTIVES)
+#undef GSHMEMI_DEFINE_GROUP_COLLECTIVES
+#undef GSHMEMI_DEFINE_GROUP_FCOLLECT
+#undef GSHMEMI_DEFINE_BLOCK_REDUCE_OP
+#undef GSHMEMI_DEFINE_WARP_REDUCE_OP
+#undef GSHMEMI_DEFINE_GROUP_REDUCE_OP
+#undef GSHMEMI_COLLECTIVE_GROUP_BLOCK
+#undef GSHMEMI_COLLECTIVE_GROUP_WARP
+#endif  // __CUDACC__
+
+GSHMEM_BEGIN_EXTERN_C
+#define GSHMEMI_DECLARE_STREAM_REDUCE_OP(NAME, TYPE, OP)                                                    \
+  GSHMEM_API int gshmemx_##NAME##_##OP##_reduce_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                          size_t nreduce, cudaStream_t stream);
+#define GSHMEMI_DECLARE_STREAM_COLLECTIVES(NAME, TYPE)                                                      \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DECLARE_STREAM_REDUCE_OP, NAME, TYPE)                                    \
+  GSHMEM_API int gshmemx_##NAME##_fcollect_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source,      \
+                                                     size_t nelems, cudaStream_t stream);
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_STREAM_COLLECTIVES)
+#undef GSHMEMI_DECLARE_STREAM_COLLECTIVES
+#undef GSHMEMI_DECLARE_STREAM_REDUCE_OP
+GSHMEM_END_EXTERN_C

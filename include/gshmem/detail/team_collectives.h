@@ -1,0 +1,114 @@
+// The small collectives over a team (reductions and fcollect), for every
+// execution group: correct and simple rather than fast. Public names:
+// <gshmem/collectives.h>, <gshmem/collectives_ext.h>.
+//
+// Reduction: the team syncs (every member's source is complete: the syncs
+// release what each caller stored before it), then each member reads every
+// member's source through the peer mappings (relaxed loads at system scope)
+// and reduces them, in team-rank order, into its own dest; a last team sync
+// keeps every source in place until no member reads it any more. dest ==
+// source (in place) goes chunk by chunk: a chunk's results wait in the team's
+// local staging area until a team sync says every member has read that chunk
+// of every source, then replace it. Any other overlap of dest and source is
+// an error (diagnostic, -1, nothing done).
+// fcollect: the same syncs around copies of every member's source into dest
+// at member rank x nelems.
+// Every member calls with the same team, nelems and symmetric addresses; one
+// collective (or sync) per team and PE at a time (<gshmem/detail/team_sync.h>).
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/team_sync.h>
+#include <gshmem/detail/update_access.h>
+
+#include <stddef.h>
+
+namespace gshmem {
+namespace detail {
+
+// The reduction operators, host and device (the CPU tests use them too).
+// Integer sum and prod wrap in the type (computed in int or wider, then
+// converted back); max and min compare with < (NaN handling unspecified).
+struct reduce_sum {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return (T)(a + b); }
+};
+struct reduce_prod {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return (T)(a * b); }
+};
+struct reduce_max {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return a < b ? b : a; }
+};
+struct reduce_min {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return b < a ? b : a; }
+};
+
+#if defined(__CUDACC__)
+
+// Op over element i of every member's source, in rank order.
+template <class Op, class T>
+GSHMEM_DEVICE T reduce_element(const team_desc& team, const T* source, size_t i, const char* routine) {
+  T acc = load_object<memory_order::relaxed, thread_scope::system>(
+      peer_address(source + i, team_member_pe(team, 0), routine));
+  for (int r = 1; r < team.size; ++r)
+    acc = Op::apply(acc, load_object<memory_order::relaxed, thread_scope::system>(
+                             peer_address(source + i, team_member_pe(team, r), routine)));
+  return acc;
+}
+
+template <class Op, class T, class Group>
+GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size_t n, const char* routine) {
+  team_desc d;
+  if (!device_team(team, &d)) {
+    report_invalid_team(g, team, routine);
+    return -1;
+  }
+  const bool in_place = (const void*)dest == (const void*)source;
+  if (!in_place && n > 0 && (const char*)dest < (const char*)(source + n) &&
+      (const char*)source < (const char*)(dest + n)) {
+    if (g.is_leader())
+      printf("gshmem: PE %d: %s: dest %p and source %p overlap without being equal\n", gshmemi_state().my_pe,
+             routine, (void*)dest, (const void*)source);
+    return -1;
+  }
+  sync_team<false>(g, team, d, routine);
+  if (!in_place) {
+    for (size_t i = g.rank(); i < n; i += g.size()) dest[i] = reduce_element<Op>(d, source, i, routine);
+  } else {
+    T* staging = reinterpret_cast<T*>(team_area_at(gshmemi_state().heap_base, team)->staging);
+    constexpr size_t kChunk = kTeamStagingBytes / sizeof(T);
+    for (size_t base = 0; base < n; base += kChunk) {
+      const size_t m = n - base < kChunk ? n - base : kChunk;
+      // Element i of a chunk is always handled by the same member: no group
+      // barrier is needed between its staging store and its later load.
+      for (size_t i = g.rank(); i < m; i += g.size()) staging[i] = reduce_element<Op>(d, source, base + i, routine);
+      sync_team<false>(g, team, d, routine);
+      for (size_t i = g.rank(); i < m; i += g.size()) dest[base + i] = staging[i];
+    }
+  }
+  sync_team<false>(g, team, d, routine);
+  return 0;
+}
+
+template <class T, class Group>
+GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, size_t nelems, const char* routine) {
+  team_desc d;
+  if (!device_team(team, &d)) {
+    report_invalid_team(g, team, routine);
+    return -1;
+  }
+  sync_team<false>(g, team, d, routine);
+  for (int r = 0; r < d.size && nelems > 0; ++r)
+    copy_bytes<false, true>(dest + (size_t)r * nelems, peer_address(source, team_member_pe(d, r), routine),
+                            nelems * sizeof(T), g);
+  sync_team<false>(g, team, d, routine);
+  return 0;
+}
+
+#endif  // __CUDACC__
+
+}  // namespace detail
+}  // namespace gshmem

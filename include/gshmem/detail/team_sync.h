@@ -1,0 +1,270 @@
+// Teams and the device barrier: where their state lives, the descriptor
+// arithmetic, and ONE synchronization algorithm for every execution group
+// (one thread, a warp, a block; the groups of <gshmem/detail/sync_group.h>).
+// The public names are in <gshmem/update.h> (barrier_all, sync_all),
+// <gshmem/update_ext.h> (their thread/warp/block forms) and <gshmem/team.h>.
+//
+// State, in the runtime's internal sync area of every PE's heap
+// (GSHMEMI_INTERNAL_SYNC_OFFSET), zeroed at init:
+//   team_area[slot]   one per team slot, kTeamAreaBytes apart. Slot 0 is the
+//                     world team: its barrier is the device barrier_all /
+//                     sync_all. A team's handle is its slot, the same on
+//                     every member (team creation agrees on it).
+//   team table        GSHMEMI_MAX_TEAMS descriptors {start, stride, size,
+//                     my_rank} after the areas, written by the host runtime
+//                     (host/team.cpp) when a team is created or destroyed and
+//                     read by device code with plain loads. A kernel sees the
+//                     descriptors of the teams that existed when it was
+//                     launched. size 0 marks a free slot.
+//   The world team's descriptor is computed from the published state, so the
+//   device barrier never reads the table.
+//
+// The algorithm (sync_team): each member keeps an epoch per team, bumped by
+// every sync it enters. Member i announces epoch e to each member j by
+// storing e into arrived[i] of j's team area (a release store at system
+// scope; for a barrier, fence.sc.sys first, which completes the caller's
+// earlier updates), then waits until arrived[j] >= e in its own area for
+// every member j (acquire polls). Epochs only grow (64 bits never wrap), so a
+// fast member that already announced the next epoch cannot be missed and
+// nothing is ever reset while the team exists. The group's members share the
+// announcements and the polls: member r of a group of g handles team ranks
+// r, r + g, ...; the group synchronizes before (its earlier stores precede
+// the announcements: bar.sync / bar.warp.sync order memory among their
+// participants, and the release is cumulative) and after (every member then
+// has the acquire of every poll).
+//
+// One caller per team and PE at a time: a sync (or barrier, or collective)
+// on a team must not run concurrently with another on the same team on the
+// same PE: not from two blocks of one kernel, not from two streams. The
+// members' calls must also come in the same order (the OpenSHMEM rule for
+// collectives). Several blocks calling at once share one epoch counter and
+// may pass early or hang; that is undefined, as in NVSHMEM.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/ordering.h>
+#include <gshmem/detail/state.h>
+#include <gshmem/detail/sync_core.h>
+#include <gshmem/detail/sync_group.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+// Most teams that can exist at once on a PE, the predefined ones included
+// (public name: GSHMEMX_MAX_TEAMS in <gshmem/team.h>).
+#define GSHMEMI_MAX_TEAMS 64
+
+namespace gshmem {
+namespace detail {
+
+// A team's barrier state on one PE. arrived[j]: the last epoch team member j
+// announced here. epoch: how many syncs this PE entered on this team.
+struct barrier_area {
+  unsigned long long arrived[GSHMEMI_MAX_PES];
+  unsigned long long pad[15];  // keep the local counter off the polled lines
+  unsigned long long epoch;
+};
+
+constexpr unsigned kTeamAreaBytes = 2048;
+constexpr unsigned kTeamStagingBytes = 768;
+
+struct team_area {
+  barrier_area barrier;
+  // Team creation over this (parent) team: each member's free-slot mask,
+  // read by the other members between two syncs (host/team.cpp).
+  unsigned long long agreement;
+  unsigned long long pad2[7];
+  // Local only (never read by peers): results of an in-place reduction wait
+  // here until every member has read the chunk they replace.
+  alignas(16) unsigned char staging[kTeamStagingBytes];
+};
+
+// Team ranks are world PEs start, start + stride, ..., start + (size-1)*stride.
+// my_rank: this PE's rank (a PE that is not a member holds no descriptor).
+struct team_desc {
+  int start;
+  int stride;
+  int size;  // 0: free slot
+  int my_rank;
+};
+
+constexpr unsigned kTeamTableOffset = GSHMEMI_MAX_TEAMS * kTeamAreaBytes;  // inside the sync area
+static_assert(sizeof(team_area) <= kTeamAreaBytes, "team state exceeds its area");
+static_assert(kTeamTableOffset + GSHMEMI_MAX_TEAMS * sizeof(team_desc) <= GSHMEMI_INTERNAL_SYNC_BYTES,
+              "team areas and table exceed the internal sync area");
+static_assert(GSHMEMI_MAX_TEAMS <= 64, "team creation agrees on a slot with one 64-bit mask");
+
+GSHMEM_HD team_area* team_area_at(char* heap, int slot) {
+  return reinterpret_cast<team_area*>(heap + GSHMEMI_INTERNAL_SYNC_OFFSET + (size_t)slot * kTeamAreaBytes);
+}
+GSHMEM_HD barrier_area* barrier_area_at(char* heap) { return &team_area_at(heap, 0)->barrier; }
+GSHMEM_HD team_desc* team_table_at(char* heap) {
+  return reinterpret_cast<team_desc*>(heap + GSHMEMI_INTERNAL_SYNC_OFFSET + kTeamTableOffset);
+}
+
+// ------------------------------------------------ descriptor arithmetic
+// Pure functions (host and device; the CPU tests check them).
+
+GSHMEM_HD_CONSTEXPR team_desc world_team_desc(int my_pe, int n_pes) { return team_desc{0, 1, n_pes, my_pe}; }
+
+// The world PE of team rank `rank` (no range check).
+GSHMEM_HD_CONSTEXPR int team_member_pe(const team_desc& t, int rank) { return t.start + rank * t.stride; }
+
+// The team rank of world PE `pe`, or -1 if it is not a member.
+GSHMEM_HD_CONSTEXPR int team_rank_of(const team_desc& t, int pe) {
+  return (t.size <= 0 || t.stride <= 0 || pe < t.start || (pe - t.start) % t.stride != 0 ||
+          (pe - t.start) / t.stride >= t.size)
+             ? -1
+             : (pe - t.start) / t.stride;
+}
+
+// Rank `src_rank` of team `from` as a rank of team `to`; -1 if src_rank is
+// out of range or that PE is not a member of `to`.
+GSHMEM_HD_CONSTEXPR int team_translate(const team_desc& from, int src_rank, const team_desc& to) {
+  return (src_rank < 0 || src_rank >= from.size) ? -1 : team_rank_of(to, team_member_pe(from, src_rank));
+}
+
+// Why split_strided(parent, start, stride, size) is invalid, or nullptr.
+// Ranks are the parent's: the new team is parent ranks start, start+stride,
+// ..., all of which must exist.
+GSHMEM_HD_CONSTEXPR const char* split_strided_problem(const team_desc& parent, int start, int stride, int size) {
+  return size <= 0                                 ? "size must be at least 1"
+         : stride < 1                              ? "stride must be at least 1"
+         : start < 0 || start >= parent.size       ? "start is not a rank of the parent team"
+         : (long long)start + (long long)(size - 1) * stride >= parent.size
+             ? "start + (size - 1) * stride is beyond the parent team's last rank"
+             : nullptr;
+}
+
+// The descriptor of split_strided(parent, start, stride, size) on world PE
+// `my_pe` (arguments valid); my_rank -1 when my_pe is not in the new team.
+GSHMEM_HD_CONSTEXPR team_desc split_strided_desc(const team_desc& parent, int start, int stride, int size,
+                                                 int my_pe) {
+  return team_desc{team_member_pe(parent, start), parent.stride * stride, size,
+                   team_rank_of(team_desc{team_member_pe(parent, start), parent.stride * stride, size, -1}, my_pe)};
+}
+
+// The lowest slot set in `mask`, or -1.
+GSHMEM_HD_CONSTEXPR int lowest_slot(unsigned long long mask) {
+  int slot = 0;
+  while (slot < 64 && !(mask >> slot & 1ull)) ++slot;
+  return slot < 64 ? slot : -1;
+}
+
+#if defined(__CUDACC__)
+
+// Polls `*p >= target` with acquire at system scope. Its slow path (once
+// per 1024 polls) ends the wait when the runtime found a peer's process
+// gone, and, with GSHMEM_WAIT_TIMEOUT set, when the wait lasted longer: it
+// prints one diagnostic line and traps.
+GSHMEM_DEVICE void wait_at_least(const unsigned long long* p, unsigned long long target, int peer,
+                                 const char* routine) {
+  const unsigned long long timeout = gshmemi_state().wait_timeout_ns;
+  const unsigned long long start = timeout ? now_ns() : 0;
+  unsigned polls = 0;
+  unsigned long long seen;
+  while ((seen = atomic_load<memory_order::acquire, thread_scope::system>(p)) < target) {
+    if ((++polls & 1023u) != 0) continue;
+#if GSHMEM_IN_DEVICE_CODE
+    const int lost = peer_lost_word() - 1;
+    if (lost >= 0) {
+      printf("gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait for PE %d at %p\n",
+             gshmemi_state().my_pe, routine, lost, peer, (const void*)p);
+      __trap();
+    }
+    if (timeout && now_ns() - start > timeout) {
+      printf("gshmem: PE %d: %s: timed out waiting for PE %d at %p: expected >= %llu, found %llu\n",
+             gshmemi_state().my_pe, routine, peer, (const void*)p, target, seen);
+      __trap();
+    }
+#endif
+  }
+}
+
+// The descriptor of `team` as this PE sees it; false for an invalid handle
+// (out of range, a free slot, or before init).
+GSHMEM_DEVICE bool device_team(int team, team_desc* out) {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  if (team < 0 || team >= GSHMEMI_MAX_TEAMS || s.heap_base == nullptr) return false;
+  if (team == 0) {
+    *out = world_team_desc(s.my_pe, s.n_pes);
+    return true;
+  }
+  const team_desc d = team_table_at(s.heap_base)[team];
+  if (d.size <= 0 || d.my_rank < 0) return false;
+  *out = d;
+  return true;
+}
+
+// One diagnostic line (from the group's leader) for an invalid team handle.
+template <class Group>
+GSHMEM_DEVICE void report_invalid_team(Group& g, int team, const char* routine) {
+  if (g.is_leader())
+    printf("gshmem: PE %d: %s: team %d is not a valid team handle on this PE\n", gshmemi_state().my_pe,
+           routine, team);
+}
+
+// The synchronization described at the top of this file, on the team of
+// `slot` whose descriptor is `team`, by every member of `g`.
+// WithQuiet (barrier): every announcing member executes fence.sc.sys first,
+// completing the group's earlier updates to all PEs; without (sync): the
+// announcements are release stores, which make every store the group made
+// before the call visible to a member that passes.
+template <bool WithQuiet, class Group>
+GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const char* routine) {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  barrier_area* mine = &team_area_at(s.heap_base, slot)->barrier;
+  g.sync();
+  unsigned long long next = 0;
+  if (g.is_leader()) {
+    // Only this group touches the counter (one caller per team and PE).
+    next = atomic_load<memory_order::relaxed, thread_scope::device>(&mine->epoch) + 1;
+    atomic_store<memory_order::relaxed, thread_scope::device>(&mine->epoch, next);
+  }
+  const unsigned long long epoch = g.broadcast(next);
+  const int rank = (int)g.rank(), size = (int)g.size();
+  if constexpr (WithQuiet) {
+    if (rank < team.size) atomic_fence<memory_order::seq_cst, thread_scope::system>();
+  }
+  for (int r = rank; r < team.size; r += size) {
+    unsigned long long* slot_p = &team_area_at(s.peer_base[team_member_pe(team, r)], slot)->barrier.arrived[team.my_rank];
+    if constexpr (WithQuiet) atomic_store<memory_order::relaxed, thread_scope::system>(slot_p, epoch);
+    else atomic_store<memory_order::release, thread_scope::system>(slot_p, epoch);
+  }
+  for (int r = rank; r < team.size; r += size)
+    wait_at_least(&mine->arrived[r], epoch, team_member_pe(team, r), routine);
+  g.sync();
+}
+
+// The world team's sync by group `g` (device barrier_all / sync_all).
+template <bool WithQuiet, class Group>
+GSHMEM_DEVICE void sync_world(Group& g, const char* routine) {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  sync_team<WithQuiet>(g, 0, world_team_desc(s.my_pe, s.n_pes), routine);
+}
+
+// Team sync / barrier by group `g`: 0, or -1 (with a diagnostic, nothing
+// waited for) when `team` is not a valid handle on this PE.
+template <bool WithQuiet, class Group>
+GSHMEM_DEVICE int sync_team_handle(Group& g, int team, const char* routine) {
+  team_desc d;
+  if (!device_team(team, &d)) {
+    report_invalid_team(g, team, routine);
+    return -1;
+  }
+  sync_team<WithQuiet>(g, team, d, routine);
+  return 0;
+}
+
+// The whole-block device barrier of gshmem_barrier_all / gshmem_sync_all.
+template <bool WithQuiet>
+GSHMEM_DEVICE void block_sync_all(const char* routine) {
+  __shared__ block_scratch scratch;
+  block_group g(&scratch);
+  sync_world<WithQuiet>(g, routine);
+}
+
+#endif  // __CUDACC__
+
+}  // namespace detail
+}  // namespace gshmem

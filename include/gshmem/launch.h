@@ -1,0 +1,57 @@
+// Collective kernel launch (gshmem extension): a launch whose blocks are
+// guaranteed to run at the same time (CUDA cooperative launch), for kernels
+// whose blocks wait for each other or for peers. Part of <gshmem/gshmemx.h>.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/runtime.h>
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+GSHMEM_BEGIN_EXTERN_C
+
+/* Launches kernel `func` (its address, as for cudaLaunchKernel) on `stream`
+ * with a cooperative launch: every block of the grid is resident on the GPU
+ * at once, so blocks may wait for one another, for a device barrier or for
+ * peers without deadlocking on blocks that never get scheduled. `args`
+ * points to the kernel's arguments (args[i] points to argument i), `shmem`
+ * is the dynamic shared memory per block. A grid of 0 blocks (any dimension
+ * 0) means the largest grid that fits (gshmemx_collective_launch_query_gridsize).
+ * Each PE calls it for its own GPU (collective in NVSHMEM's sense: every PE
+ * launches the kernels that synchronize with each other); each PE checks its
+ * own GPU, so PEs with identical GPUs and arguments agree.
+ * Returns 0 once the launch is enqueued, or, with nothing launched (logged
+ * with the cause; gshmemx_get_last_error):
+ *   GSHMEMX_ERROR_INVALID_VALUE   func NULL or not a kernel, an empty block or
+ *                                 one beyond the kernel's limit, or a grid
+ *                                 larger than can be co-resident (the message
+ *                                 gives the largest that fits and why)
+ *   GSHMEMX_ERROR_NOT_SUPPORTED   the GPU has no cooperative launch
+ *   GSHMEMX_ERROR_CUDA            the occupancy query or the launch failed
+ *   GSHMEMX_ERROR_NOT_INITIALIZED before gshmem_init. */
+GSHMEM_API int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+                                         cudaStream_t stream);
+
+/* The largest grid (in blocks) of `func` with `block` threads and `shmem`
+ * bytes of dynamic shared memory per block that can be co-resident on this
+ * PE's GPU (blocks per SM at full occupancy x SMs), into *gridsize. `args` is
+ * accepted for NVSHMEM's signature and not read. 0 or an error code as above
+ * (*gridsize NULL: GSHMEMX_ERROR_INVALID_VALUE). */
+GSHMEM_API int gshmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args, size_t shmem,
+                                                        int *gridsize);
+
+/* Accepted for programs that load kernels as CUDA modules: gshmem needs no
+ * per-module set-up (no -rdc, no device library to link). Kernels in a
+ * module loaded through the driver API (cuModuleLoad) do not get the runtime
+ * state published, though: compile them into the program instead. */
+static inline int gshmemx_cumodule_init(void *module) {
+  (void)module;
+  return GSHMEM_SUCCESS;
+}
+static inline int gshmemx_cumodule_finalize(void *module) {
+  (void)module;
+  return GSHMEM_SUCCESS;
+}
+
+GSHMEM_END_EXTERN_C

@@ -1,0 +1,61 @@
+// An NVSHMEM-style program using the device-side collectives, compiled
+// against gshmem's compatibility headers without -rdc: the device barrier
+// from one thread, teams, reductions, fcollect and a collective launch.
+// Case 0 must compile; case 1 calls a collective gshmem does not provide and
+// must fail naming it (tests/compat/CMakeLists.txt).
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#if GSHMEM_CHECK_CASE == 0
+__global__ void step(nvshmem_team_t row, float *x, float *sum, double *all, long *m) {
+  if (threadIdx.x == 0) {
+    nvshmem_barrier_all();
+    nvshmem_float_sum_reduce(row, sum, x, 16);
+    nvshmem_long_max_reduce(NVSHMEM_TEAM_WORLD, m, m, 4);
+    nvshmem_team_sync(row);
+    nvshmem_sync_all();
+  }
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    nvshmemx_double_fcollect_warp(row, all, all + 64, 8);
+    nvshmemx_team_sync_warp(row);
+    nvshmemx_barrier_all_warp();
+  }
+  nvshmemx_float_min_reduce_block(row, sum, x, 16);
+  nvshmemx_barrier_block(NVSHMEMX_TEAM_NODE);
+  if (nvshmem_team_my_pe(row) == 0 && threadIdx.x == 0)
+    nvshmem_float_p(x, (float)nvshmem_team_translate_pe(row, nvshmem_team_n_pes(row) - 1, NVSHMEM_TEAM_WORLD), 0);
+}
+int main() {
+  nvshmem_init();
+  nvshmem_team_t row;
+  nvshmem_team_config_t config;
+  config.num_contexts = 0;
+  nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, nvshmem_n_pes(), &config, 0, &row);
+  float *x = (float *)nvshmem_malloc(64 * sizeof(float)), *sum = x + 16;
+  double *all = (double *)nvshmem_malloc(128 * sizeof(double));
+  long *m = (long *)nvshmem_malloc(4 * sizeof(long));
+  int grid = 0;
+  nvshmemx_collective_launch_query_gridsize((const void *)step, dim3(128), NULL, 0, &grid);
+  void *args[] = {&row, &x, &sum, &all, &m};
+  nvshmemx_collective_launch((const void *)step, dim3(grid), dim3(128), args, 0, 0);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  nvshmemx_float_sum_reduce_on_stream(row, sum, x, 16, s);
+  nvshmemx_double_fcollect_on_stream(row, all, all + 64, 8, s);
+  nvshmemx_barrier_on_stream(row, s);
+  nvshmemx_team_sync_on_stream(NVSHMEM_TEAM_WORLD, s);
+  nvshmemx_sync_all_on_stream(s);
+  nvshmem_long_min_reduce(NVSHMEM_TEAM_WORLD, m, m, 4);
+  nvshmem_barrier(row);
+  nvshmem_team_destroy(row);
+  nvshmem_free(m);
+  nvshmem_free(all);
+  nvshmem_free(x);
+  nvshmem_finalize();
+}
+
+#elif GSHMEM_CHECK_CASE == 1
+// A collective gshmem does not provide.
+__global__ void k(int *dest, const int *source) { nvshmem_int_broadcast(NVSHMEM_TEAM_WORLD, dest, source, 1, 0); }
+#endif

@@ -1,0 +1,81 @@
+// Host-callable launchers of the GPU tests of the device barrier forms,
+// teams, collective launch and the small collectives. The kernels live in
+// ordinary .cu files compiled without -rdc (one per family); the Catch2
+// checks are in test_team_gpu.cpp, compiled by the host compiler only (see
+// tests/update/update_gpu_kernels.h for why). Every launcher returns the
+// launch status and does not synchronize.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace team_gpu {
+
+// Which barrier forms a litmus round uses.
+enum barrier_form { form_thread = 0, form_warp = 1, form_block = 2, form_mixed = 3 };
+
+// Barrier litmus (team_gpu_barrier.cu), one block of `threads` threads per PE.
+// Round r (1..rounds): the calling group (one thread, warp 0, or the whole
+// block) stores r into slot [me] of buffer r % 2 on every PE (relaxed
+// stores), passes a device barrier (with_quiet: barrier_all, else sync_all)
+// in the given form, then every thread checks that every slot of its local
+// buffer r % 2 holds exactly r. form_mixed: PE p uses form (r + p) % 3 in
+// round r, so PEs pass the same barrier with different forms. `slots` is
+// symmetric, 2 * n_pes elements, zeroed. Mismatches go to *violations.
+cudaError_t launch_barrier_litmus(uint64_t *slots, long rounds, barrier_form form, bool with_quiet, int threads,
+                                  unsigned long long *violations);
+
+// Team queries on the device (team_gpu_teams.cu), one thread: out[0] =
+// gshmem_team_my_pe(team), out[1] = gshmem_team_n_pes(team), out[2] =
+// gshmem_team_sync(GSHMEM_TEAM_INVALID) (must be -1, nothing waited for),
+// out[3 + i] = gshmem_team_translate_pe(team, i, GSHMEM_TEAM_WORLD) for
+// i < kQueryRanks (-1 past the team's size), out[3 + kQueryRanks] =
+// gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, gshmem_my_pe(), team).
+constexpr int kQueryRanks = 8;
+cudaError_t launch_team_queries(int team, int *out);
+
+// The barrier litmus on a team (one block of `threads` per member): round r,
+// the calling group stores r into slot [my team rank] of buffer r % 2 on every
+// member (world PEs from gshmem_team_translate_pe), then syncs the team
+// (with_quiet: gshmemx_team_barrier*, else gshmem_team_sync /
+// gshmemx_team_sync_*) in the given form; every thread checks that every slot
+// of its buffer holds r. `slots`: symmetric, 2 * team size, zeroed.
+cudaError_t launch_team_litmus(int team, uint64_t *slots, long rounds, barrier_form form, bool with_quiet,
+                               int threads, unsigned long long *violations);
+
+// On-stream rounds: one thread stores r into slot [my team rank] of buffer
+// r % 2 on every member, then gshmem_quiet; the check kernel compares every
+// slot of the local buffer with r and counts mismatches.
+cudaError_t launch_team_store_round(int team, uint64_t *slots, uint64_t r, cudaStream_t stream);
+cudaError_t launch_team_check_round(int team, uint64_t *slots, uint64_t r, unsigned long long *violations,
+                                    cudaStream_t stream);
+
+// Collective launch (team_gpu_launch.cu): the address of a kernel
+//   grid_rendezvous(unsigned long long *arrived, unsigned long long *late,
+//                   long long timeout_ns, int sync_peers)
+// whose blocks wait for each other: thread 0 of every block adds 1 to
+// *arrived, then spins until all blocks of the grid have arrived; a block
+// still waiting after timeout_ns adds 1 to *late and gives up (blocks that
+// are not co-resident never all arrive). With sync_peers, block 0 then
+// passes a device barrier with the other PEs (gshmemx_barrier_all_thread).
+const void *grid_rendezvous_kernel();
+
+// Small collectives (team_gpu_collectives.cu): the types tested on the GPU
+// (several sizes and signedness; the host checks every operator of the table).
+#define TEAM_GPU_COLLECTIVE_TYPES(X) \
+  X(int, int) X(long, long) X(float, float) X(double, double) X(uint8, uint8_t) X(uint64, uint64_t) X(short, short)
+
+// One block of 128 threads calls gshmem_TYPENAME_OP_reduce (form_thread:
+// thread 0), gshmemx_TYPENAME_OP_reduce_warp (warp 0) or _block, with
+// op 0..3 = sum, prod, max, min; or the fcollect of that form. *rc receives
+// the status the call returned (thread 0's).
+#define TEAM_GPU_DECLARE_COLLECTIVES(NAME, TYPE)                                                     \
+  cudaError_t launch_reduce_##NAME(int team, int op, barrier_form form, TYPE *dest, const TYPE *source, \
+                                   size_t n, int *rc);                                               \
+  cudaError_t launch_fcollect_##NAME(int team, barrier_form form, TYPE *dest, const TYPE *source, size_t n, \
+                                     int *rc);
+TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_DECLARE_COLLECTIVES)
+#undef TEAM_GPU_DECLARE_COLLECTIVES
+
+}  // namespace team_gpu

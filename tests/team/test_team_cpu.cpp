@@ -1,0 +1,119 @@
+// CPU tests of the team machinery that needs no GPU: the descriptor
+// arithmetic behind team_my_pe / translate_pe / split_strided, the layout of
+// the team state, and the host routines' errors before init.
+#include <gshmem/gshmemx.h>
+
+#include "catch.hpp"
+
+namespace gd = gshmem::detail;
+
+TEST_CASE("team descriptor arithmetic", "[team]") {
+  const gd::team_desc world = gd::world_team_desc(3, 8);
+  CHECK(world.size == 8);
+  CHECK(world.my_rank == 3);
+  for (int pe = 0; pe < 8; ++pe) {
+    CHECK(gd::team_rank_of(world, pe) == pe);
+    CHECK(gd::team_member_pe(world, pe) == pe);
+  }
+  CHECK(gd::team_rank_of(world, 8) == -1);
+  CHECK(gd::team_rank_of(world, -1) == -1);
+
+  // Odd PEs of 8: 1, 3, 5, 7.
+  const gd::team_desc odds = gd::split_strided_desc(world, 1, 2, 4, 5);
+  CHECK(odds.start == 1);
+  CHECK(odds.stride == 2);
+  CHECK(odds.size == 4);
+  CHECK(odds.my_rank == 2);
+  CHECK(gd::split_strided_desc(world, 1, 2, 4, 4).my_rank == -1);
+  CHECK(gd::team_rank_of(odds, 7) == 3);
+  CHECK(gd::team_rank_of(odds, 6) == -1);
+  CHECK(gd::team_rank_of(odds, 9) == -1);  // would be rank 4, past the end
+  CHECK(gd::team_translate(odds, 3, world) == 7);
+  CHECK(gd::team_translate(odds, 4, world) == -1);
+  CHECK(gd::team_translate(odds, -1, world) == -1);
+  CHECK(gd::team_translate(world, 5, odds) == 2);
+  CHECK(gd::team_translate(world, 4, odds) == -1);
+
+  // A split of a split: odds ranks 1 and 3 are world PEs 3 and 7.
+  const gd::team_desc sub = gd::split_strided_desc(odds, 1, 2, 2, 7);
+  CHECK(sub.start == 3);
+  CHECK(sub.stride == 4);
+  CHECK(sub.my_rank == 1);
+  CHECK(gd::team_translate(sub, 0, world) == 3);
+  CHECK(gd::team_translate(sub, 1, odds) == 3);
+  CHECK(gd::team_translate(odds, 2, sub) == -1);
+  CHECK(gd::team_translate(world, 3, sub) == 0);
+
+  // Argument checks, in parent ranks.
+  CHECK(gd::split_strided_problem(odds, 0, 1, 4) == nullptr);
+  CHECK(gd::split_strided_problem(odds, 3, 5, 1) == nullptr);  // one PE: the stride never matters
+  CHECK(gd::split_strided_problem(odds, 0, 1, 5) != nullptr);
+  CHECK(gd::split_strided_problem(odds, 1, 2, 2) == nullptr);  // ranks 1 and 3
+  CHECK(gd::split_strided_problem(odds, 1, 2, 3) != nullptr);  // rank 5 does not exist
+  CHECK(gd::split_strided_problem(odds, 1, 1, 3) == nullptr);
+  CHECK(gd::split_strided_problem(odds, 4, 1, 1) != nullptr);
+  CHECK(gd::split_strided_problem(odds, -1, 1, 1) != nullptr);
+  CHECK(gd::split_strided_problem(odds, 0, 0, 2) != nullptr);
+  CHECK(gd::split_strided_problem(odds, 0, 1, 0) != nullptr);
+  CHECK(gd::split_strided_problem(world, 1, 0x40000000, 3) != nullptr);  // no int overflow
+
+  CHECK(gd::lowest_slot(0) == -1);
+  CHECK(gd::lowest_slot(1) == 0);
+  CHECK(gd::lowest_slot(0xF0) == 4);
+  CHECK(gd::lowest_slot(1ull << 63) == 63);
+}
+
+TEST_CASE("team state fits the runtime's internal area, slot 0 is the device barrier's", "[team]") {
+  char heap[16] = {};
+  CHECK((void *)gd::barrier_area_at(heap) == (void *)gd::team_area_at(heap, 0));
+  CHECK((char *)gd::team_area_at(heap, 1) - (char *)gd::team_area_at(heap, 0) == (long)gd::kTeamAreaBytes);
+  CHECK((char *)gd::team_table_at(heap) + GSHMEMX_MAX_TEAMS * sizeof(gd::team_desc) <=
+        heap + GSHMEMI_INTERNAL_SYNC_OFFSET + GSHMEMI_INTERNAL_SYNC_BYTES);
+  CHECK((char *)gd::team_area_at(heap, GSHMEMX_MAX_TEAMS - 1) + sizeof(gd::team_area) <= (char *)gd::team_table_at(heap));
+}
+
+TEST_CASE("team routines and collective launch before init report NOT_INITIALIZED and do nothing", "[team]") {
+  REQUIRE(gshmemx_initialized() == 0);
+  CHECK(gshmem_team_my_pe(GSHMEM_TEAM_WORLD) == -1);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_team_n_pes(GSHMEMX_TEAM_NODE) == -1);
+  CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, 0, GSHMEM_TEAM_WORLD) == -1);
+  gshmem_team_t t = 12345;
+  CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, &t) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(t == GSHMEM_TEAM_INVALID);
+  CHECK(gshmem_team_sync(GSHMEM_TEAM_WORLD) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_team_barrier(GSHMEM_TEAM_WORLD) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_team_sync_on_stream(GSHMEM_TEAM_WORLD, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_team_barrier_on_stream(GSHMEM_TEAM_WORLD, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  gshmemx_sync_all_on_stream(0);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  gshmem_team_destroy(5);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  int gridsize = 5;
+  CHECK(gshmemx_collective_launch_query_gridsize(nullptr, dim3(32), nullptr, 0, &gridsize) ==
+        GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gridsize == 0);
+  CHECK(gshmemx_collective_launch(nullptr, dim3(1), dim3(32), nullptr, 0, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+}
+
+TEST_CASE("reduction operators: wrap in the type, max/min by <", "[team][collectives]") {
+  CHECK(gd::reduce_sum::apply<unsigned char>(200, 100) == 44);
+  CHECK(gd::reduce_prod::apply<short>(300, 300) == (short)(300 * 300));
+  CHECK(gd::reduce_prod::apply<unsigned long long>(1ull << 40, 1ull << 30) == 0ull);
+  CHECK(gd::reduce_max::apply<int>(-3, 2) == 2);
+  CHECK(gd::reduce_min::apply<int>(-3, 2) == -3);
+  CHECK(gd::reduce_max::apply<double>(1.5, -2.0) == 1.5);
+  CHECK(gd::reduce_min::apply<float>(1.5f, -2.0f) == -2.0f);
+  CHECK(gd::reduce_sum::apply<double>(0.25, 0.5) == 0.75);
+}
+
+TEST_CASE("collectives before init report NOT_INITIALIZED", "[team][collectives]") {
+  int a[4] = {}, b[4] = {};
+  CHECK(gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, a, b, 4, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_double_max_reduce(GSHMEM_TEAM_WORLD, (double *)a, (double *)b, 1) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_uint8_fcollect_on_stream(GSHMEM_TEAM_WORLD, (uint8_t *)a, (uint8_t *)b, 4, 0) ==
+        GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_long_fcollect(GSHMEMX_TEAM_NODE, (long *)a, (long *)b, 1) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+}

@@ -1,0 +1,502 @@
+// GPU tests (2 and 4 PEs, one GPU each) of the device barrier forms, teams,
+// collective launch and the small collectives. Kernels: team_gpu_*.cu (see
+// team_gpu_kernels.h).
+#include <gshmem/gshmemx.h>
+
+#include <cuda_runtime.h>
+#include <cstdint>
+#include <vector>
+
+#include "catch.hpp"
+#include "team_gpu_kernels.h"
+#include "test_support.h"
+
+using namespace team_gpu;
+
+namespace {
+
+struct runtime_scope {
+  runtime_scope() { REQUIRE(gshmem_init() == GSHMEM_SUCCESS); }
+  ~runtime_scope() { gshmem_finalize(); }
+};
+
+template <class T>
+T *sym_zeroed(size_t count) {
+  T *p = (T *)gshmem_malloc(count * sizeof(T));
+  REQUIRE(p != nullptr);
+  GSHMEM_TEST_CUDA(cudaMemset(p, 0, count * sizeof(T)));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  return p;
+}
+
+struct managed_counter {
+  unsigned long long *value = nullptr;
+  managed_counter() {
+    GSHMEM_TEST_CUDA(cudaMallocManaged(&value, sizeof(unsigned long long)));
+    *value = 0;
+  }
+  ~managed_counter() { cudaFree(value); }
+};
+
+constexpr long kBarrierRounds = 20000;
+
+}  // namespace
+
+TEST_CASE("device barrier: one thread, a warp, a block; data stored before it is seen after it",
+          "[team][barrier][gpu]") {
+  runtime_scope rt;
+  const int n = gshmem_n_pes();
+  REQUIRE(n >= 2);
+  const struct {
+    barrier_form form;
+    const char *name;
+  } forms[] = {{form_thread, "thread"}, {form_warp, "warp"}, {form_block, "block"}, {form_mixed, "mixed"}};
+  for (const auto &f : forms) {
+    for (bool with_quiet : {true, false}) {
+      INFO("form " << f.name << (with_quiet ? ", barrier_all" : ", sync_all") << ", PE " << gshmem_my_pe());
+      uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)n);
+      managed_counter violations;
+      gshmem_barrier_all();
+      GSHMEM_TEST_CUDA(launch_barrier_litmus(slots, kBarrierRounds, f.form, with_quiet, 128, violations.value));
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      CHECK(*violations.value == 0);
+      gshmem_barrier_all();
+      gshmem_free(slots);
+    }
+  }
+}
+
+namespace {
+
+struct managed_ints {
+  int *p = nullptr;
+  explicit managed_ints(size_t n) {
+    GSHMEM_TEST_CUDA(cudaMallocManaged(&p, n * sizeof(int)));
+    for (size_t i = 0; i < n; ++i) p[i] = -7;
+  }
+  ~managed_ints() { cudaFree(p); }
+};
+
+// Host and device agree on team_my_pe / n_pes / translate_pe of `team`,
+// whose members are world PEs start + k * stride, k < size.
+void check_team_queries(gshmem_team_t team, int start, int stride, int size) {
+  const int me = gshmem_my_pe();
+  const int expect_rank = (me - start) % stride == 0 && me >= start ? (me - start) / stride : -1;
+  REQUIRE(expect_rank >= 0);
+  REQUIRE(expect_rank < size);
+  CHECK(gshmem_team_my_pe(team) == expect_rank);
+  CHECK(gshmem_team_n_pes(team) == size);
+  for (int k = 0; k < size; ++k) CHECK(gshmem_team_translate_pe(team, k, GSHMEM_TEAM_WORLD) == start + k * stride);
+  CHECK(gshmem_team_translate_pe(team, size, GSHMEM_TEAM_WORLD) == -1);
+  CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, me, team) == expect_rank);
+  managed_ints out(3 + kQueryRanks + 1);
+  GSHMEM_TEST_CUDA(launch_team_queries(team, out.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(out.p[0] == expect_rank);
+  CHECK(out.p[1] == size);
+  CHECK(out.p[2] == -1);
+  for (int k = 0; k < kQueryRanks; ++k) CHECK(out.p[3 + k] == (k < size ? start + k * stride : -1));
+  CHECK(out.p[3 + kQueryRanks] == expect_rank);
+}
+
+// Litmus on `team` in every form, then on-stream rounds. Every PE calls it
+// at the same time (for its own team): its symmetric allocations are
+// collective over all PEs.
+void check_team_sync(gshmem_team_t team, int size) {
+  const struct {
+    barrier_form form;
+    const char *name;
+  } forms[] = {{form_thread, "thread"}, {form_warp, "warp"}, {form_block, "block"}, {form_mixed, "mixed"}};
+  for (const auto &f : forms) {
+    for (bool with_quiet : {true, false}) {
+      INFO("team " << team << ", form " << f.name << (with_quiet ? ", barrier" : ", sync"));
+      // gshmem_malloc is collective over every PE: same size everywhere.
+      uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)gshmem_n_pes());
+      managed_counter violations;
+      REQUIRE(gshmem_team_sync(team) == 0);  // host team sync: everyone's slots are zeroed
+      GSHMEM_TEST_CUDA(launch_team_litmus(team, slots, kBarrierRounds / 4, f.form, with_quiet, 128, violations.value));
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      CHECK(*violations.value == 0);
+      REQUIRE(gshmemx_team_barrier(team) == 0);
+      gshmem_free(slots);
+    }
+  }
+  // On a stream: store, team barrier / sync on the stream, check; 300 rounds
+  // enqueued back to back without the host waiting in between.
+  uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)gshmem_n_pes());
+  managed_counter violations;
+  cudaStream_t stream;
+  GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  REQUIRE(gshmem_team_sync(team) == 0);
+  for (uint64_t r = 1; r <= 300; ++r) {
+    GSHMEM_TEST_CUDA(launch_team_store_round(team, slots, r, stream));
+    if (r % 3 == 0) REQUIRE(gshmemx_team_barrier_on_stream(team, stream) == 0);
+    else if (r % 3 == 1 || team != GSHMEM_TEAM_WORLD) REQUIRE(gshmemx_team_sync_on_stream(team, stream) == 0);
+    else gshmemx_sync_all_on_stream(stream);
+    GSHMEM_TEST_CUDA(launch_team_check_round(team, slots, r, violations.value, stream));
+  }
+  GSHMEM_TEST_CUDA(cudaStreamSynchronize(stream));
+  CHECK(*violations.value == 0);
+  CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+  GSHMEM_TEST_CUDA(cudaStreamDestroy(stream));
+  REQUIRE(gshmem_team_sync(team) == 0);
+  gshmem_free(slots);
+}
+
+}  // namespace
+
+TEST_CASE("teams: predefined teams, strided splits, queries and syncs on host, device and stream",
+          "[team][gpu]") {
+  runtime_scope rt;
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  REQUIRE(n >= 2);
+
+  SECTION("world and node: every PE, distinct handles") {
+    CHECK(GSHMEMX_TEAM_NODE != GSHMEM_TEAM_WORLD);
+    check_team_queries(GSHMEM_TEAM_WORLD, 0, 1, n);
+    check_team_queries(GSHMEMX_TEAM_NODE, 0, 1, n);
+    CHECK(gshmem_team_translate_pe(GSHMEMX_TEAM_NODE, n - 1, GSHMEM_TEAM_WORLD) == n - 1);
+    check_team_sync(GSHMEM_TEAM_WORLD, n);
+    check_team_sync(GSHMEMX_TEAM_NODE, n);
+  }
+
+  SECTION("even and odd PEs: two teams that sync at the same time, then a split of a split") {
+    gshmem_team_t evens = 12345, odds = 12345;
+    const int n_even = (n + 1) / 2, n_odd = n / 2;
+    REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, n_even, nullptr, 0, &evens) == 0);
+    REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 1, 2, n_odd, nullptr, 0, &odds) == 0);
+    const bool even = me % 2 == 0;
+    CHECK((evens == GSHMEM_TEAM_INVALID) == !even);
+    CHECK((odds == GSHMEM_TEAM_INVALID) == even);
+    const gshmem_team_t mine = even ? evens : odds;
+    CHECK(mine != GSHMEM_TEAM_WORLD);
+    CHECK(mine != GSHMEMX_TEAM_NODE);
+    check_team_queries(mine, even ? 0 : 1, 2, even ? n_even : n_odd);
+    CHECK(gshmem_team_my_pe(even ? odds : evens) == -1);
+    CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, even ? 1 : 0, mine) == -1);
+    check_team_sync(mine, even ? n_even : n_odd);
+
+    // The last member of my team alone (parent ranks: stride 1, size 1).
+    const int my_size = even ? n_even : n_odd;
+    gshmem_team_t last = 12345;
+    REQUIRE(gshmem_team_split_strided(mine, my_size - 1, 1, 1, nullptr, 0, &last) == 0);
+    const bool is_last = gshmem_team_my_pe(mine) == my_size - 1;
+    CHECK((last != GSHMEM_TEAM_INVALID) == is_last);
+    if (is_last) {
+      check_team_queries(last, me, 1, 1);
+      CHECK(gshmem_team_sync(last) == 0);
+      gshmem_team_destroy(last);
+      CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+      CHECK(gshmem_team_n_pes(last) == -1);
+    }
+    gshmem_team_destroy(evens);
+    gshmem_team_destroy(odds);
+    CHECK(gshmem_team_n_pes(mine) == -1);
+    gshmem_barrier_all();
+  }
+
+  SECTION("bad arguments fail on every PE with an error, and no team is made") {
+    gshmem_team_t t = 12345;
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 0, 2, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(t == GSHMEM_TEAM_INVALID);
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 1, 1, n, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 0, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, -1, 1, 1, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_split_strided(40, 0, 1, 1, nullptr, 0, &t) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, nullptr) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_team_sync_on_stream(GSHMEM_TEAM_INVALID, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_team_barrier_on_stream(GSHMEMX_MAX_TEAMS, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_sync(33) == GSHMEMX_ERROR_INVALID_VALUE);
+    gshmem_team_destroy(GSHMEM_TEAM_WORLD);
+    CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_n_pes(GSHMEM_TEAM_WORLD) == n);  // still there
+    gshmem_team_destroy(GSHMEM_TEAM_INVALID);          // nothing to do
+    CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+    gshmem_barrier_all();
+  }
+
+  SECTION("the team limit: creation fails cleanly on every PE when no slot is free, works again after destroy") {
+    std::vector<gshmem_team_t> made;
+    int rc = 0;
+    while (made.size() <= GSHMEMX_MAX_TEAMS) {
+      gshmem_team_t t = 12345;
+      rc = gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &t);
+      if (rc != 0) {
+        CHECK(t == GSHMEM_TEAM_INVALID);
+        break;
+      }
+      made.push_back(t);
+    }
+    CHECK(rc == GSHMEMX_ERROR_OUT_OF_MEMORY);
+    CHECK(made.size() == GSHMEMX_MAX_TEAMS - 2);  // world and node hold two slots
+    REQUIRE(!made.empty());
+    CHECK(gshmem_team_sync(made.back()) == 0);  // the last one made works
+    for (gshmem_team_t t : made) gshmem_team_destroy(t);
+    gshmem_team_t again = 12345;
+    REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &again) == 0);
+    check_team_queries(again, 0, 1, n);
+    CHECK(gshmem_team_sync(again) == 0);
+    gshmem_team_destroy(again);
+    gshmem_barrier_all();
+  }
+}
+
+TEST_CASE("collective launch: the largest grid runs co-resident, a larger one is refused", "[team][launch][gpu]") {
+  runtime_scope rt;
+  const void *kernel = grid_rendezvous_kernel();
+  const dim3 block(128);
+  int max_grid = 0;
+  REQUIRE(gshmemx_collective_launch_query_gridsize(kernel, block, nullptr, 0, &max_grid) == GSHMEM_SUCCESS);
+  int device = 0, sms = 0;
+  GSHMEM_TEST_CUDA(cudaGetDevice(&device));
+  GSHMEM_TEST_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  REQUIRE(max_grid >= sms);
+  CHECK(max_grid % sms == 0);
+
+  managed_counter arrived, late;
+  long long timeout_ns = 20000000000ll;  // 20 s: far beyond any co-resident rendezvous
+  int sync_peers = 1;
+  void *args[] = {&arrived.value, &late.value, &timeout_ns, &sync_peers};
+  auto run = [&](dim3 grid) {
+    *arrived.value = 0;
+    *late.value = 0;
+    gshmem_barrier_all();
+    const int rc = gshmemx_collective_launch(kernel, grid, block, args, 0, 0);
+    GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+    return rc;
+  };
+
+  SECTION("every block of the largest grid arrives; a 2-D grid of the same size too; grid 0 means the largest") {
+    REQUIRE(run(dim3(max_grid)) == GSHMEM_SUCCESS);
+    CHECK(*arrived.value == (unsigned long long)max_grid);
+    CHECK(*late.value == 0);
+    REQUIRE(run(dim3(max_grid / sms, sms)) == GSHMEM_SUCCESS);
+    CHECK(*arrived.value == (unsigned long long)max_grid);
+    CHECK(*late.value == 0);
+    REQUIRE(run(dim3(0)) == GSHMEM_SUCCESS);
+    CHECK(*arrived.value == (unsigned long long)max_grid);
+    CHECK(*late.value == 0);
+  }
+
+  SECTION("a grid one block too large is refused with INVALID_VALUE and nothing runs") {
+    sync_peers = 0;
+    CHECK(run(dim3(max_grid + 1)) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(run(dim3(max_grid, 2)) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(*arrived.value == 0);
+  }
+
+  SECTION("bad arguments are refused") {
+    CHECK(gshmemx_collective_launch(nullptr, dim3(1), block, args, 0, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_collective_launch(kernel, dim3(1), dim3(0), args, 0, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_collective_launch(kernel, dim3(1), dim3(2048), args, 0, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmemx_collective_launch_query_gridsize(kernel, block, nullptr, 0, nullptr) == GSHMEMX_ERROR_INVALID_VALUE);
+    int with_shared = -1;
+    REQUIRE(gshmemx_collective_launch_query_gridsize(kernel, block, nullptr, 40 << 10, &with_shared) == 0);
+    CHECK(with_shared >= 1);
+    CHECK(with_shared <= max_grid);
+    GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+    CHECK(*arrived.value == 0);
+  }
+  gshmem_barrier_all();
+}
+
+// ------------------------------------------------------ small collectives
+namespace {
+
+namespace gd = gshmem::detail;
+
+// Element i of team rank r's source: varies over ranks and elements, small
+// enough for every type, products included (up to 17^4).
+template <class T>
+T source_value(int rank, size_t i) {
+  return (T)(((rank + 1) * 7 + (int)(i % 13)) % 17 + 1);
+}
+
+template <class T>
+T expected_reduce(int op, int size, size_t i) {
+  T acc = source_value<T>(0, i);
+  for (int r = 1; r < size; ++r) {
+    const T v = source_value<T>(r, i);
+    acc = op == 0 ? gd::reduce_sum::apply(acc, v)
+          : op == 1 ? gd::reduce_prod::apply(acc, v)
+          : op == 2 ? gd::reduce_max::apply(acc, v)
+                    : gd::reduce_min::apply(acc, v);
+  }
+  return acc;
+}
+
+template <class T>
+void upload(T *dev, const std::vector<T> &h) {
+  GSHMEM_TEST_CUDA(cudaMemcpy(dev, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+template <class T>
+std::vector<T> download(const T *dev, size_t n) {
+  std::vector<T> h(n);
+  GSHMEM_TEST_CUDA(cudaMemcpy(h.data(), dev, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+template <class T>
+struct collective_api {
+  cudaError_t (*device_reduce)(int, int, barrier_form, T *, const T *, size_t, int *);
+  cudaError_t (*device_fcollect)(int, barrier_form, T *, const T *, size_t, int *);
+  int (*reduce_on_stream[4])(gshmem_team_t, T *, const T *, size_t, cudaStream_t);
+  int (*reduce_host[4])(gshmem_team_t, T *, const T *, size_t);
+  int (*fcollect_on_stream)(gshmem_team_t, T *, const T *, size_t, cudaStream_t);
+  int (*fcollect_host)(gshmem_team_t, T *, const T *, size_t);
+};
+
+// Ways of calling: device thread / warp / block, on a stream, from the host.
+enum call_mode { mode_thread, mode_warp, mode_block, mode_stream, mode_host };
+const char *const kModeNames[] = {"thread", "warp", "block", "on_stream", "host"};
+
+// Every reduction operator and fcollect of one type on `team` (this PE a
+// member), for several sizes, in every mode; reductions also in place.
+// The checks of check_collectives_type on a member of `team`.
+template <class T>
+void check_collectives_on(const char *name, gshmem_team_t team, const collective_api<T> &api, T *source, T *dest,
+                          T *inplace, size_t max_n) {
+  const int rank = gshmem_team_my_pe(team), size = gshmem_team_n_pes(team);
+  REQUIRE(rank >= 0);
+  managed_ints rc(1);
+  for (size_t n : {(size_t)1, (size_t)100, max_n}) {
+    std::vector<T> mine(n);
+    for (size_t i = 0; i < n; ++i) mine[i] = source_value<T>(rank, i);
+    upload(source, mine);
+    for (int mode = mode_thread; mode <= mode_host; ++mode) {
+      for (int op = 0; op < 4; ++op) {
+        for (bool in_place : {false, true}) {
+          INFO("type " << name << ", team " << team << " (rank " << rank << " of " << size << "), n " << n << ", op "
+                       << op << ", " << kModeNames[mode] << (in_place ? ", in place" : ""));
+          T *src = source, *dst = dest;
+          if (in_place) {
+            upload(inplace, mine);
+            src = dst = inplace;
+          } else {
+            GSHMEM_TEST_CUDA(cudaMemset(dest, 0x5a, n * sizeof(T)));
+          }
+          GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+          REQUIRE(gshmem_team_sync(team) == 0);  // every member's buffers are ready
+          rc.p[0] = -7;
+          int status = -7;
+          if (mode <= mode_block) {
+            GSHMEM_TEST_CUDA(api.device_reduce(team, op, (barrier_form)mode, dst, src, n, rc.p));
+            GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+            status = rc.p[0];
+          } else if (mode == mode_stream) {
+            status = api.reduce_on_stream[op](team, dst, src, n, 0);
+            GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+          } else {
+            status = api.reduce_host[op](team, dst, src, n);
+          }
+          CHECK(status == 0);
+          const std::vector<T> got = download(dst, n);
+          size_t wrong = 0;
+          for (size_t i = 0; i < n; ++i)
+            if (!(got[i] == expected_reduce<T>(op, size, i))) ++wrong;
+          CHECK(wrong == 0);
+        }
+      }
+      INFO("type " << name << ", team " << team << ", n " << n << ", fcollect " << kModeNames[mode]);
+      GSHMEM_TEST_CUDA(cudaMemset(dest, 0x5a, n * (size_t)size * sizeof(T)));
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      REQUIRE(gshmem_team_sync(team) == 0);
+      int status = -7;
+      if (mode <= mode_block) {
+        GSHMEM_TEST_CUDA(api.device_fcollect(team, (barrier_form)mode, dest, source, n, rc.p));
+        GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+        status = rc.p[0];
+      } else if (mode == mode_stream) {
+        status = api.fcollect_on_stream(team, dest, source, n, 0);
+        GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      } else {
+        status = api.fcollect_host(team, dest, source, n);
+      }
+      CHECK(status == 0);
+      const std::vector<T> got = download(dest, n * (size_t)size);
+      size_t wrong = 0;
+      for (int r = 0; r < size; ++r)
+        for (size_t i = 0; i < n; ++i)
+          if (!(got[(size_t)r * n + i] == source_value<T>(r, i))) ++wrong;
+      CHECK(wrong == 0);
+    }
+  }
+  REQUIRE(gshmem_team_sync(team) == 0);
+}
+
+// Every PE calls it (the symmetric allocations are collective over all
+// PEs); a PE outside `team` (GSHMEM_TEAM_INVALID) only allocates and frees.
+template <class T>
+void check_collectives_type(const char *name, gshmem_team_t team, const collective_api<T> &api) {
+  const size_t max_n = 1000;
+  T *source = (T *)gshmem_malloc(max_n * sizeof(T));
+  T *dest = (T *)gshmem_malloc(max_n * (size_t)gshmem_n_pes() * sizeof(T));
+  T *inplace = (T *)gshmem_malloc(max_n * sizeof(T));
+  REQUIRE(source);
+  REQUIRE(dest);
+  REQUIRE(inplace);
+  if (team != GSHMEM_TEAM_INVALID) check_collectives_on(name, team, api, source, dest, inplace, max_n);
+  gshmem_free(inplace);
+  gshmem_free(dest);
+  gshmem_free(source);
+}
+
+#define TEAM_GPU_API(NAME, TYPE)                                                                         \
+  collective_api<TYPE> api_##NAME() {                                                                    \
+    return collective_api<TYPE>{                                                                         \
+        &launch_reduce_##NAME,                                                                           \
+        &launch_fcollect_##NAME,                                                                         \
+        {&gshmemx_##NAME##_sum_reduce_on_stream, &gshmemx_##NAME##_prod_reduce_on_stream,                \
+         &gshmemx_##NAME##_max_reduce_on_stream, &gshmemx_##NAME##_min_reduce_on_stream},                \
+        {&gshmem_##NAME##_sum_reduce, &gshmem_##NAME##_prod_reduce, &gshmem_##NAME##_max_reduce,         \
+         &gshmem_##NAME##_min_reduce},                                                                   \
+        &gshmemx_##NAME##_fcollect_on_stream,                                                            \
+        &gshmem_##NAME##_fcollect};                                                                      \
+  }
+TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_API)
+#undef TEAM_GPU_API
+
+}  // namespace
+
+TEST_CASE("small collectives: sum/prod/max/min reductions and fcollect, every form, world and a strided team",
+          "[team][collectives][gpu]") {
+  runtime_scope rt;
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  gshmem_team_t evens = GSHMEM_TEAM_INVALID;
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &evens) == 0);
+  for (gshmem_team_t team : {(gshmem_team_t)GSHMEM_TEAM_WORLD, evens}) {  // evens: INVALID on odd PEs
+#define TEAM_GPU_CHECK_TYPE(NAME, TYPE) check_collectives_type<TYPE>(#NAME, team, api_##NAME());
+    TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_CHECK_TYPE)
+#undef TEAM_GPU_CHECK_TYPE
+  }
+  CHECK((evens == GSHMEM_TEAM_INVALID) == (me % 2 == 1));
+  gshmem_team_destroy(evens);
+  gshmem_barrier_all();
+}
+
+TEST_CASE("small collectives: bad arguments are refused before anything runs", "[team][collectives][gpu]") {
+  runtime_scope rt;
+  int *source = (int *)gshmem_malloc(64 * sizeof(int));
+  int *dest = (int *)gshmem_malloc(64 * (size_t)gshmem_n_pes() * sizeof(int));
+  int *local = nullptr;
+  GSHMEM_TEST_CUDA(cudaMalloc(&local, 64 * sizeof(int)));
+  CHECK(gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_INVALID, dest, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, dest, local, 8, 0) == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmemx_int_max_reduce_on_stream(GSHMEM_TEAM_WORLD, source + 1, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_min_reduce_on_stream(GSHMEM_TEAM_WORLD, nullptr, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_fcollect_on_stream(GSHMEM_TEAM_WORLD, source, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_int_prod_reduce(GSHMEMX_MAX_TEAMS + 3, dest, source, 8) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_int_fcollect(GSHMEM_TEAM_WORLD, dest, local, 8) == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  managed_ints rc(1);
+  GSHMEM_TEST_CUDA(launch_reduce_int(GSHMEM_TEAM_INVALID, 0, form_thread, dest, source, 8, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  GSHMEM_TEST_CUDA(launch_fcollect_int(GSHMEM_TEAM_INVALID, form_block, dest, source, 8, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  cudaFree(local);
+  gshmem_free(dest);
+  gshmem_free(source);
+}
