@@ -73,7 +73,7 @@ while [ $# -gt 0 ]; do
     --no-mpi-support) MPI_SUPPORT=0 ;;
     --all-args) ALL_ARGS=1 ;;
     --only) ONLY="$2"; shift ;;
-    -h|--help) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
     -*) die "unknown option '$1' (try --help)" ;;
     *) [ -z "$NV_SRC" ] || die "one NVSHMEM source tree expected, got '$NV_SRC' and '$1'"
        NV_SRC="$1" ;;
