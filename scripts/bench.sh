@@ -2,6 +2,7 @@
 # Runs the gshmem perftest suite on the GPUs of this machine.
 #
 #   scripts/bench.sh [--quick] [--build-dir DIR] [--results-dir DIR] [--gpus N] [--no-build] [--no-deps]
+#                    [--vs-nvshmem [--nvshmem-home DIR]] [--build-only]
 #
 # Checks what the build needs (scripts/install-deps.sh: installs what is
 # missing where it can; --no-deps skips this), builds the perftests if
@@ -11,7 +12,19 @@
 #   *.jsonl (one JSON object per row), *.log (each binary's table),
 #   summary.md (targets, floors, NVSHMEM figures) and PNG plots.
 # With $OUT set, summary.md, the plots and a tarball of the whole folder are
-# copied there as well (8 files at most).
+# copied there as well (9 files at most).
+#
+# --vs-nvshmem adds a same-run comparison with NVSHMEM: the NVSHMEM-API
+# benchmark (perftest/nvshmem_api, NVSHMEM names only) is built twice, against
+# gshmem::nvshmem and against NVSHMEM (nvcc -rdc, NVSHMEM's host and device
+# libraries), and both run on the same GPUs in this invocation; summary.md,
+# vs_nvshmem.jsonl and vs_nvshmem.png give gshmem / NVSHMEM per row. NVSHMEM
+# is taken from --nvshmem-home, $NVSHMEM_HOME, or the nvidia-nvshmem-cu12/13
+# Python wheel (site-packages/nvidia/nvshmem); where none is found the
+# comparison is skipped, saying so, and the other benchmarks run as usual.
+# The NVSHMEM run gets NVSHMEM_BOOTSTRAP=MPI and NVSHMEM_REMOTE_TRANSPORT=none
+# unless they are set. --build-only builds (both builds with --vs-nvshmem)
+# and stops before looking for GPUs.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,6 +34,9 @@ RESULTS_BASE="$ROOT/results"
 GPUS=""
 DO_BUILD=1
 DO_DEPS=1
+VS_NVSHMEM=0
+NVSHMEM_DIR="${NVSHMEM_HOME:-}"
+BUILD_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick|-q) QUICK=1 ;;
@@ -29,7 +45,10 @@ while [ $# -gt 0 ]; do
     --gpus) GPUS="$2"; shift ;;
     --no-build) DO_BUILD=0 ;;
     --no-deps) DO_DEPS=0 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --vs-nvshmem) VS_NVSHMEM=1 ;;
+    --nvshmem-home) NVSHMEM_DIR="$2"; shift ;;
+    --build-only) BUILD_ONLY=1 ;;
+    -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
     *) echo "bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -43,6 +62,7 @@ say() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 BINARIES=(gshmem_perf_latency gshmem_perf_wait gshmem_perf_stream gshmem_perf_barrier
           gshmem_perf_fan gshmem_perf_bw)
+[ "$VS_NVSHMEM" = 1 ] && BINARIES+=(gshmem_perf_nvshmem_api)
 
 # ---------------------------------------------------------------- build
 if [ "$DO_BUILD" = 1 ] && [ "$DO_DEPS" = 1 ]; then
@@ -70,6 +90,67 @@ if [ "$DO_BUILD" = 1 ]; then
   grep -E "gshmem perftest: .* API" "$BUILD_DIR.configure.log" 2>/dev/null | sed 's/^-- /  /'
 fi
 BIN_DIR="$BUILD_DIR/perftest"
+
+# ---------------------------------------------------------------- NVSHMEM
+# The NVSHMEM build of the NVSHMEM-API benchmark (--vs-nvshmem).
+NV_BIN=""
+NV_LIB=""
+find_nvshmem() {  # prints the folder holding include/nvshmem.h and lib/, or nothing
+  if [ -n "$NVSHMEM_DIR" ]; then
+    [ -f "$NVSHMEM_DIR/include/nvshmem.h" ] && (cd "$NVSHMEM_DIR" && pwd)
+    return
+  fi
+  python3 - <<'PY' 2>/dev/null
+import glob, os, site, sys
+roots = list(site.getsitepackages()) + [site.getusersitepackages()] + sys.path
+for r in roots:
+    h = os.path.join(r, "nvidia", "nvshmem", "include", "nvshmem.h")
+    if os.path.isfile(h):
+        print(os.path.dirname(os.path.dirname(h)))
+        break
+PY
+}
+if [ "$VS_NVSHMEM" = 1 ]; then
+  NV_HOME=$(find_nvshmem)
+  if [ -z "$NV_HOME" ]; then
+    if [ -n "$NVSHMEM_DIR" ]; then
+      say "NVSHMEM not found at $NVSHMEM_DIR (no include/nvshmem.h): skipping the comparison with NVSHMEM"
+    else
+      say "NVSHMEM not found (no --nvshmem-home, no \$NVSHMEM_HOME, no nvidia-nvshmem wheel for $(command -v python3 || echo python3)): skipping the comparison with NVSHMEM (pip install nvidia-nvshmem-cu13, or cu12, to enable it)"
+    fi
+  else
+    NV_LIB="$NV_HOME/lib"
+    host_lib=(-lnvshmem_host)
+    if [ ! -e "$NV_LIB/libnvshmem_host.so" ]; then
+      # The wheel ships only the versioned name.
+      so=$(ls "$NV_LIB"/libnvshmem_host.so.* 2>/dev/null | head -1)
+      [ -n "$so" ] && host_lib=("-l:$(basename "$so")")
+    fi
+    arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=\([0-9]*\).*/\1/p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null | head -1)
+    NV_BIN="$BUILD_DIR/nvshmem_api/nvshmem_api_bench_nvshmem"
+    mkdir -p "$(dirname "$NV_BIN")"
+    say "building the NVSHMEM-API benchmark against NVSHMEM ($NV_HOME, sm_${arch:-90}, -rdc)"
+    if ! nvcc -std=c++17 -O3 -arch=sm_"${arch:-90}" -rdc=true -DNVSHMEM_API_IMPL='"nvshmem"' \
+         -I"$NV_HOME/include" -I"$ROOT/perftest" \
+         "$ROOT/perftest/nvshmem_api/nvshmem_api_bench.cu" "$ROOT/perftest/harness.cpp" \
+         -o "$NV_BIN" -L"$NV_LIB" "${host_lib[@]}" -lnvshmem_device -Xlinker -rpath,"$NV_LIB" \
+         > "$BUILD_DIR.nvshmem_api.build.log" 2>&1; then
+      tail -20 "$BUILD_DIR.nvshmem_api.build.log"
+      say "the NVSHMEM build failed (see $BUILD_DIR.nvshmem_api.build.log): skipping the comparison"
+      NV_BIN=""
+    fi
+  fi
+fi
+if [ "$BUILD_ONLY" = 1 ]; then
+  missing=0
+  for b in "${BINARIES[@]}"; do
+    [ -x "$BIN_DIR/$b" ] || { say "$b: not built"; missing=$((missing + 1)); }
+  done
+  [ -n "$NV_BIN" ] && say "NVSHMEM build: $NV_BIN"
+  say "built; not running (--build-only)"
+  [ $missing -eq 0 ]
+  exit
+fi
 
 # ---------------------------------------------------------------- GPUs
 if [ -z "$GPUS" ]; then
@@ -147,6 +228,44 @@ for step in "${STEPS[@]}"; do
   fi
 done
 
+# ---------------------------------------------------------------- vs NVSHMEM
+# The same source, built against gshmem and against NVSHMEM, one after the
+# other on the same GPUs (point-to-point: 2 PEs).
+if [ "$VS_NVSHMEM" = 1 ] && [ -n "$NV_BIN" ]; then
+  for impl in gshmem nvshmem; do
+    tag="nvshmem_api-$impl-np2"
+    if [ "$impl" = gshmem ]; then
+      bin="$BIN_DIR/gshmem_perf_nvshmem_api"
+      env_args=()
+    else
+      bin="$NV_BIN"
+      env_args=(-x "NVSHMEM_BOOTSTRAP=${NVSHMEM_BOOTSTRAP:-MPI}"
+                -x "NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}"
+                -x "LD_LIBRARY_PATH=$NV_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+    fi
+    if [ ! -x "$bin" ]; then
+      say "NVSHMEM-API benchmark ($impl build): SKIPPED (not built)"
+      FAILED=$((FAILED + 1))
+      continue
+    fi
+    start=$(date +%s)
+    say "NVSHMEM-API benchmark, $impl build, np=2 ..."
+    timeout -k 15 "$LIMIT" "${MPIRUN[@]}" "${env_args[@]}" -np 2 "$bin" "${MODE[@]}" \
+      --json "$RES/$tag.jsonl" > "$RES/$tag.log" 2>&1
+    rc=$?
+    secs=$(( $(date +%s) - start ))
+    rows=$(cat "$RES/$tag.jsonl" 2>/dev/null | wc -l)
+    if [ $rc -eq 0 ]; then
+      say "NVSHMEM-API benchmark, $impl build: ok, $rows rows, ${secs}s"
+    else
+      [ $rc -eq 124 ] && why="timed out after ${LIMIT}s" || why="exit status $rc"
+      say "NVSHMEM-API benchmark, $impl build: FAILED ($why), $rows rows, ${secs}s; last lines:"
+      tail -5 "$RES/$tag.log" | sed 's/^/    /'
+      FAILED=$((FAILED + 1))
+    fi
+  done
+fi
+
 # ---------------------------------------------------------------- report
 TITLE="gshmem perftests, $GPUS x ${GPU_NAME:-GPU}, $(date -u '+%Y-%m-%d %H:%M UTC')$([ "$QUICK" = 1 ] && echo ' (quick)')"
 python3 "$ROOT/scripts/summarize.py" "$RES" --title "$TITLE" || say "summary failed"
@@ -157,13 +276,16 @@ case $? in
   *) say "plotting failed" ;;
 esac
 [ -f "$RES/summary.md" ] && sed -n '1,20p' "$RES/summary.md"
+[ -f "$RES/summary.md" ] && sed -n '/^## gshmem vs NVSHMEM/,$p' "$RES/summary.md"
 
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   tar -C "$RESULTS_BASE" -czf "$OUT/results-$STAMP.tar.gz" "$STAMP"
   [ -f "$RES/summary.md" ] && cp "$RES/summary.md" "$OUT/"
+  [ -f "$RES/vs_nvshmem.jsonl" ] && cp "$RES/vs_nvshmem.jsonl" "$OUT/"
   n=0
-  for png in "$RES"/*.png; do
+  # The comparison plot first, where there is one.
+  for png in $(ls "$RES"/vs_nvshmem.png 2>/dev/null) $(ls "$RES"/*.png 2>/dev/null | grep -v '/vs_nvshmem.png$'); do
     [ -f "$png" ] || continue
     [ $n -ge 6 ] && break
     cp "$png" "$OUT/"

@@ -3,12 +3,14 @@
 
 usage: plot_results.py RESULTS_DIR [--out DIR]
 
-Writes at most six PNGs into DIR (default RESULTS_DIR):
+Writes at most seven PNGs into DIR (default RESULTS_DIR):
   wait_any.png, wait_all.png, wait_some.png  round trip vs n, per form, issuer and producer
                                               pattern, floors dashed
   put_signal.png                              one-way latency vs message size, per issuer
   bandwidth.png                               put / put_signal bandwidth vs size
   ratio_to_floor.png                          every figure's ratio to its raw floor
+  vs_nvshmem.png                              gshmem / NVSHMEM per row of the NVSHMEM-API
+                                              benchmark (only with bench.sh --vs-nvshmem rows)
 Exits 77 when matplotlib is missing (so a test can report "skipped").
 """
 import argparse
@@ -16,7 +18,8 @@ import os
 import sys
 from collections import defaultdict
 
-from summarize import load_rows, producer_of  # one reader of the JSON lines, beside this script
+# One reader of the JSON lines and one pairing of the two builds, beside this script.
+from summarize import compare_implementations, is_same_source_row, load_rows, producer_of, size_of
 
 try:
     import matplotlib
@@ -109,10 +112,39 @@ def ratio_plot(path, rows):
     return True
 
 
+def vs_nvshmem_plot(path, rows):
+    """One bar per row measured by both builds of the NVSHMEM-API benchmark:
+    gshmem / NVSHMEM on a log scale, 1 marked (left of it, gshmem does better)."""
+    pairs = [p for p in compare_implementations(rows)[0] if p["ratio_gshmem_to_nvshmem"] is not None]
+    if not pairs:
+        return False
+    labels = [f"{p['name']} {size_of(p)} {p['metric']}" for p in pairs]
+    ratios = [p["ratio_gshmem_to_nvshmem"] for p in pairs]
+    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.32 * len(pairs)))
+    ys = list(range(len(pairs)))[::-1]
+    colors = ["C2" if r < 1 else "C3" for r in ratios]
+    ax.barh(ys, ratios, color=colors, height=0.6)
+    for y, r in zip(ys, ratios):
+        ax.text(r, y, f" {r:.2f}", va="center", fontsize=7)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(ys)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_xlabel("gshmem / NVSHMEM (below 1: gshmem does better)")
+    ax.set_title("NVSHMEM-API benchmark built against gshmem and against NVSHMEM\n"
+                 "(same source, same GPUs, same run)", fontsize=10)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # long row labels stay whole
+    plt.close(fig)
+    return True
+
+
 def make_plots(rows, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     made = []
-    api = [r for r in rows if not r["name"].startswith("raw_floor:")]
+    # gshmem's own perftests; the NVSHMEM-API benchmark's rows have their own plot.
+    api = [r for r in rows if not r["name"].startswith("raw_floor:") and not is_same_source_row(r)]
     wait_rows = [r for r in api if r.get("binary") == "gshmem_perf_wait" and r.get("pes") == 2]
     for fam in ("any", "all", "some"):
         # One series per form, issuer and producer pattern ("wait_until_all[random] thread").
@@ -134,6 +166,9 @@ def make_plots(rows, out_dir):
         made.append(path)
     path = os.path.join(out_dir, "ratio_to_floor.png")
     if ratio_plot(path, api):
+        made.append(path)
+    path = os.path.join(out_dir, "vs_nvshmem.png")
+    if vs_nvshmem_plot(path, rows):
         made.append(path)
     return made
 

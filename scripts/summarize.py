@@ -9,7 +9,11 @@ Reads every *.jsonl under RESULTS_DIR. Writes a markdown file with
      info rows (no target) show related figures beside them, such as the wait
      benchmark under other producer patterns;
   2. every row with a floor, and whether it is within 10% of it;
-  3. rows without a floor.
+  3. rows without a floor;
+  4. with scripts/bench.sh --vs-nvshmem: the NVSHMEM-API benchmark built
+     against gshmem and against NVSHMEM, run in the same invocation, row by
+     row with the ratio gshmem / NVSHMEM; the same pairs are written as JSON
+     lines to vs_nvshmem.jsonl beside summary.md.
 Needs only the Python standard library (no GPU, no matplotlib).
 """
 import argparse
@@ -17,6 +21,7 @@ import glob
 import json
 import os
 import sys
+from collections import OrderedDict
 
 # Floors and targets are per figure; "match" selects the row.
 #   (label, match, target_us, nvshmem_us or None)
@@ -66,10 +71,21 @@ ANCHORS = [
 ]
 FLOOR_TOLERANCE = 1.10
 
+# The NVSHMEM-API benchmark (perftest/nvshmem_api) tags its rows with the
+# implementation it was built against: binary "nvshmem_api@gshmem" or
+# "nvshmem_api@nvshmem". Those rows are compared with each other only: they
+# never stand for gshmem's own perftests in the tables above.
+SAME_SOURCE_PREFIX = "nvshmem_api@"
+GSHMEM_BUILD = SAME_SOURCE_PREFIX + "gshmem"
+NVSHMEM_BUILD = SAME_SOURCE_PREFIX + "nvshmem"
+COMPARISON_FILE = "vs_nvshmem.jsonl"  # written by this script; not a perftest output
+
 
 def load_rows(results_dir):
     rows = []
     for path in sorted(glob.glob(os.path.join(results_dir, "**", "*.jsonl"), recursive=True)):
+        if os.path.basename(path) == COMPARISON_FILE:
+            continue
         with open(path) as f:
             for lineno, line in enumerate(f, 1):
                 line = line.strip()
@@ -143,8 +159,79 @@ def nvshmem_anchor(row):
     return None
 
 
+def is_same_source_row(row):
+    return row.get("binary", "").startswith(SAME_SOURCE_PREFIX)
+
+
+def row_key(row):
+    """What makes two rows the same figure: benchmark, PEs, size or n, issuer, metric."""
+    return (row["name"], row.get("pes"), "n" if "n" in row else "size", row.get("n", row.get("size")),
+            row.get("threads", 1), row["metric"])
+
+
+def compare_implementations(rows):
+    """Pairs the NVSHMEM-API benchmark's rows built against gshmem with the
+    same rows built against NVSHMEM. Returns (pairs, only_gshmem, only_nvshmem):
+    pairs are dicts with the row's identity, both values and
+    ratio_gshmem_to_nvshmem: gshmem / NVSHMEM for a lower-is-better row (a
+    time), NVSHMEM / gshmem for a higher-is-better one (a bandwidth), so that
+    below 1 always means gshmem does better. The last row of a key wins."""
+    by_impl = {GSHMEM_BUILD: OrderedDict(), NVSHMEM_BUILD: OrderedDict()}
+    for r in rows:
+        if r.get("binary") in by_impl:
+            by_impl[r["binary"]][row_key(r)] = r
+    gs, nv = by_impl[GSHMEM_BUILD], by_impl[NVSHMEM_BUILD]
+    pairs = []
+    for key, g in gs.items():
+        n = nv.get(key)
+        if n is None:
+            continue
+        gv, nvv = g.get("value"), n.get("value")
+        ratio = None
+        if gv is not None and nvv is not None and gv > 0 and nvv > 0:
+            ratio = gv / nvv if g.get("better", "lower") == "lower" else nvv / gv
+        pair = OrderedDict(name=g["name"], pes=g.get("pes"))
+        pair["n" if "n" in g else "size"] = g.get("n", g.get("size"))
+        pair.update(threads=g.get("threads", 1), metric=g["metric"], unit=g.get("unit", "us"),
+                    better=g.get("better", "lower"), gshmem=gv, nvshmem=nvv,
+                    ratio_gshmem_to_nvshmem=None if ratio is None else round(ratio, 6))
+        pairs.append(pair)
+    only_g = [r for k, r in gs.items() if k not in nv]
+    only_n = [r for k, r in nv.items() if k not in gs]
+    return pairs, only_g, only_n
+
+
+def comparison_section(rows):
+    """Markdown lines of the same-run comparison (empty without its rows)."""
+    pairs, only_g, only_n = compare_implementations(rows)
+    if not (pairs or only_g or only_n):
+        return []
+    out = ["## gshmem vs NVSHMEM, same source, same run", "",
+           "The NVSHMEM-API benchmark (perftest/nvshmem_api) built twice, against gshmem::nvshmem and "
+           "against NVSHMEM, run one after the other on the same GPUs (scripts/bench.sh --vs-nvshmem). "
+           "Ratio = gshmem / NVSHMEM for times (inverted for bandwidths): below 1, gshmem does better.", ""]
+    if pairs:
+        ratios = [p["ratio_gshmem_to_nvshmem"] for p in pairs if p["ratio_gshmem_to_nvshmem"] is not None]
+        faster = sum(1 for r in ratios if r < 1)
+        out += [f"{len(pairs)} rows measured by both; gshmem does better in {faster}.", "",
+                "| benchmark | PEs | size/n | issuer | metric | gshmem | NVSHMEM | gshmem / NVSHMEM |",
+                "|---|---|---|---|---|---|---|---|"]
+        for p in pairs:
+            out.append(f"| {p['name']} | {p['pes']} | {size_of(p)} | {width(p)} | {p['metric']} | "
+                       f"{fmt(p['gshmem'])} {p['unit']} | {fmt(p['nvshmem'])} {p['unit']} | "
+                       f"{fmt(p['ratio_gshmem_to_nvshmem'], 2)} |")
+    for label, missing in (("only the gshmem build", only_g), ("only the NVSHMEM build", only_n)):
+        if missing:
+            out += ["", f"Measured by {label} (the other build did not report them): "
+                    + ", ".join(f"{r['name']} {size_of(r)} {r['metric']}" for r in missing)]
+    out.append("")
+    return out
+
+
 def build(rows, title):
     out = [f"# {title}", ""]
+    comparison = comparison_section(rows)
+    rows = [r for r in rows if not is_same_source_row(r)]
     gpu_rows = [r for r in rows if not r["name"].startswith("raw_floor:")]
     out += ["## Targets", "",
             "| benchmark | value (us) | floor (us) | ratio | target (us) | NVSHMEM (us) | result |",
@@ -196,6 +283,7 @@ def build(rows, title):
             out.append(f"| {r.get('binary', '')} | {r['name']} | {r['pes']} | {size_of(r)} | {width(r)} | "
                        f"{r['metric']} | {fmt(r['value'])} {r['unit']} | {fmt(r.get('min'))} | {fmt(r.get('max'))} |")
     out.append("")
+    out += comparison
     return "\n".join(out), failures
 
 
@@ -214,6 +302,13 @@ def main():
     with open(out, "w") as f:
         f.write(text)
     print(f"summarize: {len(rows)} rows -> {out} ({failures} target(s) not met)")
+    pairs, _, _ = compare_implementations(rows)
+    if pairs:
+        path = os.path.join(os.path.dirname(os.path.abspath(out)), COMPARISON_FILE)
+        with open(path, "w") as f:
+            for p in pairs:
+                f.write(json.dumps(p) + "\n")
+        print(f"summarize: {len(pairs)} gshmem / NVSHMEM pairs -> {path}")
     return 0
 
 

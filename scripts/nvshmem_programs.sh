@@ -1,0 +1,418 @@
+#!/usr/bin/env bash
+# Builds NVSHMEM's own programs against an installed gshmem and, where there
+# are GPUs, runs them.
+#
+#   scripts/nvshmem_programs.sh NVSHMEM_SRC [--prefix DIR] [--np LIST] [--build-only]
+#       [--build-dir DIR] [--timeout S] [--jobs N] [--arch SM] [--nvml-include DIR]
+#       [--no-mpi-support] [--all-args] [--only REGEX]
+#
+# NVSHMEM_SRC is a checkout of NVSHMEM's source tree; it is only read (the
+# script checks afterwards that nothing in it changed). The programs are
+# NVSHMEM's perftest/device/pt-to-pt/*, perftest/host/pt-to-pt/* (linked with
+# the perftests' shared helper, perftest/common/utils.cu) and examples/*.
+# They are built outside this tree by a generated CMake project that calls
+# find_package(gshmem) and links gshmem::nvshmem, so their <nvshmem.h> is
+# gshmem's compatibility header and the installed package is what is tested.
+# No -rdc: gshmem's device routines are inline.
+#
+#   --prefix DIR       the gshmem install prefix to test (default: build this
+#                      tree and install it into BUILD_DIR/gshmem-prefix)
+#   --np LIST          PE counts for the examples, comma-separated (default 2,
+#                      and 4 where the machine has 4 GPUs); the pt-to-pt
+#                      perftests always run on 2 PEs (they need exactly 2)
+#   --build-only       build and report; run nothing
+#   --build-dir DIR    where everything goes (default ${TMPDIR:-/tmp}/gshmem-nvshmem-programs)
+#   --timeout S        seconds per program run (default 120)
+#   --jobs N           parallel compile jobs (default: nproc)
+#   --arch SM          CUDA architecture (default 90)
+#   --nvml-include DIR where nvml.h is (the perftest helper includes it; found
+#                      in the CUDA toolkit or a pip nvidia-nvml-dev otherwise)
+#   --no-mpi-support   build without NVSHMEMTEST_MPI_SUPPORT (NVSHMEM's build
+#                      defines it where MPI is found; the programs then still
+#                      start with nvshmem_init unless NVSHMEMTEST_USE_MPI_LAUNCHER=1)
+#   --all-args         run a perftest once per line of its .args file (default:
+#                      the first line only)
+#   --only REGEX       only the programs whose name matches REGEX
+#
+# Writes into BUILD_DIR: logs/<program>.{compile,link}.log and one
+# <program>.np<N>[.a<k>].run.log per run, programs.tsv, and report.md (the
+# table "program | built | ran | result", the programs left out and why, and
+# the NVSHMEM names they miss grouped by feature, read from the compiler's
+# and linker's errors by scripts/nvshmem_programs_report.py). The report is
+# printed at the end. Exit status: 0 when the report was made (whatever the
+# programs did), non-zero when the script itself could not do its job.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export LC_ALL=C  # compilers' messages in ASCII, as the report reads them
+say() { printf '[nvshmem-programs %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { say "$*" >&2; exit 2; }
+
+NV_SRC=""
+PREFIX=""
+NP_LIST=""
+BUILD_ONLY=0
+BUILD_DIR="${TMPDIR:-/tmp}/gshmem-nvshmem-programs"
+TIMEOUT=120
+JOBS=$(nproc 2>/dev/null || echo 2)
+ARCH=90
+NVML_INCLUDE=""
+MPI_SUPPORT=1
+ALL_ARGS=0
+ONLY=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) PREFIX="$2"; shift ;;
+    --np) NP_LIST="$2"; shift ;;
+    --build-only) BUILD_ONLY=1 ;;
+    --build-dir) BUILD_DIR="$2"; shift ;;
+    --timeout) TIMEOUT="$2"; shift ;;
+    --jobs) JOBS="$2"; shift ;;
+    --arch) ARCH="$2"; shift ;;
+    --nvml-include) NVML_INCLUDE="$2"; shift ;;
+    --no-mpi-support) MPI_SUPPORT=0 ;;
+    --all-args) ALL_ARGS=1 ;;
+    --only) ONLY="$2"; shift ;;
+    -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
+    -*) die "unknown option '$1' (try --help)" ;;
+    *) [ -z "$NV_SRC" ] || die "one NVSHMEM source tree expected, got '$NV_SRC' and '$1'"
+       NV_SRC="$1" ;;
+  esac
+  shift
+done
+
+# ---------------------------------------------------------------- checks
+[ -n "$NV_SRC" ] || die "usage: $0 NVSHMEM_SRC [options] (try --help)"
+NV_SRC="$(cd "$NV_SRC" 2>/dev/null && pwd)" || die "no such folder: $NV_SRC"
+for f in perftest/common/utils.cu perftest/common/utils.h examples; do
+  [ -e "$NV_SRC/$f" ] || die "$NV_SRC is not an NVSHMEM source tree (no $f)"
+done
+case "$TIMEOUT$JOBS$ARCH" in *[!0-9]*) die "--timeout, --jobs and --arch take numbers" ;; esac
+if ! command -v nvcc > /dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+command -v nvcc > /dev/null || die "nvcc not found (put the CUDA toolkit's bin on PATH)"
+command -v cmake > /dev/null || die "cmake not found"
+command -v python3 > /dev/null || die "python3 not found (the report needs it)"
+mkdir -p "$BUILD_DIR" || die "cannot create $BUILD_DIR"
+BUILD_DIR="$(cd "$BUILD_DIR" && pwd)"
+case "$BUILD_DIR/" in
+  "$ROOT"/*) die "the build folder must lie outside the gshmem tree ($BUILD_DIR)" ;;
+  "$NV_SRC"/*) die "the build folder must lie outside the NVSHMEM tree ($BUILD_DIR)" ;;
+esac
+LOGS="$BUILD_DIR/logs"
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+# Everything in the NVSHMEM tree is older than this stamp; checked at the end.
+STAMP_FILE="$BUILD_DIR/.start-stamp"
+touch "$STAMP_FILE"
+
+# nvml.h: NVSHMEM's perftest helper includes it (it loads libnvml at run time).
+if [ -z "$NVML_INCLUDE" ]; then
+  NVCC_DIR="$(dirname "$(command -v nvcc)")"
+  for d in "$NVCC_DIR/../include" "$NVCC_DIR"/../targets/*/include /usr/local/cuda/include /usr/include; do
+    [ -f "$d/nvml.h" ] && { NVML_INCLUDE="$(cd "$d" && pwd)"; break; }
+  done
+fi
+if [ -z "$NVML_INCLUDE" ]; then
+  NVML_INCLUDE="$(python3 - <<'EOF' 2>/dev/null
+import glob, os, site, sys
+roots = site.getsitepackages() + [site.getusersitepackages()] + sys.path
+for r in roots:
+    for h in sorted(glob.glob(os.path.join(r, "nvidia", "*", "include", "nvml.h"))) + \
+             sorted(glob.glob(os.path.join(r, "nvidia", "nvml", "include", "nvml.h"))):
+        print(os.path.dirname(h)); sys.exit(0)
+EOF
+)"
+fi
+if [ -n "$NVML_INCLUDE" ] && [ ! -f "$NVML_INCLUDE/nvml.h" ]; then
+  die "--nvml-include $NVML_INCLUDE has no nvml.h"
+fi
+[ -n "$NVML_INCLUDE" ] || say "nvml.h not found: the perftests will not compile (install the CUDA toolkit's NVML headers, e.g. pip install nvidia-nvml-dev, and pass --nvml-include DIR)"
+
+# ---------------------------------------------------------------- gshmem
+if [ -z "$PREFIX" ]; then
+  PREFIX="$BUILD_DIR/gshmem-prefix"
+  say "building gshmem from $ROOT and installing it into $PREFIX"
+  cmake -S "$ROOT" -B "$BUILD_DIR/gshmem-build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGSHMEM_BUILD_TESTS=OFF -DGSHMEM_BUILD_PERFTEST=OFF -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+    > "$LOGS/gshmem.configure.log" 2>&1 || { tail -20 "$LOGS/gshmem.configure.log"; die "configuring gshmem failed"; }
+  cmake --build "$BUILD_DIR/gshmem-build" -j"$JOBS" > "$LOGS/gshmem.build.log" 2>&1 \
+    || { tail -20 "$LOGS/gshmem.build.log"; die "building gshmem failed"; }
+  cmake --install "$BUILD_DIR/gshmem-build" --prefix "$PREFIX" > "$LOGS/gshmem.install.log" 2>&1 \
+    || die "installing gshmem failed (see $LOGS/gshmem.install.log)"
+fi
+PREFIX="$(cd "$PREFIX" 2>/dev/null && pwd)" || die "no such prefix: $PREFIX"
+ls "$PREFIX"/lib*/cmake/gshmem/gshmemConfig.cmake > /dev/null 2>&1 \
+  || die "$PREFIX has no gshmem CMake package (lib*/cmake/gshmem/gshmemConfig.cmake)"
+[ -f "$PREFIX/include/gshmem/compat/nvshmem.h" ] \
+  || die "$PREFIX has no NVSHMEM compatibility headers (include/gshmem/compat)"
+
+# ---------------------------------------------------------------- programs
+# programs.tsv: name, source (relative to NVSHMEM_SRC), kind. Kinds:
+#   perftest  linked with the perftest helper, run on 2 PEs with its .args
+#   example   an example program
+#   mpi       an example that includes <mpi.h> itself (linked with MPI)
+#   left_out  not built; the fourth column says why
+TSV="$BUILD_DIR/programs.tsv"
+: > "$TSV"
+add_program() {  # source kind [why]
+  local src="$1" kind="$2" why="${3:-}"
+  local name="${src%.*}"
+  if [ -n "$ONLY" ] && ! [[ "$name" =~ $ONLY ]]; then return; fi
+  printf '%s\t%s\t%s\t%s\n' "$name" "$src" "$kind" "$why" >> "$TSV"
+}
+cd "$NV_SRC" || die "cannot enter $NV_SRC"
+for src in perftest/device/pt-to-pt/*.cu perftest/host/pt-to-pt/*.cu perftest/host/pt-to-pt/*.cpp; do
+  [ -f "$src" ] && add_program "$src" perftest
+done
+for src in examples/*.cu examples/*.cpp; do
+  [ -f "$src" ] || continue
+  if grep -Eq '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]mpi\.h[>"]' "$src"; then
+    add_program "$src" mpi
+  else
+    add_program "$src" example
+  fi
+done
+# Examples in subfolders bring their own dependencies; named, with the reason.
+for dir in examples/*/; do
+  for src in "$dir"*.cu; do
+    [ -f "$src" ] || continue
+    if grep -qi 'cutlass' "$src" "$dir"*.h* 2>/dev/null; then
+      add_program "$src" left_out "needs CUTLASS (NVSHMEM builds it only with NVSHMEM_BUILD_WITH_CUTLASS)"
+    else
+      add_program "$src" left_out "in a subfolder of examples/ with its own build"
+    fi
+  done
+done
+cd - > /dev/null || exit 2
+[ -s "$TSV" ] || die "no programs found under $NV_SRC${ONLY:+ matching '$ONLY'}"
+say "$(grep -vc $'\tleft_out\t' "$TSV") programs to build from $NV_SRC against $PREFIX"
+
+# ---------------------------------------------------------------- project
+PROJ="$BUILD_DIR/project"
+mkdir -p "$PROJ"
+# Each compile and link step writes its output and exit status into
+# logs/<target>.<step>.log / .rc (CMake's RULE_LAUNCH_* hooks).
+cat > "$PROJ/log_step.sh" <<'EOF'
+#!/bin/sh
+# log_step.sh LOG COMMAND...: runs COMMAND, appends its output to LOG and its
+# exit status to LOG.rc, exits with that status.
+log="$1"; shift
+"$@" >> "$log" 2>&1
+rc=$?
+echo "$rc" >> "$log.rc"
+exit "$rc"
+EOF
+chmod +x "$PROJ/log_step.sh"
+
+{
+  echo "# Generated by gshmem's scripts/nvshmem_programs.sh: NVSHMEM's programs"
+  echo "# built against the installed gshmem package (gshmem::nvshmem)."
+  echo "set(NVSHMEM_PROGRAMS"
+  awk -F'\t' '$3 != "left_out" { printf "  \"%s|%s|%s\"\n", $1, $2, $3 }' "$TSV"
+  echo ")"
+} > "$PROJ/programs.cmake"
+
+cat > "$PROJ/CMakeLists.txt" <<'EOF'
+# NVSHMEM's programs against an installed gshmem: find_package(gshmem) and
+# gshmem::nvshmem, so <nvshmem.h> / <nvshmemx.h> are gshmem's compatibility
+# headers. Generated by gshmem's scripts/nvshmem_programs.sh.
+cmake_minimum_required(VERSION 3.25)
+project(nvshmem_programs_on_gshmem LANGUAGES C CXX CUDA)
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CUDA_STANDARD 17)
+set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)   # one CUDA runtime, shared with libgshmem
+set(CMAKE_CUDA_SEPARABLE_COMPILATION OFF)  # no -rdc: gshmem's device API is inline
+
+find_package(gshmem CONFIG REQUIRED)
+find_package(CUDAToolkit REQUIRED)
+if(WITH_MPI_SUPPORT)
+  find_package(MPI COMPONENTS CXX)
+endif()
+include(${CMAKE_CURRENT_SOURCE_DIR}/programs.cmake)
+
+# Every error, not the front end's first hundred: the report lists them all.
+add_compile_options($<$<COMPILE_LANGUAGE:CUDA>:-Xcudafe=--error_limit=100000>)
+
+function(log_steps target)
+  set_property(TARGET ${target} PROPERTY RULE_LAUNCH_COMPILE
+    "${CMAKE_CURRENT_SOURCE_DIR}/log_step.sh ${LOG_DIR}/${target}.compile.log")
+  set_property(TARGET ${target} PROPERTY RULE_LAUNCH_LINK
+    "${CMAKE_CURRENT_SOURCE_DIR}/log_step.sh ${LOG_DIR}/${target}.link.log")
+endfunction()
+
+function(use_mpi_support target)
+  if(WITH_MPI_SUPPORT AND MPI_CXX_FOUND)
+    target_compile_definitions(${target} PRIVATE NVSHMEMTEST_MPI_SUPPORT)
+    target_include_directories(${target} PRIVATE ${MPI_CXX_INCLUDE_DIRS})
+  endif()
+endfunction()
+
+# The perftests' shared helper (perftest/common/utils.cu).
+add_library(perftest_helper STATIC ${NVSHMEM_SRC}/perftest/common/utils.cu)
+target_include_directories(perftest_helper PUBLIC ${NVSHMEM_SRC}/perftest/common ${NVML_INCLUDE})
+target_link_libraries(perftest_helper PUBLIC gshmem::nvshmem CUDA::cuda_driver ${CMAKE_DL_LIBS})
+use_mpi_support(perftest_helper)
+log_steps(perftest_helper)
+
+foreach(entry IN LISTS NVSHMEM_PROGRAMS)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 name)
+  list(GET parts 1 source)
+  list(GET parts 2 kind)
+  string(REPLACE "/" "." target "${name}")
+  if(kind STREQUAL "mpi" AND NOT MPI_CXX_FOUND)
+    find_package(MPI COMPONENTS CXX)
+  endif()
+  if(kind STREQUAL "mpi" AND NOT MPI_CXX_FOUND)
+    # Reported as a missing header, the way a compiler would say it.
+    file(WRITE ${LOG_DIR}/${target}.obj.compile.log
+         "fatal error: mpi.h: No such file or directory (CMake found no MPI for this example)\n")
+    file(WRITE ${LOG_DIR}/${target}.obj.compile.log.rc "1\n")
+    continue()
+  endif()
+  # The program's own source compiles as its own target, so its errors are
+  # its own; the executable links it with what it needs.
+  add_library(${target}.obj OBJECT ${NVSHMEM_SRC}/${source})
+  target_link_libraries(${target}.obj PRIVATE gshmem::nvshmem CUDA::cuda_driver)
+  add_executable(${target} $<TARGET_OBJECTS:${target}.obj>)
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME ${target}
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+  target_link_libraries(${target} PRIVATE gshmem::nvshmem CUDA::cuda_driver ${CMAKE_DL_LIBS})
+  if(kind STREQUAL "perftest")
+    target_include_directories(${target}.obj PRIVATE ${NVSHMEM_SRC}/perftest/common ${NVML_INCLUDE})
+    use_mpi_support(${target}.obj)
+    target_link_libraries(${target} PRIVATE perftest_helper)
+  elseif(kind STREQUAL "mpi")
+    target_compile_definitions(${target}.obj PRIVATE NVSHMEMTEST_MPI_SUPPORT)
+    target_link_libraries(${target}.obj PRIVATE MPI::MPI_CXX)
+    target_link_libraries(${target} PRIVATE MPI::MPI_CXX)
+  else()
+    target_include_directories(${target}.obj PRIVATE ${NVSHMEM_SRC}/examples)
+    use_mpi_support(${target}.obj)
+  endif()
+  log_steps(${target}.obj)
+  log_steps(${target})
+endforeach()
+EOF
+
+# ---------------------------------------------------------------- build
+BLD="$BUILD_DIR/build"
+rm -rf "$BLD"
+say "configuring (find_package(gshmem) from $PREFIX)"
+if ! cmake -S "$PROJ" -B "$BLD" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
+     -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+     -DNVSHMEM_SRC="$NV_SRC" -DNVML_INCLUDE="$NVML_INCLUDE" -DLOG_DIR="$LOGS" \
+     -DWITH_MPI_SUPPORT="$MPI_SUPPORT" > "$LOGS/configure.log" 2>&1; then
+  tail -30 "$LOGS/configure.log"
+  die "configuring the programs' project failed (see $LOGS/configure.log)"
+fi
+# Helper and objects first, every one attempted (-k), then the executables:
+# a failed compile is a finding, not a reason to stop.
+OBJ_TARGETS=(perftest_helper)
+while IFS=$'\t' read -r name src kind why; do
+  t="${name//\//.}"
+  # An example CMake could not set up (no MPI) has its verdict written already.
+  [ "$kind" = left_out ] || [ -f "$LOGS/$t.obj.compile.log.rc" ] || OBJ_TARGETS+=("$t.obj")
+done < "$TSV"
+say "compiling ${#OBJ_TARGETS[@]} sources (-j$JOBS; logs in $LOGS)"
+cmake --build "$BLD" -j"$JOBS" --target "${OBJ_TARGETS[@]}" -- -k > "$LOGS/build-objects.log" 2>&1
+last_rc() { [ -f "$1" ] && tail -1 "$1"; }
+LINK_TARGETS=()
+helper_ok=0
+[ "$(last_rc "$LOGS/perftest_helper.compile.log.rc")" = 0 ] && helper_ok=1
+while IFS=$'\t' read -r name src kind why; do
+  t="${name//\//.}"
+  [ "$kind" = left_out ] && continue
+  [ "$(last_rc "$LOGS/$t.obj.compile.log.rc")" = 0 ] || continue
+  [ "$kind" = perftest ] && [ "$helper_ok" = 0 ] && continue
+  LINK_TARGETS+=("$t")
+done < "$TSV"
+if [ "${#LINK_TARGETS[@]}" -gt 0 ]; then
+  say "linking ${#LINK_TARGETS[@]} programs"
+  cmake --build "$BLD" -j"$JOBS" --target "${LINK_TARGETS[@]}" -- -k > "$LOGS/build-link.log" 2>&1
+else
+  say "nothing to link: no program compiled$([ "$helper_ok" = 0 ] && echo ' (and the perftest helper did not)')"
+fi
+
+# Status files the report reads: <target>.built when the executable exists.
+while IFS=$'\t' read -r name src kind why; do
+  [ "$kind" = left_out ] && continue
+  t="${name//\//.}"
+  [ -x "$BLD/bin/$t" ] && echo "$BLD/bin/$t" > "$LOGS/$t.built"
+done < "$TSV"
+
+# ---------------------------------------------------------------- run
+GPUS=0
+if command -v nvidia-smi > /dev/null 2>&1; then
+  GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+fi
+if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
+  IFS=',' read -ra visible <<< "$CUDA_VISIBLE_DEVICES"
+  [ "${#visible[@]}" -lt "$GPUS" ] && GPUS=${#visible[@]}
+fi
+RUN_NOTE=""
+if [ "$BUILD_ONLY" = 1 ]; then
+  RUN_NOTE="not run (--build-only)"
+elif [ "$GPUS" -lt 2 ]; then
+  RUN_NOTE="not run ($GPUS GPU(s) here; 2 needed)"
+elif ! command -v mpirun > /dev/null 2>&1; then
+  RUN_NOTE="not run (no mpirun)"
+fi
+if [ -z "$RUN_NOTE" ]; then
+  if [ -z "$NP_LIST" ]; then
+    NP_LIST=2
+    [ "$GPUS" -ge 4 ] && NP_LIST=2,4
+  fi
+  IFS=',' read -ra EXAMPLE_NPS <<< "$NP_LIST"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export CUDA_MODULE_LOADING=EAGER NCCL_NVLS_ENABLE=0
+  MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
+  run_one() {  # target np log args...
+    local t="$1" np="$2" log="$3"; shift 3
+    {
+      echo "# mpirun -np $np $t $*"
+      timeout -k 10 "$TIMEOUT" "${MPIRUN[@]}" -np "$np" "$BLD/bin/$t" "$@"
+    } > "$log" 2>&1
+    echo $? > "$log.rc"
+  }
+  say "running the built programs ($GPUS GPUs; examples on ${NP_LIST} PEs, perftests on 2; ${TIMEOUT}s each)"
+  while IFS=$'\t' read -r name src kind why; do
+    t="${name//\//.}"
+    [ -f "$LOGS/$t.built" ] || continue
+    if [ "$kind" = perftest ]; then
+      [ "$GPUS" -ge 2 ] || continue
+      args_file="$NV_SRC/${src%.*}.args"
+      lines=("")
+      if [ -f "$args_file" ]; then
+        mapfile -t lines < <(grep -v '^[[:space:]]*$' "$args_file" || true)
+        [ "${#lines[@]}" -eq 0 ] && lines=("")
+        [ "$ALL_ARGS" = 1 ] || lines=("${lines[0]}")
+      fi
+      k=0
+      for line in "${lines[@]}"; do
+        k=$((k + 1))
+        suffix=""
+        [ "${#lines[@]}" -gt 1 ] && suffix=".a$k"
+        # shellcheck disable=SC2086  # an .args line is a list of words
+        run_one "$t" 2 "$LOGS/$t.np2$suffix.run.log" $line
+        say "  $name np=2 ${line:+($line) }exit $(cat "$LOGS/$t.np2$suffix.run.log.rc")"
+      done
+    else
+      for np in "${EXAMPLE_NPS[@]}"; do
+        [ "$np" -le "$GPUS" ] || { say "  $name np=$np: skipped ($GPUS GPUs)"; continue; }
+        run_one "$t" "$np" "$LOGS/$t.np$np.run.log"
+        say "  $name np=$np exit $(cat "$LOGS/$t.np$np.run.log.rc")"
+      done
+    fi
+  done < "$TSV"
+fi
+
+# ---------------------------------------------------------------- report
+CHANGED=$(find "$NV_SRC" -newer "$STAMP_FILE" -print 2>/dev/null | head -5)
+[ -z "$CHANGED" ] || say "WARNING: files in $NV_SRC changed during this run: $CHANGED"
+python3 "$ROOT/scripts/nvshmem_programs_report.py" "$BUILD_DIR" \
+  --title "NVSHMEM programs against gshmem ($PREFIX)" ${RUN_NOTE:+--run-note "$RUN_NOTE"} \
+  || die "the report failed"
+say "report: $BUILD_DIR/report.md; logs: $LOGS"
