@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "event_timing.cuh"
 #include "harness.h"
 
 // A CUDA failure in a benchmark is fatal: the numbers would be meaningless.
@@ -144,31 +145,21 @@ inline int perf_end(Context &ctx) {
 
 inline void host_barrier() { gshmemi_host_barrier_all(); }
 
-// Runs one measured exchange: `reset()` clears this PE's flags, then all PEs
-// meet, then `launch(iters)` enqueues the device loop on ctx.stream. Returns
-// the nanoseconds per iteration of each repeat, as this PE's events saw them
-// (the reporting PE is the one whose loop spans the whole exchange).
+// Runs one measured exchange per repeat (perf_timing::time_rounds): `reset()`
+// clears this PE's flags, then all PEs meet, then `launch(iters)` enqueues
+// the device loop on ctx.stream. Returns the nanoseconds per iteration of
+// each repeat, as this PE's events saw them (the reporting PE is the one
+// whose loop spans the whole exchange).
+inline void check_cuda(cudaError_t e, const char *what) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "PE %d: %s failed: %s\n", gshmem_my_pe(), what, cudaGetErrorString(e));
+  std::exit(1);
+}
 template <class Reset, class Launch>
 std::vector<double> time_loop(Context &ctx, uint64_t iters, uint64_t warmup, Reset reset,
                               Launch launch) {
-  std::vector<double> per_iter;
-  auto one = [&](uint64_t n, bool timed) {
-    reset();
-    PERF_CUDA(cudaDeviceSynchronize());
-    host_barrier();
-    PERF_CUDA(cudaEventRecord(ctx.start, ctx.stream));
-    launch(n);
-    PERF_CUDA(cudaGetLastError());
-    PERF_CUDA(cudaEventRecord(ctx.stop, ctx.stream));
-    PERF_CUDA(cudaEventSynchronize(ctx.stop));
-    float ms = 0;
-    PERF_CUDA(cudaEventElapsedTime(&ms, ctx.start, ctx.stop));
-    if (timed) per_iter.push_back(ms * 1e6 / double(n));
-    host_barrier();
-  };
-  if (warmup) one(warmup, false);
-  for (int r = 0; r < ctx.opt.repeats; ++r) one(iters, true);
-  return per_iter;
+  return perf_timing::time_rounds({ctx.start, ctx.stop, ctx.stream, ctx.opt.repeats}, iters, warmup,
+                                  check_cuda, host_barrier, reset, launch);
 }
 
 // Converts nanosecond samples to microseconds, scaled (1/2 for one-way).

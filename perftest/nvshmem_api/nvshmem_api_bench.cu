@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "event_timing.cuh"
 #include "harness.h"
 
 #ifndef NVSHMEM_API_IMPL
@@ -178,30 +179,20 @@ struct Bench {
   Reporter *rep = nullptr;
 };
 
-// One measured exchange: reset() clears this PE's words, all PEs meet,
-// launch(iters) enqueues the rounds on this PE's stream. Returns the
-// nanoseconds per round of each repeat as this PE's events saw them.
+// One measured exchange per repeat (perf_timing::time_rounds): reset()
+// clears this PE's words, all PEs meet, launch(iters) enqueues the rounds on
+// this PE's stream. Returns the nanoseconds per round of each repeat as this
+// PE's events saw them.
+inline void check_cuda(cudaError_t e, const char *what) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "PE %d: %s failed: %s\n", nvshmem_my_pe(), what, cudaGetErrorString(e));
+  std::exit(1);
+}
 template <class Reset, class Launch>
 std::vector<double> time_rounds(Bench &b, uint64_t iters, uint64_t warmup, Reset reset,
                                 Launch launch) {
-  std::vector<double> per_round;
-  auto one = [&](uint64_t n, bool timed) {
-    reset();
-    BENCH_CUDA(cudaDeviceSynchronize());
-    nvshmem_barrier_all();
-    BENCH_CUDA(cudaEventRecord(b.start, b.stream));
-    launch(n);
-    BENCH_CUDA(cudaGetLastError());
-    BENCH_CUDA(cudaEventRecord(b.stop, b.stream));
-    BENCH_CUDA(cudaEventSynchronize(b.stop));
-    float ms = 0;
-    BENCH_CUDA(cudaEventElapsedTime(&ms, b.start, b.stop));
-    if (timed) per_round.push_back(ms * 1e6 / double(n));
-    nvshmem_barrier_all();
-  };
-  if (warmup) one(warmup, false);
-  for (int r = 0; r < b.opt.repeats; ++r) one(iters, true);
-  return per_round;
+  return perf_timing::time_rounds({b.start, b.stop, b.stream, b.opt.repeats}, iters, warmup, check_cuda,
+                                  [] { nvshmem_barrier_all(); }, reset, launch);
 }
 
 Stats us_stats(const std::vector<double> &ns, double scale = 1.0) {
