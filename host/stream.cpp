@@ -21,6 +21,7 @@
 #include <gshmem/stream.h>
 
 #include <cuda.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -555,19 +556,39 @@ void gshmemi_stream_end_device_work(int device, int lost_pe) {
   if (!memop_waits_enqueued.load()) return;
   GSHMEMI_WARN("on-stream waits may be pending on PE %d's signals: ending this PE's device work", lost_pe);
   // This thread (the monitor's) has no device of its own yet.
-  cudaError_t rc = cudaSetDevice(device);
-  cudaStream_t stream = nullptr;
-  if (rc == cudaSuccess) rc = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-  if (rc == cudaSuccess) rc = launch_end_device_work(gshmemi_host_state()->my_pe, lost_pe, stream);
-  // Observe the trap from here: a thread blocked in cudaStreamSynchronize on
-  // a memop wait may only learn that the context failed once some thread's
-  // CUDA call has seen the error.
-  if (rc == cudaSuccess) rc = cudaStreamSynchronize(stream);
-  if (rc == cudaSuccess)
-    GSHMEMI_WARN("ending the device work after PE %d was lost failed: the trap kernel returned", lost_pe);
-  else
-    GSHMEMI_TRACE("device work ended after PE %d was lost: %s", lost_pe, cudaGetErrorString(rc));
-  // The stream is not destroyed: the context is about to fail anyway.
+  if (cudaSetDevice(device) != cudaSuccess) return;
+  // Streams share a few hardware queues, and a blocked memop wait stalls the
+  // work queued behind it on its queue: one new stream may land behind it.
+  // The trapping kernel goes to several new highest-priority streams, so
+  // that one of them reaches the GPU; the first trap ends every stream.
+  constexpr int kStreams = 16;
+  int least = 0, greatest = 0;
+  (void)cudaDeviceGetStreamPriorityRange(&least, &greatest);
+  cudaStream_t streams[kStreams] = {};
+  int launched = 0;
+  for (int i = 0; i < kStreams; ++i) {
+    if (cudaStreamCreateWithPriority(&streams[i], cudaStreamNonBlocking, greatest) != cudaSuccess) break;
+    if (launch_end_device_work(gshmemi_host_state()->my_pe, lost_pe, streams[i]) == cudaSuccess) ++launched;
+  }
+  if (launched == 0) {
+    GSHMEMI_WARN("ending the device work after PE %d was lost failed: no kernel could be launched", lost_pe);
+    return;
+  }
+  // Observe the trap from here (a thread blocked in cudaStreamSynchronize on
+  // a memop wait may only learn of the failed context once some CUDA call
+  // has seen it), without waiting on any one stream: one may never run.
+  for (int tries = 0; tries < 2000; ++tries) {
+    for (int i = 0; i < launched; ++i) {
+      const cudaError_t rc = cudaStreamQuery(streams[i]);
+      if (rc != cudaSuccess && rc != cudaErrorNotReady) {
+        GSHMEMI_TRACE("device work ended after PE %d was lost: %s", lost_pe, cudaGetErrorString(rc));
+        return;
+      }
+    }
+    usleep(1000);
+  }
+  GSHMEMI_WARN("ending the device work after PE %d was lost: no trap seen within 2 s", lost_pe);
+  // The streams are not destroyed: the context is about to fail anyway.
 }
 
 
