@@ -27,6 +27,11 @@
 #include <gshmem/gshmem.h>
 #include <gshmem/gshmemx.h>
 
+/* NVSHMEM's <nvshmem.h> brings in the CUDA driver and runtime API headers;
+ * programs use their names (CUresult, cuMemCreate, ...) without including
+ * them, so this header does the same. Types only: nothing here links libcuda. */
+#include <cuda.h>
+#include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
 
