@@ -61,6 +61,12 @@ int host_program(int rank, int nranks, void *mpi_comm, bool use_uid) {
     if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) return 1;
   }
   if (nvshmemx_init_status() < NVSHMEM_STATUS_IS_INITIALIZED) nvshmem_global_exit(2);
+  if (NVSHMEMX_SUCCESS != 0 || NVSHMEMX_ERROR_INTERNAL == NVSHMEMX_SUCCESS) {
+    NVSHMEMI_ERROR_PRINT("status codes: success %d, internal %d\n", NVSHMEMX_SUCCESS, NVSHMEMX_ERROR_INTERNAL);
+    return 1;
+  }
+  CUresult (*driver_call)(CUdevice *, int) = nullptr;  // driver types come with <nvshmem.h>
+  (void)driver_call;
   int major, minor;
   char name[NVSHMEM_MAX_NAME_LEN];
   nvshmem_info_get_version(&major, &minor);

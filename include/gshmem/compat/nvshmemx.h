@@ -254,3 +254,25 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_GROUP_COLLECTIVES)
 #undef GSHMEMI_NV_GROUP_COLLECTIVES
 #undef GSHMEMI_NV_GROUP_REDUCE_OP
 #endif  // __CUDACC__
+
+/* ======================================================== status codes
+ * NVSHMEM's routines that return a status (collective launch, team and
+ * collective calls) return gshmem's codes here: 0 on success, a negative
+ * GSHMEMX_ERROR_* otherwise, so a program's `!= NVSHMEMX_SUCCESS` test
+ * works. The names of the codes gshmem shares are mapped; a program that
+ * compares against a specific error code sees gshmem's value. */
+#define NVSHMEMX_SUCCESS GSHMEM_SUCCESS
+#define NVSHMEMX_ERROR_INVALID_VALUE GSHMEMX_ERROR_INVALID_VALUE
+#define NVSHMEMX_ERROR_OUT_OF_MEMORY GSHMEMX_ERROR_OUT_OF_MEMORY
+#define NVSHMEMX_ERROR_NOT_SUPPORTED GSHMEMX_ERROR_NOT_SUPPORTED
+#define NVSHMEMX_ERROR_SYMMETRY GSHMEMX_ERROR_SYMMETRY
+#define NVSHMEMX_ERROR_INTERNAL GSHMEMX_ERROR_INTERNAL
+/* NVSHMEM's helper macro for error messages (its examples and perftests
+ * use it): "file:line: message" on stderr. */
+#include <stdio.h>
+#define NVSHMEMI_ERROR_PRINT(...)                          \
+  do {                                                     \
+    fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);        \
+    fprintf(stderr, __VA_ARGS__);                          \
+  } while (0)
+/* ==================================================== end status codes */
