@@ -32,32 +32,17 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "test_support.h"
+#include "gpu_test_support.h"
 
 namespace {
+
+using gshmem_test::launcher_rank;
+using gshmem_test::select_default_device;
 
 using gshmem::memory_order;
 using gshmem::thread_scope;
 namespace gd = gshmem::detail;
 
-int env_int(const char *const *names, int fallback) {
-  for (const char *const *n = names; *n; ++n)
-    if (const char *v = std::getenv(*n)) return std::atoi(v);
-  return fallback;
-}
-
-int launcher_rank() {
-  static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", nullptr};
-  return env_int(names, 0);
-}
-
-// The device gshmem_init picks by default (node-local rank modulo visible GPUs).
-void select_default_device() {
-  static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", nullptr};
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return;
-  GSHMEM_TEST_CUDA(cudaSetDevice(env_int(names, 0) % count));
-}
 
 void progress(const char *what) {
   std::fprintf(stderr, "[stream_gpu_test PE %d] %s\n", gshmemx_initialized() ? gshmem_my_pe() : launcher_rank(),

@@ -8,22 +8,12 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "test_support.h"
+#include "gpu_test_support.h"
 
 namespace {
 
-int env_int(const char *const *names, int fallback) {
-  for (const char *const *n = names; *n; ++n)
-    if (const char *v = std::getenv(*n)) return std::atoi(v);
-  return fallback;
-}
+using gshmem_test::select_default_device;
 
-void select_default_device() {
-  static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", nullptr};
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return;
-  GSHMEM_TEST_CUDA(cudaSetDevice(env_int(names, 0) % count));
-}
 
 // Stream work after a wait: counts words of `data` that are not `expected`.
 __global__ void count_wrong(const unsigned long long *data, size_t n, unsigned long long expected,

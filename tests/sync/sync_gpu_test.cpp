@@ -8,25 +8,15 @@
 
 #include "catch.hpp"
 #include "sync_gpu_kernels.h"
-#include "test_support.h"
+#include "gpu_test_support.h"
 
 using namespace sync_gpu;
 
 namespace {
 
-struct runtime_scope {
-  runtime_scope() { REQUIRE(gshmem_init() == GSHMEM_SUCCESS); }
-  ~runtime_scope() { gshmem_finalize(); }
-};
+using gshmem_test::runtime_scope;
+using gshmem_test::sym_zeroed;
 
-template <class T>
-T *sym_zeroed(size_t count) {
-  T *p = (T *)gshmem_malloc(count * sizeof(T));
-  REQUIRE(p != nullptr);
-  REQUIRE(cudaMemset(p, 0, count * sizeof(T)) == cudaSuccess);
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  return p;
-}
 
 }  // namespace
 

@@ -9,25 +9,14 @@
 
 #include "catch.hpp"
 #include "team_gpu_kernels.h"
-#include "test_support.h"
+#include "gpu_test_support.h"
 
 using namespace team_gpu;
 
 namespace {
 
-struct runtime_scope {
-  runtime_scope() { REQUIRE(gshmem_init() == GSHMEM_SUCCESS); }
-  ~runtime_scope() { gshmem_finalize(); }
-};
-
-template <class T>
-T *sym_zeroed(size_t count) {
-  T *p = (T *)gshmem_malloc(count * sizeof(T));
-  REQUIRE(p != nullptr);
-  GSHMEM_TEST_CUDA(cudaMemset(p, 0, count * sizeof(T)));
-  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
-  return p;
-}
+using gshmem_test::runtime_scope;
+using gshmem_test::sym_zeroed;
 
 struct managed_counter {
   unsigned long long *value = nullptr;

@@ -13,24 +13,12 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "test_support.h"
+#include "gpu_test_support.h"
 
 namespace {
 
-int env_int(const char *const *names, int fallback) {
-  for (const char *const *n = names; *n; ++n)
-    if (const char *v = std::getenv(*n)) return std::atoi(v);
-  return fallback;
-}
+using gshmem_test::select_default_device;
 
-// The device gshmem_init picks by default, selected before any CUDA call
-// creates a context on device 0 (which init would then keep on every PE).
-void select_default_device() {
-  static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", nullptr};
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return;
-  GSHMEM_TEST_CUDA(cudaSetDevice(env_int(names, 0) % count));
-}
 
 // Polls (acquire) until *flag == value, then counts payload bytes that differ from `expected`.
 __global__ void wait_then_check(int *flag, int value, const unsigned char *payload, size_t n, unsigned char expected,
