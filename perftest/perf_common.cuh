@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "event_timing.cuh"
+#include "bench_common.cuh"
 #include "harness.h"
 
 // A CUDA failure in a benchmark is fatal: the numbers would be meaningless.
@@ -150,11 +150,7 @@ inline void host_barrier() { gshmemi_host_barrier_all(); }
 // the device loop on ctx.stream. Returns the nanoseconds per iteration of
 // each repeat, as this PE's events saw them (the reporting PE is the one
 // whose loop spans the whole exchange).
-inline void check_cuda(cudaError_t e, const char *what) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "PE %d: %s failed: %s\n", gshmem_my_pe(), what, cudaGetErrorString(e));
-  std::exit(1);
-}
+inline void check_cuda(cudaError_t e, const char *what) { perf_timing::exit_on_cuda_error(e, what, gshmem_my_pe()); }
 template <class Reset, class Launch>
 std::vector<double> time_loop(Context &ctx, uint64_t iters, uint64_t warmup, Reset reset,
                               Launch launch) {

@@ -40,6 +40,7 @@
 #include <sstream>
 
 using namespace gshmem_perf;
+using perf_timing::permutation;
 
 namespace {
 
@@ -70,8 +71,6 @@ constexpr ProducerPattern kProducers[] = {
     {kRandom, "random", false, false, "element perm[(i-1) % n], a fixed random permutation"},
 };
 constexpr size_t kNumProducers = sizeof kProducers / sizeof kProducers[0];
-// Every PE builds the same permutations from this seed.
-constexpr uint64_t kPermutationSeed = 0x9e3779b97f4a7c15ull;
 
 // "wait_until_all" for a default pattern, "wait_until_all[random]" otherwise.
 std::string row_name(const std::string &form, const ProducerPattern &p) {
@@ -425,16 +424,6 @@ double estimate_ns(Family f, Producer p, int width, size_t n) {
   double per_elem = width == 1 ? 12.0 : width == 32 ? 1.5 : 0.25;
   double update = f == kAll ? double(n) * (p == kBlock || p == kPBlock ? 0.3 : 20.0) : 0;
   return 4000 + per_elem * double(n) + update;
-}
-
-// A fixed pseudo-random permutation of 0..n-1: Fisher-Yates driven by
-// mt19937_64, whose output the standard fixes, so every PE builds the same.
-std::vector<uint32_t> permutation(size_t n) {
-  std::vector<uint32_t> p(n);
-  std::iota(p.begin(), p.end(), 0u);
-  std::mt19937_64 rng(kPermutationSeed);
-  for (size_t k = n - 1; k > 0; --k) std::swap(p[k], p[rng() % (k + 1)]);
-  return p;
 }
 
 using Selection = std::array<bool, kNumProducers>;

@@ -199,71 +199,54 @@ MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVL
 
 # ---------------------------------------------------------------- run
 FAILED=0
+# run_binary LABEL TAG NP BIN [mpirun arguments...]: one benchmark binary
+# under mpirun, results in $RES/TAG.jsonl and its log in $RES/TAG.log; says
+# how it went and counts a failure (or a missing binary) in FAILED.
+run_binary() {
+  local label=$1 tag=$2 np=$3 bin=$4
+  shift 4
+  if [ ! -x "$bin" ]; then
+    say "$label: SKIPPED (not built)"
+    FAILED=$((FAILED + 1))
+    return
+  fi
+  local start rc secs rows why
+  start=$(date +%s)
+  say "$label ..."
+  timeout -k 15 "$LIMIT" "${MPIRUN[@]}" "$@" -np "$np" "$bin" "${MODE[@]}" \
+    --json "$RES/$tag.jsonl" > "$RES/$tag.log" 2>&1
+  rc=$?
+  secs=$(( $(date +%s) - start ))
+  rows=$(cat "$RES/$tag.jsonl" 2>/dev/null | wc -l)
+  if [ $rc -eq 0 ]; then
+    say "$label: ok, $rows rows, ${secs}s"
+  else
+    [ $rc -eq 124 ] && why="timed out after ${LIMIT}s" || why="exit status $rc"
+    say "$label: FAILED ($why), $rows rows, ${secs}s; last lines:"
+    tail -5 "$RES/$tag.log" | sed 's/^/    /'
+    FAILED=$((FAILED + 1))
+  fi
+}
+
 total=${#STEPS[@]}
 k=0
 for step in "${STEPS[@]}"; do
   k=$((k + 1))
   b=${step%%:*}
   np=${step##*:}
-  tag="${b#gshmem_perf_}-np$np"
-  if [ ! -x "$BIN_DIR/$b" ]; then
-    say "[$k/$total] $b np=$np: SKIPPED (not built)"
-    FAILED=$((FAILED + 1))
-    continue
-  fi
-  start=$(date +%s)
-  say "[$k/$total] $b np=$np ..."
-  timeout -k 15 "$LIMIT" "${MPIRUN[@]}" -np "$np" "$BIN_DIR/$b" "${MODE[@]}" \
-    --json "$RES/$tag.jsonl" > "$RES/$tag.log" 2>&1
-  rc=$?
-  secs=$(( $(date +%s) - start ))
-  rows=$(cat "$RES/$tag.jsonl" 2>/dev/null | wc -l)
-  if [ $rc -eq 0 ]; then
-    say "[$k/$total] $b np=$np: ok, $rows rows, ${secs}s"
-  else
-    [ $rc -eq 124 ] && why="timed out after ${LIMIT}s" || why="exit status $rc"
-    say "[$k/$total] $b np=$np: FAILED ($why), $rows rows, ${secs}s; last lines:"
-    tail -5 "$RES/$tag.log" | sed 's/^/    /'
-    FAILED=$((FAILED + 1))
-  fi
+  run_binary "[$k/$total] $b np=$np" "${b#gshmem_perf_}-np$np" "$np" "$BIN_DIR/$b"
 done
 
 # ---------------------------------------------------------------- vs NVSHMEM
 # The same source, built against gshmem and against NVSHMEM, one after the
 # other on the same GPUs (point-to-point: 2 PEs).
 if [ "$VS_NVSHMEM" = 1 ] && [ -n "$NV_BIN" ]; then
-  for impl in gshmem nvshmem; do
-    tag="nvshmem_api-$impl-np2"
-    if [ "$impl" = gshmem ]; then
-      bin="$BIN_DIR/gshmem_perf_nvshmem_api"
-      env_args=()
-    else
-      bin="$NV_BIN"
-      env_args=(-x "NVSHMEM_BOOTSTRAP=${NVSHMEM_BOOTSTRAP:-MPI}"
-                -x "NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}"
-                -x "LD_LIBRARY_PATH=$NV_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
-    fi
-    if [ ! -x "$bin" ]; then
-      say "NVSHMEM-API benchmark ($impl build): SKIPPED (not built)"
-      FAILED=$((FAILED + 1))
-      continue
-    fi
-    start=$(date +%s)
-    say "NVSHMEM-API benchmark, $impl build, np=2 ..."
-    timeout -k 15 "$LIMIT" "${MPIRUN[@]}" "${env_args[@]}" -np 2 "$bin" "${MODE[@]}" \
-      --json "$RES/$tag.jsonl" > "$RES/$tag.log" 2>&1
-    rc=$?
-    secs=$(( $(date +%s) - start ))
-    rows=$(cat "$RES/$tag.jsonl" 2>/dev/null | wc -l)
-    if [ $rc -eq 0 ]; then
-      say "NVSHMEM-API benchmark, $impl build: ok, $rows rows, ${secs}s"
-    else
-      [ $rc -eq 124 ] && why="timed out after ${LIMIT}s" || why="exit status $rc"
-      say "NVSHMEM-API benchmark, $impl build: FAILED ($why), $rows rows, ${secs}s; last lines:"
-      tail -5 "$RES/$tag.log" | sed 's/^/    /'
-      FAILED=$((FAILED + 1))
-    fi
-  done
+  run_binary "NVSHMEM-API benchmark, gshmem build, np=2" nvshmem_api-gshmem-np2 2 \
+    "$BIN_DIR/gshmem_perf_nvshmem_api"
+  run_binary "NVSHMEM-API benchmark, nvshmem build, np=2" nvshmem_api-nvshmem-np2 2 "$NV_BIN" \
+    -x "NVSHMEM_BOOTSTRAP=${NVSHMEM_BOOTSTRAP:-MPI}" \
+    -x "NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}" \
+    -x "LD_LIBRARY_PATH=$NV_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
 # ---------------------------------------------------------------- report

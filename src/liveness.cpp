@@ -89,7 +89,7 @@ void PeerMonitor::stop() {
 
 void PeerMonitor::set_abort_word(int *word) {
   abort_word_.store(word, std::memory_order_release);
-  const int lost = lost_.load(std::memory_order_acquire);
+  const int lost = job_lost_pe();
   if (word && lost >= 0) __atomic_store_n(word, lost + 1, __ATOMIC_SEQ_CST);
 }
 
@@ -101,9 +101,7 @@ void PeerMonitor::declare_lost(int pe, const char *how) {
     return;
   }
   int expected = -1;
-  if (!lost_.compare_exchange_strong(expected, pe, std::memory_order_acq_rel)) return;  // reported once
-  int no_job_loss = -1;
-  g_job_lost_pe.compare_exchange_strong(no_job_loss, pe, std::memory_order_acq_rel);
+  if (!g_job_lost_pe.compare_exchange_strong(expected, pe, std::memory_order_acq_rel)) return;  // reported once
   GSHMEMI_WARN("PE %d is gone (%s): gshmem calls that wait on it return GSHMEMX_ERROR_PEER_LOST and "
                "device waits on this PE stop",
                pe, how);

@@ -28,9 +28,10 @@
 
 namespace gshmemi {
 
-// The first PE any monitor of this process found gone, or -1. Read by the
-// bootstrap modules' wait loops (through their open arguments) and by the
-// runtime's host calls; reset when a new job starts (gshmem_init).
+// The first PE the monitor found gone in this job, or -1: the one record of
+// a loss, read by the bootstrap modules' wait loops (through their open
+// arguments), the runtime's host calls and the monitor itself; reset when a
+// new job starts (gshmem_init). One monitor watches a job at a time.
 GSHMEM_API int job_lost_pe();
 GSHMEM_API void reset_job_lost_pe();
 
@@ -57,8 +58,8 @@ class GSHMEM_API PeerMonitor {
   // Called once on the monitor thread after a loss is recorded.
   void set_loss_hook(std::function<void(int lost_pe)> hook);
 
-  // The first PE found gone, or -1.
-  int lost_pe() const { return lost_.load(std::memory_order_acquire); }
+  // The first PE found gone, or -1 (job_lost_pe()).
+  int lost_pe() const { return job_lost_pe(); }
   // True when every peer is watched through a pidfd (else kill(pid, 0) polls).
   bool uses_pidfds() const { return uses_pidfds_; }
 
@@ -72,7 +73,6 @@ class GSHMEM_API PeerMonitor {
   int poll_period_ms_;
   int wake_fd_ = -1;         // eventfd: stop() wakes the thread through it
   bool uses_pidfds_ = false;
-  std::atomic<int> lost_{-1};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> expect_exits_{false};
   std::atomic<int *> abort_word_{nullptr};

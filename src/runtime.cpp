@@ -462,36 +462,38 @@ void gshmem_finalize(void) {
   if (!require_init("gshmem_finalize")) return;
   Bootstrap &boot = *rt.boot;
   maybe_inject_fault("finalize", boot.rank());
+  // A peer can be found gone at any step here (in the barrier, say), so each
+  // step that depends on it asks again.
+  const auto all_alive = [] { return job_lost_pe() < 0; };
   // With a peer gone, device work may never finish (a program's NCCL
   // communicator has a collective stuck on the lost rank): do not wait for it.
-  const cudaError_t sync = job_lost_pe() < 0 ? cudaDeviceSynchronize() : cudaSuccess;
+  const cudaError_t sync = all_alive() ? cudaDeviceSynchronize() : cudaSuccess;
   if (sync != cudaSuccess)
     GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "device work failed before gshmem_finalize: %s",
                   cudaGetErrorString(sync));
   // Nobody may still be reading peers' heaps when they go away. With a peer
   // gone the collectives are skipped: this PE only releases what it holds.
-  const bool peers_alive = require_peers("gshmem_finalize");
-  if (peers_alive) {
+  if (require_peers("gshmem_finalize")) {
     const int b = boot.barrier();
     if (b != GSHMEM_SUCCESS) report_collective_failure(b, "gshmem_finalize");
   }
   rt.initialized.store(false);
   // Their releases wait for the device, which may never finish once a peer
   // is gone: then they stay until the process exits.
-  if (job_lost_pe() < 0) {
+  if (all_alive()) {
     gshmemi_team_finalize();
     gshmemi_host_rma_finalize();
   }
   host_state = gshmemi_device_state_t{};
   publish_to_all(host_state);
-  const int rc = heap_finalize(boot, job_lost_pe() < 0);
+  const int rc = heap_finalize(boot, all_alive());
   if (rc != GSHMEM_SUCCESS) report_collective_failure(rc, "gshmem_finalize (releasing the symmetric heap)");
   // Every PE passed the heap's last collective: peers may now end normally.
   if (rt.monitor) rt.monitor->expect_exits();
   rt.boot.reset();  // closes the bootstrap (and MPI, if gshmem started it)
   stop_peer_monitor(rt);
   rt.device = -1;
-  if (job_lost_pe() >= 0) set_last_error(GSHMEMX_ERROR_PEER_LOST);
+  if (!all_alive()) set_last_error(GSHMEMX_ERROR_PEER_LOST);
   set_log_pe(-1);
 }
 

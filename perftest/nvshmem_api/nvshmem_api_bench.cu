@@ -49,7 +49,7 @@
 #include <string>
 #include <vector>
 
-#include "event_timing.cuh"
+#include "bench_common.cuh"
 #include "harness.h"
 
 #ifndef NVSHMEM_API_IMPL
@@ -70,13 +70,11 @@ using gshmem_perf::Options;
 using gshmem_perf::Reporter;
 using gshmem_perf::Row;
 using gshmem_perf::Stats;
+using perf_timing::permutation;
 
 namespace {
 
 constexpr int kProducerThreads = 256;
-// The seed of gshmem_perf_wait's permutations: the random rows use the same
-// element order in both benchmarks.
-constexpr uint64_t kPermutationSeed = 0x9e3779b97f4a7c15ull;
 
 enum class Pattern { kInOrder, kRandom, kBlock };
 enum class WaitKind { kWaitAny, kTestAny, kWaitAll };
@@ -183,11 +181,7 @@ struct Bench {
 // clears this PE's words, all PEs meet, launch(iters) enqueues the rounds on
 // this PE's stream. Returns the nanoseconds per round of each repeat as this
 // PE's events saw them.
-inline void check_cuda(cudaError_t e, const char *what) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "PE %d: %s failed: %s\n", nvshmem_my_pe(), what, cudaGetErrorString(e));
-  std::exit(1);
-}
+inline void check_cuda(cudaError_t e, const char *what) { perf_timing::exit_on_cuda_error(e, what, nvshmem_my_pe()); }
 template <class Reset, class Launch>
 std::vector<double> time_rounds(Bench &b, uint64_t iters, uint64_t warmup, Reset reset,
                                 Launch launch) {
@@ -220,16 +214,6 @@ void add_row(Bench &b, const std::string &name, const char *size_key, uint64_t s
 uint64_t rounds_for(double estimate_ns, double budget_ns, uint64_t max_rounds) {
   const double r = budget_ns / std::max(estimate_ns, 1.0);
   return std::max<uint64_t>(10, std::min<uint64_t>(max_rounds, r < 1 ? 1 : uint64_t(r)));
-}
-
-// A fixed pseudo-random permutation of 0..n-1 (Fisher-Yates on mt19937_64,
-// whose sequence the standard fixes: every PE and both builds get the same).
-std::vector<uint32_t> permutation(size_t n) {
-  std::vector<uint32_t> p(n);
-  std::iota(p.begin(), p.end(), 0u);
-  std::mt19937_64 rng(kPermutationSeed);
-  for (size_t k = n - 1; k > 0; --k) std::swap(p[k], p[rng() % (k + 1)]);
-  return p;
 }
 
 // The node-local rank the launcher announces (0 without one).

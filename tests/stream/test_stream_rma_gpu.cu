@@ -12,7 +12,6 @@
 
 namespace {
 
-using gshmem_test::select_default_device;
 
 
 // Stream work after a wait: counts words of `data` that are not `expected`.
@@ -28,17 +27,8 @@ __global__ void fill(unsigned long long *data, size_t n, unsigned long long v) {
 }
 
 bool ensure_init() {
-  static int rc = [] {
-    select_default_device();
-    const int r = gshmem_init();
-    if (r == GSHMEM_SUCCESS) {
-      cudaFuncAttributes attr;  // load the test kernels now, never lazily behind a pending wait
-      GSHMEM_TEST_CUDA(cudaFuncGetAttributes(&attr, reinterpret_cast<const void *>(&count_wrong)));
-      GSHMEM_TEST_CUDA(cudaFuncGetAttributes(&attr, reinterpret_cast<const void *>(&fill)));
-    }
-    return r;
-  }();
-  return rc == GSHMEM_SUCCESS;
+  return gshmem_test::init_once(
+      {reinterpret_cast<const void *>(&count_wrong), reinterpret_cast<const void *>(&fill)});
 }
 
 // A host rendezvous that does not wait for this PE's device work.

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <cstdlib>
+#include <initializer_list>
 
 #include "catch.hpp"
 #include "test_support.h"
@@ -36,6 +37,23 @@ inline void select_default_device() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return;
   GSHMEM_TEST_CUDA(cudaSetDevice(env_int(names, 0) % count));
+}
+
+// gshmem_init once per process, for test binaries whose cases share one
+// runtime: the default device is selected first, and the test's own kernels
+// are loaded right after init (never lazily behind a wait that is pending on
+// a peer). The kernels of the first call count. True when init succeeded.
+inline bool init_once(std::initializer_list<const void *> test_kernels) {
+  static const int rc = [&] {
+    select_default_device();
+    const int r = gshmem_init();
+    if (r == GSHMEM_SUCCESS) {
+      cudaFuncAttributes attr;
+      for (const void *kernel : test_kernels) GSHMEM_TEST_CUDA(cudaFuncGetAttributes(&attr, kernel));
+    }
+    return r;
+  }();
+  return rc == GSHMEM_SUCCESS;
 }
 
 // gshmem_init for the scope of a test case.

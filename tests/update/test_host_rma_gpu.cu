@@ -17,7 +17,6 @@
 
 namespace {
 
-using gshmem_test::select_default_device;
 
 
 // Polls (acquire) until *flag == value, then counts payload bytes that differ from `expected`.
@@ -29,20 +28,7 @@ __global__ void wait_then_check(int *flag, int value, const unsigned char *paylo
   *bad = count;
 }
 
-void preload_test_kernels() {
-  cudaFuncAttributes attr;
-  GSHMEM_TEST_CUDA(cudaFuncGetAttributes(&attr, reinterpret_cast<const void *>(&wait_then_check)));
-}
-
-bool ensure_init() {
-  static int rc = [] {
-    select_default_device();
-    const int r = gshmem_init();
-    if (r == GSHMEM_SUCCESS) preload_test_kernels();
-    return r;
-  }();
-  return rc == GSHMEM_SUCCESS;
-}
+bool ensure_init() { return gshmem_test::init_once({reinterpret_cast<const void *>(&wait_then_check)}); }
 
 unsigned char pattern(int pe, size_t i) { return static_cast<unsigned char>(pe * 37 + i * 13 + 1); }
 

@@ -1,15 +1,41 @@
-// Per-round time of a device loop, measured with CUDA events. Shared by the
-// gshmem perftests (perf_common.cuh) and the NVSHMEM-API benchmark
-// (nvshmem_api/), which must name no gshmem routine: the PE barrier, the
-// reset and the handling of a failed CUDA call come in as callables.
+// What the gshmem perftests (perf_common.cuh) and the NVSHMEM-API benchmark
+// (nvshmem_api/) share. The latter must name no gshmem routine, so nothing
+// here does: the PE barrier, the reset and the PE number come in from the
+// caller.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <random>
 #include <vector>
 
 namespace perf_timing {
+
+// Ends the benchmark when a CUDA call failed, naming the call and the PE.
+inline void exit_on_cuda_error(cudaError_t e, const char *what, int pe) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "PE %d: %s failed: %s\n", pe, what, cudaGetErrorString(e));
+  std::exit(1);
+}
+
+// Every PE, and both builds of the NVSHMEM-API benchmark, build the same
+// permutations from this seed.
+constexpr uint64_t kPermutationSeed = 0x9e3779b97f4a7c15ull;
+
+// A fixed pseudo-random permutation of 0..n-1: Fisher-Yates driven by
+// mt19937_64, whose output the standard fixes.
+inline std::vector<uint32_t> permutation(size_t n) {
+  std::vector<uint32_t> p(n);
+  std::iota(p.begin(), p.end(), 0u);
+  std::mt19937_64 rng(kPermutationSeed);
+  for (size_t k = n - 1; k > 0 && n > 0; --k) std::swap(p[k], p[rng() % (k + 1)]);
+  return p;
+}
 
 struct EventLoop {
   cudaEvent_t start, stop;
