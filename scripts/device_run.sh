@@ -15,6 +15,11 @@
 #                  SANITIZE_RACECHECK_TESTS (default: stream_gpu_test), 2 PEs
 #                  each, SANITIZE_TIMEOUT seconds per run (default 90); the
 #                  table gets each run's "ERROR SUMMARY"
+#   DEVICE_RUN_BUDGET  seconds the whole script may take (default 560); every
+#                  stage gets at most what is left of it (minus 15 s to pack
+#                  the logs), so the table is always printed
+#   BUILD_TIMEOUT  seconds for configure + build (default 300); on a timeout
+#                  the compilers still running are listed
 #   CTEST_TIMEOUT  seconds for the whole ctest run (default 300)
 #   BENCH_TIMEOUT  seconds for scripts/bench.sh --quick (default 200)
 #   CTEST_ARGS     extra ctest arguments (e.g. "-R runtime_")
@@ -47,9 +52,20 @@ export NCCL_NVLS_ENABLE=0
 
 out=${OUT:-$PWD/device-logs}
 build=build-device
-logs=$build/device-run-logs   # working logs; packed into $out at the end
+# Working logs live in $out from the start, so whatever ran comes back even
+# when the machine's own limit ends this script; packed at the end.
+logs=$out/logs
 mkdir -p "$out" "$logs"
+out=$(cd "$out" && pwd)
 logs=$(cd "$logs" && pwd)
+# One budget for the whole run: a stage's timeout is its own limit or what is
+# left of the budget, whichever is smaller.
+deadline=$(( all_start + ${DEVICE_RUN_BUDGET:-560} - 15 ))
+stage_timeout() {  # default_seconds -> seconds this stage may take (>= 1)
+  local left=$(( deadline - $(date +%s) ))
+  (( left < 1 )) && left=1
+  (( $1 < left )) && echo "$1" || echo "$left"
+}
 jobs=$(nproc)
 summary=()
 # Rows are "a|b|c"; aligned with awk (column(1) is not everywhere).
@@ -63,7 +79,7 @@ print_table() {
 finish() {
   summary+=("total|$(( $(date +%s) - all_start ))s|")
   [[ -f "$logs/ctest.log" ]] && cp "$logs/ctest.log" "$out/"
-  tar -C "$logs" -czf "$out/device-run-logs.tar.gz" . 2>/dev/null
+  tar -C "$logs" -czf "$out/device-run-logs.tar.gz" . 2>/dev/null && rm -rf "$logs"
   print_table > "$out/summary.txt"
   printf '\n== summary (in %s; every log in device-run-logs.tar.gz)\n' "$out"
   cat "$out/summary.txt"
@@ -80,13 +96,33 @@ grep -E '^install-deps: (nvcc|cmake|MPI|Catch2)' "$logs/install-deps.log"
 echo "== device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | tr -s ' ' | paste -sd, -)"
 echo "== configure + build ($jobs jobs)"
 start=$(date +%s)
+build_limit=$(stage_timeout "${BUILD_TIMEOUT:-300}")
 # shellcheck disable=SC2086
-if cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >"$logs/configure.log" 2>&1 &&
-   cmake --build "$build" -j"$jobs" >"$logs/build.log" 2>&1; then
+timeout "$build_limit" bash -c 'cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release $2 >"$3/configure.log" 2>&1 &&
+  cmake --build "$1" -j"$4" >"$3/build.log" 2>&1' _ "$build" "${CMAKE_ARGS:-}" "$logs" "$jobs" &
+build_pid=$!
+# While it builds: every 30 s, which compilers run and for how long, so a
+# source that stalls the build is named even when the build never ends.
+while kill -0 "$build_pid" 2>/dev/null; do
+  sleep 5
+  if (( ($(date +%s) - start) % 30 < 5 )); then
+    { echo "--- $(( $(date +%s) - start ))s"
+      ps -eo etimes=,args= | awk '$2 ~ /(cicc|cudafe\+\+|ptxas|cc1plus|nvlink|fatbinary)$/ {
+        src = ""; for (i = 3; i <= NF; ++i) if ($i ~ /\.(cu|cpp|ii|cpp1\.ii|cpp4\.ii|ptx)$/) src = $i
+        printf "%5ss %s %s\n", $1, $2, src }' | sort -rn | head -12
+    } >> "$logs/build-progress.log"
+  fi
+done
+wait "$build_pid"
+build_rc=$?
+if [[ $build_rc -eq 0 ]]; then
   summary+=("build|ok|$(grep -o 'CUDA architectures [0-9a-z;-]*' "$logs/configure.log")|$(( $(date +%s) - start ))s")
 else
-  summary+=("build|FAILED|see build.log / configure.log")
-  tail -n 60 "$logs/configure.log" "$logs/build.log"
+  [[ $build_rc -eq 124 ]] && what="TIMED OUT after ${build_limit}s (compilers still running: build-progress.log)" ||
+    what="FAILED (see build.log / configure.log)"
+  summary+=("build|$what||$(( $(date +%s) - start ))s")
+  tail -n 40 "$logs/configure.log" "$logs/build.log"
+  [[ -f "$logs/build-progress.log" ]] && tail -n 14 "$logs/build-progress.log"
   finish
   exit 1
 fi
@@ -94,7 +130,7 @@ fi
 echo "== ctest"
 start=$(date +%s)
 # shellcheck disable=SC2086
-(cd "$build" && timeout "${CTEST_TIMEOUT:-300}" ctest --output-on-failure --no-tests=error \
+(cd "$build" && timeout "$(stage_timeout "${CTEST_TIMEOUT:-300}")" ctest --output-on-failure --no-tests=error \
    --output-junit "$logs/ctest.xml" ${CTEST_ARGS:-}) 2>&1 | tee "$logs/ctest.log"
 ctest_rc=${PIPESTATUS[0]}
 result=$(grep -E "tests passed|tests failed" "$logs/ctest.log" | tail -1)
@@ -114,7 +150,7 @@ if [[ $run_bench == 1 ]]; then
   echo "== scripts/bench.sh --quick"
   start=$(date +%s)
   rm -rf "$logs/bench-out"
-  OUT="$logs/bench-out" timeout "${BENCH_TIMEOUT:-200}" bash scripts/bench.sh --quick --no-deps --build-dir "$build" 2>&1 |
+  OUT="$logs/bench-out" timeout "$(stage_timeout "${BENCH_TIMEOUT:-200}")" bash scripts/bench.sh --quick --no-deps --build-dir "$build" 2>&1 |
     tee "$logs/bench.log"
   bench_rc=${PIPESTATUS[0]}
   met=$(grep -o '[0-9]* target(s) not met' "$logs/bench.log" | tail -1)
@@ -136,7 +172,7 @@ if [[ $sanitize == 1 ]]; then
       summary+=("sanitize $1|$2|not run (no compute-sanitizer or no binary)|"); return
     fi
     local start=$(date +%s) log="$logs/sanitize-$1-$2.log"
-    CUDA_MODULE_LOADING=EAGER timeout "${SANITIZE_TIMEOUT:-90}" mpirun -np 2 --bind-to none \
+    CUDA_MODULE_LOADING=EAGER timeout "$(stage_timeout "${SANITIZE_TIMEOUT:-90}")" mpirun -np 2 --bind-to none \
       "$cs" --tool "$1" --error-exitcode 99 --print-limit 20 "$bin" > "$log" 2>&1
     local rc=$? errors
     errors=$(grep -o "ERROR SUMMARY: [0-9]* error[s]*" "$log" | sort | uniq -c | paste -sd';' -)

@@ -1,0 +1,46 @@
+// Definitions of the GPU tests' helpers (see gpu_test_support.h).
+#include "gpu_test_support.h"
+
+#include <cstdlib>
+
+namespace gshmem_test {
+
+int env_int(const char *const *names, int fallback) {
+  for (const char *const *n = names; *n; ++n)
+    if (const char *v = std::getenv(*n)) return std::atoi(v);
+  return fallback;
+}
+
+int launcher_rank() {
+  static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", nullptr};
+  return env_int(names, 0);
+}
+
+void select_default_device() {
+  static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", nullptr};
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return;
+  GSHMEM_TEST_CUDA(cudaSetDevice(env_int(names, 0) % count));
+}
+
+namespace {
+int init_and_load(std::initializer_list<const void *> test_kernels) {
+  select_default_device();
+  const int rc = gshmem_init();
+  if (rc == GSHMEM_SUCCESS) {
+    cudaFuncAttributes attr;
+    for (const void *kernel : test_kernels) GSHMEM_TEST_CUDA(cudaFuncGetAttributes(&attr, kernel));
+  }
+  return rc;
+}
+}  // namespace
+
+bool init_once(std::initializer_list<const void *> test_kernels) {
+  static const int rc = init_and_load(test_kernels);
+  return rc == GSHMEM_SUCCESS;
+}
+
+runtime_scope::runtime_scope() { REQUIRE(gshmem_init() == GSHMEM_SUCCESS); }
+runtime_scope::~runtime_scope() { gshmem_finalize(); }
+
+}  // namespace gshmem_test
