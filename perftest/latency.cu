@@ -21,25 +21,28 @@ struct Buffers {
   size_t max_bytes;
 };
 
-// One-word ping-pong. `raw` selects the hand-written floor.
-__global__ void __launch_bounds__(1) word_pingpong(Exchange ex, bool raw, uint64_t *flag, uint64_t *peer_flag,
-                              int peer, uint64_t iters, bool initiator) {
+// One-word ping-pong. `Raw` selects the hand-written floor. The exchange and
+// the floor are template parameters, so each timed loop is compiled for its
+// one exchange (a runtime switch inside the loop costs every iteration a few
+// instructions, the floor included).
+template <Exchange Ex, bool Raw>
+__global__ void __launch_bounds__(1) word_pingpong(uint64_t *flag, uint64_t *peer_flag, int peer, uint64_t iters,
+                                                   bool initiator) {
   auto send = [&](uint64_t i) {
-    if (raw) {
-      if (ex == Exchange::atomic_add) raw_add_relaxed(peer_flag, 1);
+    if constexpr (Raw) {
+      if constexpr (Ex == Exchange::atomic_add) raw_add_relaxed(peer_flag, 1);
       else raw_store_relaxed(peer_flag, i);
-      return;
+    } else if constexpr (Ex == Exchange::signal) {
+      gshmemx_signal_op(flag, i, GSHMEM_SIGNAL_SET, peer);
+    } else if constexpr (Ex == Exchange::p) {
+      gshmem_uint64_p(flag, i, peer);
+    } else {
+      gshmem_uint64_atomic_add(flag, 1, peer);
     }
-    if (ex == Exchange::signal) gshmemx_signal_op(flag, i, GSHMEM_SIGNAL_SET, peer);
-    else if (ex == Exchange::p) gshmem_uint64_p(flag, i, peer);
-    else gshmem_uint64_atomic_add(flag, 1, peer);
   };
   auto wait = [&](uint64_t i) {
-    if (raw) {
-      raw_wait_ge(flag, i);
-      return;
-    }
-    if (ex == Exchange::signal) (void)gshmem_signal_wait_until(flag, GSHMEM_CMP_EQ, i);
+    if constexpr (Raw) raw_wait_ge(flag, i);
+    else if constexpr (Ex == Exchange::signal) (void)gshmem_signal_wait_until(flag, GSHMEM_CMP_EQ, i);
     else gshmem_uint64_wait_until(flag, GSHMEM_CMP_GE, i);
   };
   for (uint64_t i = 1; i <= iters; ++i) {
@@ -53,34 +56,44 @@ __global__ void __launch_bounds__(1) word_pingpong(Exchange ex, bool raw, uint64
   }
 }
 
-// put_signal ping-pong with `width` issuing threads (1, 32 or the block).
-__global__ void __launch_bounds__(1024) put_signal_pingpong(bool raw, Buffers b, char *peer_recv, uint64_t *peer_flag,
-                                    size_t bytes, int width, int peer, uint64_t iters,
-                                    bool initiator) {
+using WordPingpong = void (*)(uint64_t *, uint64_t *, int, uint64_t, bool);
+
+WordPingpong word_pingpong_kernel(Exchange ex, bool raw) {
+  switch (ex) {
+    case Exchange::signal: return raw ? word_pingpong<Exchange::signal, true> : word_pingpong<Exchange::signal, false>;
+    case Exchange::p: return raw ? word_pingpong<Exchange::p, true> : word_pingpong<Exchange::p, false>;
+    case Exchange::atomic_add:
+      break;
+  }
+  return raw ? word_pingpong<Exchange::atomic_add, true> : word_pingpong<Exchange::atomic_add, false>;
+}
+
+// put_signal ping-pong with `Width` issuing threads (1, 32, or the block of
+// `Width` threads). `Raw` selects the floor; both are template parameters so
+// that the timed loop carries no runtime dispatch (see word_pingpong).
+template <bool Raw, int Width>
+__global__ void __launch_bounds__(Width) put_signal_pingpong(Buffers b, char *peer_recv, uint64_t *peer_flag,
+                                                             size_t bytes, int peer, uint64_t iters, bool initiator) {
   const unsigned t = threadIdx.x;
   auto send = [&](uint64_t i) {
-    if (raw) {
-      if (t < (unsigned)width) raw_copy(peer_recv, b.send, bytes, t, width);
-      group_sync(width);
+    if constexpr (Raw) {
+      raw_copy(peer_recv, b.send, bytes, t, Width);
+      group_sync(Width);
       if (t == 0) raw_store_release(peer_flag, i);
-      return;
-    }
-    if (width == 1) {
-      if (t == 0) gshmem_putmem_signal(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
-    }
-    else if (width == 32) {
-      if (t < 32)
-        gshmemx_putmem_signal_warp(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
+    } else if constexpr (Width == 1) {
+      gshmem_putmem_signal(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
+    } else if constexpr (Width == 32) {
+      gshmemx_putmem_signal_warp(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
     } else {
       gshmemx_putmem_signal_block(b.recv, b.send, bytes, b.flag, i, GSHMEM_SIGNAL_SET, peer);
     }
   };
   auto wait = [&](uint64_t i) {
     if (t == 0) {
-      if (raw) raw_wait_ge(b.flag, i);
+      if constexpr (Raw) raw_wait_ge(b.flag, i);
       else (void)gshmem_signal_wait_until(b.flag, GSHMEM_CMP_GE, i);
     }
-    group_sync(width);
+    group_sync(Width);
   };
   for (uint64_t i = 1; i <= iters; ++i) {
     if (initiator) {
@@ -91,6 +104,15 @@ __global__ void __launch_bounds__(1024) put_signal_pingpong(bool raw, Buffers b,
       send(i);
     }
   }
+}
+
+using PutSignalPingpong = void (*)(Buffers, char *, uint64_t *, size_t, int, uint64_t, bool);
+
+// The instantiation for an issuer width of 1, 32 or 1024 (main checks --threads).
+PutSignalPingpong put_signal_pingpong_kernel(bool raw, int width) {
+  if (width == 1) return raw ? put_signal_pingpong<true, 1> : put_signal_pingpong<false, 1>;
+  if (width == 32) return raw ? put_signal_pingpong<true, 32> : put_signal_pingpong<false, 32>;
+  return raw ? put_signal_pingpong<true, 1024> : put_signal_pingpong<false, 1024>;
 }
 
 const char *exchange_name(Exchange ex) {
@@ -114,6 +136,14 @@ int main(int argc, char **argv) {
   const size_t max_default = 4u << 20;
   Range sizes = ctx.opt.range_set ? ctx.opt.range : Range{8, max_default, quick ? 8u : 2u};
   std::vector<int> widths = ctx.opt.threads.empty() ? std::vector<int>{1, 32, 1024} : ctx.opt.threads;
+  for (int width : widths) {
+    if (width != 1 && width != 32 && width != 1024) {
+      if (ctx.pe == 0)
+        std::fprintf(stderr, "gshmem_perf_latency: --threads %d: the put_signal issuers are 1, 32 or 1024 threads\n",
+                     width);
+      return perf_end(ctx) == 0 ? 2 : 1;
+    }
+  }
   size_t max_bytes = std::max<size_t>(sizes.max, 8);
 
   Buffers b;
@@ -145,8 +175,7 @@ int main(int argc, char **argv) {
   for (Exchange ex : {Exchange::signal, Exchange::p, Exchange::atomic_add}) {
     auto run = [&](bool raw) {
       return time_loop(ctx, word_iters, word_warm, reset, [&](uint64_t n) {
-        if (active)
-          word_pingpong<<<1, 1, 0, ctx.stream>>>(ex, raw, b.flag, peer_flag, peer, n, initiator);
+        if (active) word_pingpong_kernel(ex, raw)<<<1, 1, 0, ctx.stream>>>(b.flag, peer_flag, peer, n, initiator);
       });
     };
     std::vector<double> floor_ns = run(true);
@@ -172,8 +201,8 @@ int main(int argc, char **argv) {
       auto run = [&](bool raw) {
         return time_loop(ctx, iters, warm, reset, [&](uint64_t n) {
           if (active)
-            put_signal_pingpong<<<1, block, 0, ctx.stream>>>(raw, b, peer_recv, peer_flag, bytes,
-                                                             width, peer, n, initiator);
+            put_signal_pingpong_kernel(raw, width)<<<1, block, 0, ctx.stream>>>(b, peer_recv, peer_flag, bytes,
+                                                                                peer, n, initiator);
         });
       };
       std::vector<double> floor_ns = run(true);

@@ -13,8 +13,10 @@
 #                  SANITIZE_TESTS (default: runtime_state_publisher
 #                  heap_gpu_test stream_gpu_test), racecheck on
 #                  SANITIZE_RACECHECK_TESTS (default: stream_gpu_test), 2 PEs
-#                  each, SANITIZE_TIMEOUT seconds per run (default 90); the
-#                  table gets each run's "ERROR SUMMARY"
+#                  each, SANITIZE_TIMEOUT seconds per run (default 90), the
+#                  tests' stress loops divided by SANITIZE_ITERATION_DIVISOR
+#                  (default 50; GSHMEM_TEST_ITERATION_DIVISOR); the table gets
+#                  each run's "ERROR SUMMARY"
 #   DEVICE_RUN_BUDGET  seconds the whole script may take (default 560); every
 #                  stage gets at most what is left of it (minus 15 s to pack
 #                  the logs), so the table is always printed
@@ -172,7 +174,7 @@ if [[ $sanitize == 1 ]]; then
       summary+=("sanitize $1|$2|not run (no compute-sanitizer or no binary)|"); return
     fi
     local start=$(date +%s) log="$logs/sanitize-$1-$2.log"
-    CUDA_MODULE_LOADING=EAGER timeout "$(stage_timeout "${SANITIZE_TIMEOUT:-90}")" mpirun -np 2 --bind-to none \
+    GSHMEM_TEST_ITERATION_DIVISOR=${SANITIZE_ITERATION_DIVISOR:-50} CUDA_MODULE_LOADING=EAGER timeout "$(stage_timeout "${SANITIZE_TIMEOUT:-90}")" mpirun -np 2 --bind-to none \
       "$cs" --tool "$1" --error-exitcode 99 --print-limit 20 "$bin" > "$log" 2>&1
     local rc=$? errors
     errors=$(grep -o "ERROR SUMMARY: [0-9]* error[s]*" "$log" | sort | uniq -c | paste -sd';' -)

@@ -243,10 +243,11 @@ TEST_CASE("scalar waits for representative types", "[stream][gpu]") {
 
 TEST_CASE("pipeline litmus: stream work after the wait sees the payload (1e5 iterations)", "[stream][gpu]") {
   progress("case: pipeline litmus: stream work after the wait sees the payload (1e5 iterations)");
+  using gshmem_test::scaled_iterations;
   REQUIRE(ensure_init());
   const int me = gshmem_my_pe();
   const int words = 32;
-  const unsigned long long iterations = 100000;
+  const unsigned long long iterations = scaled_iterations(100000);
   auto *payload = static_cast<unsigned long long *>(gshmem_calloc(words, sizeof(unsigned long long)));
   auto *sig = static_cast<uint64_t *>(gshmem_calloc(1, sizeof(uint64_t)));
   auto *ack = static_cast<uint64_t *>(gshmem_calloc(1, sizeof(uint64_t)));
@@ -321,12 +322,13 @@ TEST_CASE("graph of waits and signals replays 1000 times", "[stream][gpu]") {
   GSHMEM_TEST_CUDA(cudaGraphInstantiate(&exec, g, 0));
   GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
   barrier();
-  for (int r = 0; r < 1000; ++r) GSHMEM_TEST_CUDA(cudaGraphLaunch(exec, s));
+  const unsigned long long replays = gshmem_test::scaled_iterations(1000);
+  for (unsigned long long r = 0; r < replays; ++r) GSHMEM_TEST_CUDA(cudaGraphLaunch(exec, s));
   GSHMEM_TEST_CUDA(cudaStreamSynchronize(s));
   unsigned long long n = 0, v = 1;
   GSHMEM_TEST_CUDA(cudaMemcpy(&n, count, sizeof(n), cudaMemcpyDeviceToHost));
   GSHMEM_TEST_CUDA(cudaMemcpy(&v, violations, sizeof(v), cudaMemcpyDeviceToHost));
-  CHECK(n == 1000);
+  CHECK(n == replays);
   CHECK(v == 0);
   barrier();
   cudaGraphExecDestroy(exec);
@@ -536,7 +538,7 @@ TEST_CASE("eight host threads enqueue on their own streams at once", "[stream][g
   REQUIRE(ensure_init());
   const int me = gshmem_my_pe();
   constexpr int kThreads = 8;
-  constexpr uint64_t kRounds = 300;
+  const uint64_t kRounds = gshmem_test::scaled_iterations(300);
   auto *flags = static_cast<uint64_t *>(gshmem_calloc(2 * kThreads, sizeof(uint64_t)));
   auto *acks = static_cast<uint64_t *>(gshmem_calloc(kThreads, sizeof(uint64_t)));
   REQUIRE(flags != nullptr);
@@ -619,7 +621,8 @@ TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
   GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
   barrier();
   // Round r: write r into the peer's box[r], barrier, check my own box[r] == r.
-  for (unsigned long long r = 1; r < 1000; ++r) {
+  const unsigned long long rounds = gshmem_test::scaled_iterations(999);
+  for (unsigned long long r = 1; r <= rounds; ++r) {
     store_relaxed<unsigned long long><<<1, 1, 0, s>>>(peer(box + r, other), r);
     gshmemx_quiet_on_stream(s);
     gshmemx_barrier_all_on_stream(s);

@@ -23,6 +23,13 @@ void select_default_device() {
   GSHMEM_TEST_CUDA(cudaSetDevice(env_int(names, 0) % count));
 }
 
+unsigned long long scaled_iterations(unsigned long long n) {
+  static const char *const names[] = {"GSHMEM_TEST_ITERATION_DIVISOR", nullptr};
+  static const int divisor = env_int(names, 1);
+  const unsigned long long scaled = divisor > 1 ? n / static_cast<unsigned long long>(divisor) : n;
+  return scaled > 0 ? scaled : 1;
+}
+
 namespace {
 int init_and_load(std::initializer_list<const void *> test_kernels) {
   select_default_device();

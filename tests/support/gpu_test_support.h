@@ -29,6 +29,11 @@ int launcher_rank();
 // init would otherwise keep on every PE.
 void select_default_device();
 
+// `n` divided by GSHMEM_TEST_ITERATION_DIVISOR (default 1), at least 1:
+// stress tests scale their iteration counts with it so that a run under
+// compute-sanitizer (tens of times slower) ends in bounded time.
+unsigned long long scaled_iterations(unsigned long long n);
+
 // gshmem_init once per process, for test binaries whose cases share one
 // runtime: the default device is selected first, and the test's own kernels
 // are loaded right after init (never lazily behind a wait that is pending on
