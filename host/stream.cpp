@@ -25,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -543,13 +544,66 @@ void gshmemx_quiet_on_stream(cudaStream_t stream) {
   report_cuda(__func__, "quiet kernel launch", launch_quiet(stream));
 }
 
+// The memop barrier protocol: on (every PE capable, set at init) and the
+// host's count of memop barriers entered (reset at init).
+std::atomic<bool> memop_barrier_enabled{false};
+std::atomic<unsigned long long> memop_barrier_epoch{0};
+
+// barrier_all_on_stream as stream memory operations (outside capture): write
+// this barrier's epoch into every peer's memop_barrier_arrivals[me] (default
+// flags: a stream-scoped system fence precedes each write, so the stream's
+// earlier work is visible to a peer that sees the arrival), then wait until
+// every peer's arrival here reached the epoch. GEQ compares cyclically, which
+// is exact for counters that differ by less than 2^63.
+void enqueue_memop_barrier(const char *fn, const Context &ctx, cudaStream_t stream) {
+  if (!memop_waits_enqueued.load(std::memory_order_relaxed)) memop_waits_enqueued.store(true);
+  const DriverApi &api = driver();
+  const int me = ctx.state->my_pe, n = ctx.state->n_pes;
+  const unsigned long long epoch = memop_barrier_epoch.fetch_add(1) + 1;
+  const std::size_t slots = offsetof(InternalArea, memop_barrier_arrivals) + GSHMEMI_INTERNAL_STREAM_OFFSET;
+  auto slot = [&](const char *base, int pe) {
+    return reinterpret_cast<CUdeviceptr>(base + slots + static_cast<std::size_t>(pe) * sizeof(unsigned long long));
+  };
+  for (int pe = 0; pe < n; ++pe)
+    if (pe != me && !report_driver(fn, "cuStreamWriteValue64",
+                                   api.write64(stream, slot(ctx.state->peer_base[pe], me), epoch,
+                                               CU_STREAM_WRITE_VALUE_DEFAULT)))
+      return;
+  unsigned flags = CU_STREAM_WAIT_VALUE_GEQ;
+  if (ctx.caps.flush_remote_writes) flags |= CU_STREAM_WAIT_VALUE_FLUSH;
+  for (int pe = 0; pe < n; ++pe)
+    if (pe != me && !report_driver(fn, "cuStreamWaitValue64", api.wait64(stream, slot(ctx.state->heap_base, pe), epoch, flags)))
+      return;
+}
+
 void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
   const char *fn = __func__;
   Context ctx;
   if (!begin(fn, stream, &ctx)) return;
   for (int pe = 0; pe < ctx.state->n_pes; ++pe)
     if (!report(fn, check_pe(pe, ctx.state->n_pes, ctx.state->peer_base[pe] != nullptr))) return;
+  // Outside capture the memop protocol costs what the stream memory
+  // operations cost; a captured barrier needs the kernel, whose epoch lives
+  // on the GPU (a graph replays the memops' values as they were captured).
+  // Capture is a property of the program's structure, the same on every PE
+  // for the same collective call (documented in <gshmem/stream.h>).
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (!report_cuda(fn, "cudaStreamIsCapturing", cudaStreamIsCapturing(stream, &capture))) return;
+  if (capture == cudaStreamCaptureStatusNone && memop_barrier_enabled.load(std::memory_order_relaxed)) {
+    enqueue_memop_barrier(fn, ctx, stream);
+    return;
+  }
   report_cuda(fn, "barrier kernel launch", launch_barrier_all(stream));
+}
+
+int gshmemi_stream_memop_barrier_capable(void) {
+  const DeviceCaps *caps = caps_published.load(std::memory_order_acquire);
+  return caps && caps->write64 && caps->wait.wait64 ? 1 : 0;
+}
+
+void gshmemi_stream_enable_memop_barrier(int enabled) {
+  memop_barrier_epoch.store(0);
+  memop_barrier_enabled.store(enabled != 0);
 }
 
 void gshmemi_stream_end_device_work(int device, int lost_pe) {

@@ -31,6 +31,12 @@ GSHMEM_EXTERN_C int gshmemi_stream_init(void);
 // forever. Kernel-path on-stream waits and device waits end by themselves.
 GSHMEM_EXTERN_C void gshmemi_stream_end_device_work(int device, int lost_pe);
 
+// Whether this PE's device can run barrier_all_on_stream as stream memory
+// operations (64-bit waits and writes); init enables that protocol only when
+// every PE can, so that all PEs always take the same one.
+GSHMEM_EXTERN_C int gshmemi_stream_memop_barrier_capable(void);
+GSHMEM_EXTERN_C void gshmemi_stream_enable_memop_barrier(int enabled);
+
 namespace gshmemi {
 namespace stream {
 
@@ -38,10 +44,17 @@ enum class SetKind : int { all = 0, any = 1, some = 2 };
 
 // Layout of the on-stream internal area of each PE's heap. Counters only
 // grow, so replays of a captured graph need no reset.
+// Two barrier protocols, each with its own counters (a call takes one of them
+// on every PE; see gshmemx_barrier_all_on_stream):
+//  - kernel: the epoch lives on the GPU, so a captured graph replays it right;
+//  - stream memory operations: the epoch is counted by the host when the call
+//    is made (outside stream capture only).
 struct InternalArea {
-  unsigned long long barrier_arrivals[GSHMEMI_MAX_PES];  // [j]: barriers PE j entered (written by j)
-  unsigned long long barrier_epoch;                                 // barriers this PE entered (local only)
+  unsigned long long barrier_arrivals[GSHMEMI_MAX_PES];  // [j]: kernel barriers PE j entered (written by j)
+  unsigned long long barrier_epoch;                      // kernel barriers this PE entered (local only)
+  unsigned long long memop_barrier_arrivals[GSHMEMI_MAX_PES];  // [j]: memop barriers PE j entered (written by j)
 };
+static_assert(sizeof(InternalArea) <= GSHMEMI_INTERNAL_STREAM_BYTES, "the on-stream internal area is too small");
 
 // Launchers, one per TYPENAME (kernels are templates instantiated per type in
 // device/stream_kernels.cu). `values` NULL means the scalar cmp_value.

@@ -111,6 +111,19 @@ __global__ void reset_and_count(unsigned long long *word, unsigned long long *co
 
 __global__ void mark(unsigned long long *slot, unsigned long long *ticket) { *slot = ++*ticket; }
 
+// One round of a captured barrier graph: adds 1 to the peer's counter...
+__global__ void add_one(unsigned long long *counter_at_peer) {
+  (void)gd::atomic_fetch_add<memory_order::relaxed, thread_scope::system>(counter_at_peer, 1ull);
+}
+
+// ...and after the barrier, this PE's counter must have reached the replay
+// count (the peer's add of this replay came before its barrier).
+__global__ void check_replay(const unsigned long long *counter, unsigned long long *replays,
+                             unsigned long long *violations) {
+  const unsigned long long r = ++*replays;
+  if (gd::atomic_load<memory_order::relaxed, thread_scope::system>(counter) < r) ++*violations;
+}
+
 // Loads every kernel of this file now (see the top of the file).
 void preload_test_kernels() {
   cudaFuncAttributes attr;
@@ -130,6 +143,8 @@ void preload_test_kernels() {
   load(reinterpret_cast<const void *>(&litmus_updater));
   load(reinterpret_cast<const void *>(&reset_and_count));
   load(reinterpret_cast<const void *>(&mark));
+  load(reinterpret_cast<const void *>(&add_one));
+  load(reinterpret_cast<const void *>(&check_replay));
 }
 
 template <class T>
@@ -633,6 +648,44 @@ TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
   unsigned long long v = 1;
   GSHMEM_TEST_CUDA(cudaMemcpy(&v, violations, sizeof(v), cudaMemcpyDeviceToHost));
   CHECK(v == 0);
+
+  // In a captured graph the barrier must synchronize on every replay (the
+  // kernel protocol), and barriers outside capture before and after it must
+  // still meet the peer's (the memop protocol, where the device has it).
+  progress("barrier_all_on_stream captured in a graph, replayed");
+  unsigned long long *replays;
+  GSHMEM_TEST_CUDA(cudaMalloc(&replays, sizeof(*replays)));
+  GSHMEM_TEST_CUDA(cudaMemset(replays, 0, sizeof(*replays)));
+  GSHMEM_TEST_CUDA(cudaMemset(box, 0, sizeof(*box)));
+  GSHMEM_TEST_CUDA(cudaMemset(violations, 0, sizeof(*violations)));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  barrier();
+  cudaGraph_t g;
+  GSHMEM_TEST_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  add_one<<<1, 1, 0, s>>>(peer(box, other));
+  gshmemx_quiet_on_stream(s);
+  gshmemx_barrier_all_on_stream(s);
+  check_replay<<<1, 1, 0, s>>>(box, replays, violations);
+  GSHMEM_TEST_CUDA(cudaStreamEndCapture(s, &g));
+  cudaGraphExec_t exec;
+  GSHMEM_TEST_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  const unsigned long long graph_replays = gshmem_test::scaled_iterations(500);
+  gshmemx_barrier_all_on_stream(s);
+  for (unsigned long long r = 0; r < graph_replays; ++r) {
+    GSHMEM_TEST_CUDA(cudaGraphLaunch(exec, s));
+    if (r % 100 == 99) gshmemx_barrier_all_on_stream(s);  // the two protocols interleaved
+  }
+  gshmemx_barrier_all_on_stream(s);
+  CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+  GSHMEM_TEST_CUDA(cudaStreamSynchronize(s));
+  unsigned long long counted = 0;
+  GSHMEM_TEST_CUDA(cudaMemcpy(&v, violations, sizeof(v), cudaMemcpyDeviceToHost));
+  GSHMEM_TEST_CUDA(cudaMemcpy(&counted, box, sizeof(counted), cudaMemcpyDeviceToHost));
+  CHECK(v == 0);
+  CHECK(counted == graph_replays);
+  GSHMEM_TEST_CUDA(cudaGraphExecDestroy(exec));
+  GSHMEM_TEST_CUDA(cudaGraphDestroy(g));
+  cudaFree(replays);
   barrier();
   cudaStreamDestroy(s);
   cudaFree(violations);
