@@ -9,6 +9,12 @@
 # tarball, and device-run-logs.tar.gz with every other log (configure, build,
 # ctest JUnit XML, bench, compile times).
 #   scripts/device_run.sh [--no-bench] [--compile-times] [--sanitize]
+#                         [--nvshmem-programs NVSHMEM_SRC]
+#   --nvshmem-programs  also builds NVSHMEM's examples and pt-to-pt perftests
+#                  from the NVSHMEM source tree NVSHMEM_SRC against this
+#                  build's install (scripts/nvshmem_programs.sh; the compile
+#                  runs beside ctest) and runs them after the benchmark;
+#                  the report goes to OUT/nvshmem-programs.md
 #   --sanitize     also runs GPU tests under compute-sanitizer: memcheck on
 #                  SANITIZE_TESTS (default: runtime_state_publisher
 #                  heap_gpu_test stream_gpu_test), racecheck on
@@ -31,20 +37,26 @@ cd "$(dirname "$0")/.."
 run_bench=1
 compile_times=0
 sanitize=0
-for arg in "$@"; do
-  case "$arg" in
+nvshmem_src=""
+all_args=("$@")
+while [[ $# -gt 0 ]]; do
+  case "$1" in
     --sanitize) sanitize=1 ;;
     --no-bench) run_bench=0 ;;
     --compile-times) compile_times=1 ;;
-    *) echo "device_run.sh: unknown argument '$arg'" >&2; exit 2 ;;
+    --nvshmem-programs)
+      [[ $# -ge 2 && -d "$2" ]] || { echo "device_run.sh: --nvshmem-programs needs an NVSHMEM source folder" >&2; exit 2; }
+      nvshmem_src=$(cd "$2" && pwd); shift ;;
+    *) echo "device_run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
+  shift
 done
 all_start=$(date +%s)
 
 # Unbuffered-enough output: partial logs survive a timeout.
 if [[ -z "${GSHMEM_DEVICE_RUN_LINEBUFFERED:-}" ]] && command -v stdbuf >/dev/null; then
   export GSHMEM_DEVICE_RUN_LINEBUFFERED=1
-  exec stdbuf -oL -eL bash "$0" "$@"
+  exec stdbuf -oL -eL bash "$0" "${all_args[@]}"
 fi
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -129,6 +141,19 @@ else
   exit 1
 fi
 
+# NVSHMEM's programs compile beside ctest (CPU only, a third of the cores).
+nvp_dir=${TMPDIR:-/tmp}/gshmem-device-nvshmem-programs
+nvp_pid=""
+if [[ -n "$nvshmem_src" ]]; then
+  if cmake --install "$build" --prefix "$PWD/$build/prefix" > "$logs/install.log" 2>&1; then
+    bash scripts/nvshmem_programs.sh "$nvshmem_src" --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" \
+      --build-only --jobs $(( jobs / 3 > 0 ? jobs / 3 : 1 )) > "$logs/nvshmem-programs-build.log" 2>&1 &
+    nvp_pid=$!
+  else
+    summary+=("nvshmem programs|install FAILED|see install.log|")
+  fi
+fi
+
 echo "== ctest"
 start=$(date +%s)
 # shellcheck disable=SC2086
@@ -162,6 +187,25 @@ if [[ $run_bench == 1 ]]; then
   for f in "$logs/bench-out"/results-*.tar.gz "$logs/bench-out/ratio_to_floor.png" "$logs/bench-out/wait_all.png"; do
     [[ -f "$f" ]] && mv "$f" "$out/"
   done
+fi
+
+if [[ -n "$nvp_pid" ]]; then
+  echo "== NVSHMEM's programs (scripts/nvshmem_programs.sh)"
+  start=$(date +%s)
+  wait "$nvp_pid"
+  timeout "$(stage_timeout "${NVSHMEM_PROGRAMS_TIMEOUT:-240}")" bash scripts/nvshmem_programs.sh "$nvshmem_src" \
+    --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" --timeout "${NVSHMEM_PROGRAM_TIMEOUT:-30}" \
+    > "$logs/nvshmem-programs.log" 2>&1
+  nvp_rc=$?
+  [[ -f "$nvp_dir/report.md" ]] && cp "$nvp_dir/report.md" "$out/nvshmem-programs.md"
+  [[ -d "$nvp_dir/logs" ]] && tar -C "$nvp_dir" -czf "$logs/nvshmem-programs-logs.tar.gz" logs 2>/dev/null
+  if [[ -f "$nvp_dir/report.md" ]]; then
+    built=$(grep -m1 -o '^[0-9]* of [0-9]* programs built' "$nvp_dir/report.md")
+    ran_ok=$(grep -c '^| [^|]* | yes | [^|]*exit 0' "$nvp_dir/report.md")
+    summary+=("nvshmem programs|rc=$nvp_rc|${built:-?}; ${ran_ok} ran with exit 0 (nvshmem-programs.md)|$(( $(date +%s) - start ))s")
+  else
+    summary+=("nvshmem programs|rc=$nvp_rc|no report (see nvshmem-programs.log)|$(( $(date +%s) - start ))s")
+  fi
 fi
 
 if [[ $sanitize == 1 ]]; then
