@@ -30,6 +30,7 @@
 #                  the compilers still running are listed
 #   CTEST_TIMEOUT  seconds for the whole ctest run (default 300)
 #   BENCH_TIMEOUT  seconds for scripts/bench.sh --quick (default 200)
+#   BENCH_ARGS     extra bench.sh arguments (e.g. --vs-nvshmem)
 #   CTEST_ARGS     extra ctest arguments (e.g. "-R runtime_")
 #   CMAKE_ARGS     extra configure arguments
 set -uo pipefail
@@ -177,14 +178,15 @@ if [[ $run_bench == 1 ]]; then
   echo "== scripts/bench.sh --quick"
   start=$(date +%s)
   rm -rf "$logs/bench-out"
-  OUT="$logs/bench-out" timeout "$(stage_timeout "${BENCH_TIMEOUT:-200}")" bash scripts/bench.sh --quick --no-deps --build-dir "$build" 2>&1 |
+  OUT="$logs/bench-out" timeout "$(stage_timeout "${BENCH_TIMEOUT:-200}")" bash scripts/bench.sh --quick --no-deps --build-dir "$build" ${BENCH_ARGS:-} 2>&1 |
     tee "$logs/bench.log"
   bench_rc=${PIPESTATUS[0]}
   met=$(grep -o '[0-9]* target(s) not met' "$logs/bench.log" | tail -1)
   summary+=("bench --quick|rc=$bench_rc|${met:-all targets met}|$(( $(date +%s) - start ))s")
   # The table and the two headline plots; the results tarball has the rest.
   [[ -f "$logs/bench-out/summary.md" ]] && cp "$logs/bench-out/summary.md" "$out/bench-summary.md"
-  for f in "$logs/bench-out"/results-*.tar.gz "$logs/bench-out/ratio_to_floor.png" "$logs/bench-out/wait_all.png"; do
+  for f in "$logs/bench-out"/results-*.tar.gz "$logs/bench-out/ratio_to_floor.png" "$logs/bench-out/wait_all.png" \
+           "$logs/bench-out/vs_nvshmem.png"; do
     [[ -f "$f" ]] && mv "$f" "$out/"
   done
 fi
