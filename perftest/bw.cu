@@ -2,8 +2,9 @@
 // PE 1, 64 KiB .. 64 MiB, issued by one block or by many blocks (each block
 // moves its slice with the block-cooperative routine; put_signal adds 1 to
 // one signal per slice). Floor: a hand-written copy kernel with 16-byte
-// stores to the peer's mapped memory (plus a release add per slice for
-// put_signal), same grid. Reported in GB/s (higher is better).
+// stores to the peer's mapped memory and a block barrier per call (plus a
+// release add per slice for put_signal), same grid. Reported in GB/s (higher
+// is better).
 #include "perf_common.cuh"
 
 using namespace gshmem_perf;
@@ -18,12 +19,12 @@ __global__ void __launch_bounds__(1024) bw_kernel(bool raw, bool signal, char *d
   for (uint64_t it = 0; it < iters; ++it) {
     if (raw) {
       raw_copy(peer_dst + off, src + off, len, threadIdx.x, blockDim.x);
-      if (signal) {
-        __syncthreads();
-        if (threadIdx.x == 0)
-          (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(peer_sig,
-                                                                                (uint64_t)1);
-      }
+      // A block-cooperative put returns once the whole block's share is
+      // issued (the source may be reused): the floor ends each call with the
+      // same block barrier.
+      __syncthreads();
+      if (signal && threadIdx.x == 0)
+        (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(peer_sig, (uint64_t)1);
     } else {
       if (signal)
         gshmemx_putmem_signal_block(dst + off, src + off, len, sig, 1, GSHMEM_SIGNAL_ADD, 1);
