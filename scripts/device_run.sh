@@ -14,7 +14,8 @@
 #                  from the NVSHMEM source tree NVSHMEM_SRC against this
 #                  build's install (scripts/nvshmem_programs.sh; the compile
 #                  runs beside ctest) and runs them after the benchmark;
-#                  the report goes to OUT/nvshmem-programs.md
+#                  the report goes to OUT/nvshmem-programs.md (NVML_INCLUDE:
+#                  where nvml.h is, when the toolkit lacks it)
 #   --sanitize     also runs GPU tests under compute-sanitizer: memcheck on
 #                  SANITIZE_TESTS (default: runtime_state_publisher
 #                  heap_gpu_test stream_gpu_test), racecheck on
@@ -148,7 +149,7 @@ nvp_pid=""
 if [[ -n "$nvshmem_src" ]]; then
   if cmake --install "$build" --prefix "$PWD/$build/prefix" > "$logs/install.log" 2>&1; then
     bash scripts/nvshmem_programs.sh "$nvshmem_src" --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" \
-      --build-only --jobs $(( jobs / 3 > 0 ? jobs / 3 : 1 )) > "$logs/nvshmem-programs-build.log" 2>&1 &
+      --build-only --jobs $(( jobs / 3 > 0 ? jobs / 3 : 1 )) ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} > "$logs/nvshmem-programs-build.log" 2>&1 &
     nvp_pid=$!
   else
     summary+=("nvshmem programs|install FAILED|see install.log|")
@@ -197,6 +198,7 @@ if [[ -n "$nvp_pid" ]]; then
   wait "$nvp_pid"
   timeout "$(stage_timeout "${NVSHMEM_PROGRAMS_TIMEOUT:-240}")" bash scripts/nvshmem_programs.sh "$nvshmem_src" \
     --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" --timeout "${NVSHMEM_PROGRAM_TIMEOUT:-30}" \
+    ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} \
     > "$logs/nvshmem-programs.log" 2>&1
   nvp_rc=$?
   [[ -f "$nvp_dir/report.md" ]] && cp "$nvp_dir/report.md" "$out/nvshmem-programs.md"
