@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "../src/heap.h"
 #include "../src/log.h"
 #include "team_internal.h"
 
@@ -37,10 +38,11 @@ int check(const char *fn, int team, const void *dest, std::size_t dest_bytes, co
   const std::uintptr_t user = reinterpret_cast<std::uintptr_t>(s->heap_base) + GSHMEMI_INTERNAL_REGION_BYTES;
   const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(s->heap_base) + s->heap_size;
   const std::uintptr_t src = reinterpret_cast<std::uintptr_t>(source), dst = reinterpret_cast<std::uintptr_t>(dest);
-  if (src < user || src > end || end - src < source_bytes)
+  const bool in_heap = src >= user && src <= end && end - src >= source_bytes;
+  if (!in_heap && !registered_range(src, source_bytes))
     return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_SYMMETRIC,
-                         "%s: source %p (%zu bytes) is not inside the symmetric heap (gshmem_malloc)", fn, source,
-                         source_bytes);
+                         "%s: source %p (%zu bytes) is not inside the symmetric heap (gshmem_malloc) or a registered "
+                         "buffer", fn, source, source_bytes);
   const bool same = src == dst;
   if ((same && !in_place_allowed) || (!same && dst < src + source_bytes && src < dst + dest_bytes))
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: dest %p and source %p overlap%s", fn, dest, source,

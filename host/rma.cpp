@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "../src/heap.h"
 #include "../src/log.h"
 #include "rma_internal.h"
 #include "rma_validate.h"
@@ -92,6 +93,7 @@ bool begin(const char *routine, int pe, Context *ctx) {
     ctx->user_heap.base = reinterpret_cast<std::uintptr_t>(ctx->state->heap_base) + GSHMEMI_INTERNAL_REGION_BYTES;
     ctx->user_heap.size = ctx->state->heap_size - GSHMEMI_INTERNAL_REGION_BYTES;
   }
+  ctx->user_heap.registered = &registered_range;
   const int n = ctx->state->n_pes;
   return report(routine, pe,
                 stream::check_pe(pe, n, pe >= 0 && pe < n && pe < GSHMEMI_MAX_PES && ctx->state->peer_base[pe] != nullptr));

@@ -26,9 +26,9 @@ inline Verdict check_remote(const void *p, std::size_t bytes, std::size_t alignm
   return stream::check_symmetric_array(
       p, bytes, 1, alignment, heap, is_dest ? "dest is NULL" : "source is NULL",
       is_dest ? "dest is not a symmetric address: [dest, dest + size) is not inside the symmetric heap "
-                "(use gshmem_malloc memory)"
+                "(use gshmem_malloc memory or a registered buffer)"
               : "source is not a symmetric address: [source, source + size) is not inside the symmetric heap "
-                "(use gshmem_malloc memory)",
+                "(use gshmem_malloc memory or a registered buffer)",
       is_dest ? "dest is not aligned to its type's size" : "source is not aligned to its type's size");
 }
 

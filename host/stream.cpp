@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "../src/cuda_util.h"
+#include "../src/heap.h"
 #include "../src/log.h"
 #include "rma_internal.h"
 #include "stream_internal.h"
@@ -193,6 +194,7 @@ bool begin(const char *fn, cudaStream_t stream, Context *ctx) {
     ctx->user_heap.base = reinterpret_cast<std::uintptr_t>(ctx->state->heap_base) + GSHMEMI_INTERNAL_REGION_BYTES;
     ctx->user_heap.size = ctx->state->heap_size - GSHMEMI_INTERNAL_REGION_BYTES;
   }
+  ctx->user_heap.registered = &registered_range;
   const DeviceCaps *caps = nullptr;
   if (current_caps(ctx->state->heap_base, &caps) != GSHMEM_SUCCESS) return false;
   ctx->caps = *caps;

@@ -23,10 +23,13 @@ struct Verdict {
 
 constexpr Verdict fail(int code, const char *problem) { return Verdict{code, problem}; }
 
-// The part of this PE's symmetric heap that user objects may occupy.
+// The part of this PE's symmetric heap that user objects may occupy, and
+// the registered buffers beyond it (gshmemx_buffer_register_symmetric):
+// `registered`, when set, says whether a range lies inside one of them.
 struct HeapRange {
   std::uintptr_t base = 0;
   std::uint64_t size = 0;
+  bool (*registered)(std::uintptr_t address, std::uint64_t bytes) = nullptr;
 };
 
 inline Verdict check_initialized(bool initialized) {
@@ -45,12 +48,15 @@ inline Verdict check_sig_op(int sig_op) {
              : fail(GSHMEMX_ERROR_INVALID_VALUE, "sig_op is not GSHMEM_SIGNAL_SET or GSHMEM_SIGNAL_ADD");
 }
 
-// [p, p + bytes) inside the heap range (bytes > 0), without overflow.
+// [p, p + bytes) inside the heap range or one registered buffer (bytes >
+// 0), without overflow.
 inline bool in_range(const void *p, std::size_t bytes, HeapRange heap) {
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-  if (heap.size == 0 || a < heap.base) return false;
-  const std::uint64_t offset = a - heap.base;
-  return offset < heap.size && bytes <= heap.size - offset;
+  if (heap.size != 0 && a >= heap.base) {
+    const std::uint64_t offset = a - heap.base;
+    if (offset < heap.size && bytes <= heap.size - offset) return true;
+  }
+  return heap.registered != nullptr && heap.registered(a, bytes);
 }
 
 // nelems objects of elem_size bytes at p: NULL only when nelems == 0; then
@@ -72,7 +78,7 @@ inline Verdict check_symmetric_array(const void *p, std::size_t nelems, std::siz
 inline Verdict check_ivar(const void *ivar, std::size_t size, HeapRange heap) {
   if (ivar == nullptr) return fail(GSHMEMX_ERROR_INVALID_VALUE, "ivar is NULL");
   return check_symmetric_array(ivar, 1, size, size, heap, "ivar is NULL",
-                               "ivar is not in the symmetric heap (use gshmem_malloc memory)",
+                               "ivar is not in the symmetric heap (use gshmem_malloc memory or a registered buffer)",
                                "ivar is not aligned to its type's size");
 }
 

@@ -10,6 +10,7 @@
 #include <gshmem/detail/state.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "bootstrap.h"
@@ -19,11 +20,12 @@ namespace gshmemi {
 struct HeapConfig {
   std::size_t bytes;          // per PE, internal region included
   bool use_vmm;               // false: legacy cudaIpc path
+  std::size_t registration_bytes; // registration window per PE (VMM path only); 0: none
   int device;                 // this PE's CUDA device
   std::vector<int> node_of_pe; // node index of every PE (same node => mappable)
 };
 
-// Fills state->heap_base, heap_size and peer_base[]. Collective.
+// Fills state->heap_base, heap_size, symmetric_span and peer_base[]. Collective.
 int heap_init(Bootstrap &boot, const HeapConfig &config, gshmemi_device_state_t *state);
 // Unmaps peers and releases this PE's heap. Collective.
 // collective = false (a peer is gone): releases this PE's side without barriers.
@@ -49,5 +51,20 @@ void heap_release(Bootstrap &boot, void *ptr);
 std::size_t heap_bytes_in_use();
 // True if [ptr, ptr+bytes) lies in this PE's heap.
 bool heap_contains(const void *ptr, std::size_t bytes);
+
+// Registered buffers (gshmemx_buffer_register_symmetric; the design is in
+// src/heap/heap.cpp). Collective, like gshmem_malloc: every PE registers a
+// buffer of the same size, which it allocated itself through the CUDA VMM
+// API; the result is an address in the registration window of the
+// symmetric address space, the same offset on every PE, that aliases the
+// buffer. NULL on failure, reported through GSHMEMI_ERROR.
+void *heap_register_buffer(Bootstrap &boot, void *buf, std::size_t size, int flags);
+// Collective. GSHMEM_SUCCESS, or the reported error code (nothing changed).
+int heap_unregister_buffer(Bootstrap &boot, void *ptr, std::size_t size);
+// True if [ptr, ptr+bytes) lies inside one buffer registered on this PE
+// (bytes == 0 counts as 1). Safe to call from any host thread.
+bool registered_contains(const void *ptr, std::size_t bytes);
+// registered_contains over an address, as host argument checks take it.
+bool registered_range(std::uintptr_t address, std::uint64_t bytes);
 
 }  // namespace gshmemi

@@ -403,6 +403,7 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   HeapConfig config;
   config.bytes = attr && attr->heap_size ? attr->heap_size : settings.SYMMETRIC_SIZE;
   config.use_vmm = !settings.DISABLE_VMM;
+  config.registration_bytes = settings.REGISTRATION_SPACE;
   config.device = device;
   config.node_of_pe = layout.node_of_pe;
   gshmemi_device_state_t state{};
@@ -538,7 +539,7 @@ void *gshmemi_host_ptr(const void *dest, int pe) {
     return nullptr;
   }
   const char *d = static_cast<const char *>(dest);
-  if (!heap_contains(dest, 1)) {
+  if (!heap_contains(dest, 1) && !registered_contains(dest, 1)) {
     set_last_error(GSHMEMX_ERROR_NOT_SYMMETRIC);
     return nullptr;
   }
@@ -569,6 +570,20 @@ void gshmem_free(void *ptr) {
   set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_free") || !require_peers("gshmem_free")) return;
   heap_release(*runtime().boot, ptr);
+}
+
+void *gshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags) {
+  set_last_error(GSHMEM_SUCCESS);
+  if (!require_init("gshmemx_buffer_register_symmetric") || !require_peers("gshmemx_buffer_register_symmetric"))
+    return nullptr;
+  return heap_register_buffer(*runtime().boot, buf_ptr, size, flags);
+}
+
+int gshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size) {
+  set_last_error(GSHMEM_SUCCESS);
+  if (!require_init("gshmemx_buffer_unregister_symmetric")) return GSHMEMX_ERROR_NOT_INITIALIZED;
+  if (!require_peers("gshmemx_buffer_unregister_symmetric")) return GSHMEMX_ERROR_PEER_LOST;
+  return heap_unregister_buffer(*runtime().boot, mmap_ptr, size);
 }
 
 void gshmemi_host_barrier_all(void) {

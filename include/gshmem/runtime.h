@@ -138,6 +138,40 @@ GSHMEM_API void gshmemi_host_sync_all(void);
 GSHMEM_API void gshmemi_host_quiet(void);
 GSHMEM_API void gshmemi_host_fence(void);
 
+/* Registers a buffer the program allocated itself as symmetric memory (as
+ * NVSHMEM's nvshmemx_buffer_register_symmetric). Collective over all PEs,
+ * like gshmem_malloc: every PE passes a buffer of the same size, one whole
+ * allocation it made on its own GPU with the CUDA VMM API (cuMemCreate with
+ * CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR among requestedHandleTypes,
+ * cuMemAddressReserve, cuMemMap, cuMemSetAccess): buf_ptr the start of its
+ * mapping, size the allocation's size (a multiple of its granularity);
+ * flags must be 0. Returns an address in gshmem's symmetric address space,
+ * the same offset on every PE, that maps the same memory as buf_ptr (a
+ * store through either is seen through the other): gshmem_ptr, RMA,
+ * atomics, signals, waits and collectives accept it and the addresses in
+ * it, on the host, the device and streams, like gshmem_malloc memory. On
+ * return every PE has registered its buffer. NULL on every PE when any PE's
+ * buffer is refused or the PEs disagree (GSHMEMX_ERROR_INVALID_VALUE: not
+ * VMM memory (cudaMalloc), size 0 or not the allocation's, flags, a buffer
+ * registered already or gshmem's own memory; GSHMEMX_ERROR_SYMMETRY: the PEs
+ * passed different sizes; GSHMEMX_ERROR_OUT_OF_MEMORY: the registration
+ * space, GSHMEM_REGISTRATION_SPACE per PE, is full; GSHMEMX_ERROR_NOT_SUPPORTED:
+ * the heap runs on cudaIpc handles (GSHMEM_DISABLE_VMM=1 or no VMM) or the
+ * space is 0), logged naming the PE and the problem; nothing changes then.
+ * The program keeps its own allocation and mapping: it releases them after
+ * gshmemx_buffer_unregister_symmetric (or gshmem_finalize, which
+ * unregisters what is left). Only PEs of one node reach each other's
+ * registered buffers, as with the heap. */
+GSHMEM_API void *gshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags);
+/* Collective: every PE passes the address gshmemx_buffer_register_symmetric
+ * returned and the size it registered. Waits for this PE's device work,
+ * then unmaps the symmetric views of the buffer; the program's own mapping
+ * stays valid. GSHMEM_SUCCESS, or an error on every PE with nothing changed
+ * (GSHMEMX_ERROR_NOT_SYMMETRIC: not a registered address;
+ * GSHMEMX_ERROR_INVALID_VALUE: another size; GSHMEMX_ERROR_SYMMETRY: the PEs
+ * named different buffers). */
+GSHMEM_API int gshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size);
+
 /* Bytes of symmetric heap handed out to users on this PE (the runtime's
  * internal region not counted); 0 before init. No ordering implied. */
 GSHMEM_API size_t gshmemx_heap_bytes_in_use(void);
@@ -180,7 +214,7 @@ GSHMEM_HD void *gshmem_ptr(const void *dest, int pe) {
 #if GSHMEM_IN_DEVICE_CODE
   const gshmemi_device_state_t &s = gshmemi_state();
   const char *d = (const char *)dest;
-  if (pe < 0 || pe >= s.n_pes || d < s.heap_base || d >= s.heap_base + s.heap_size) return NULL;
+  if (pe < 0 || pe >= s.n_pes || d < s.heap_base || d >= s.heap_base + s.symmetric_span) return NULL;
   char *base = s.peer_base[pe];
   return base ? (void *)(base + (d - s.heap_base)) : NULL;
 #else

@@ -47,7 +47,7 @@ std::string describe_difference(int pe, const HeapCallRecord &mine, const HeapCa
                   describe_call(ref).c_str(), ref.call_number);
   if (mine.call_number != ref.call_number)
     return string_printf("PE %d is at symmetric heap call #%" PRIu64 " but PE 0 is at call #%" PRIu64
-                  " (a PE skipped or repeated a gshmem_malloc/gshmem_free)",
+                  " (a PE skipped or repeated a gshmem_malloc/gshmem_free or a buffer registration)",
                   pe, mine.call_number, ref.call_number);
   if (mine.local_code != ref.local_code) {
     int failing_pe = mine.local_code != 0 ? pe : 0;
@@ -78,6 +78,14 @@ std::string describe_call(const HeapCallRecord &record) {
         return record.local_code == 0 ? "gshmem_free(NULL)" : "gshmem_free(<non-symmetric pointer>)";
       return string_printf("gshmem_free(<block at heap offset %" PRIu64 ", %" PRIu64 " bytes>)", record.arg0,
                     record.arg1);
+    case HeapCallKind::register_call:
+      return string_printf("gshmemx_buffer_register_symmetric(<buffer>, %" PRIu64 ")", record.arg0);
+    case HeapCallKind::unregister_call:
+      if (record.arg0 == HeapCallRecord::kNoOffset)
+        return string_printf("gshmemx_buffer_unregister_symmetric(<not a registered buffer>, %" PRIu64 ")",
+                             record.arg1);
+      return string_printf("gshmemx_buffer_unregister_symmetric(<buffer at registration offset %" PRIu64
+                           ">, %" PRIu64 ")", record.arg0, record.arg1);
   }
   return string_printf("<unknown heap call %u>", record.kind);
 }
@@ -98,9 +106,10 @@ int compare_call_records(const HeapCallRecord *records, int n_pes, int my_pe, st
   int first_failure = ref.local_code;
   for (int pe : differing) {
     const HeapCallRecord &r = records[pe];
-    if (!same_call(r, ref) || r.call_number != ref.call_number || r.offset != ref.offset ||
-        r.bytes != ref.bytes)
-      only_outcomes_differ = false;
+    // A PE that failed locally planned nothing, so its placement says nothing.
+    const bool placement_differs =
+        r.local_code == 0 && ref.local_code == 0 && (r.offset != ref.offset || r.bytes != ref.bytes);
+    if (!same_call(r, ref) || r.call_number != ref.call_number || placement_differs) only_outcomes_differ = false;
     if (first_failure == 0) first_failure = r.local_code;
   }
   if (only_outcomes_differ && first_failure != 0) code = first_failure;
@@ -137,19 +146,19 @@ int CollectiveHeap::agree(Bootstrap &boot, const HeapCallRecord &record, std::st
   return compare_call_records(records.data(), boot.size(), boot.rank(), message);
 }
 
-HeapOutcome CollectiveHeap::allocate(Bootstrap &boot, HeapCallRecord record, std::size_t total_bytes,
-                                     std::size_t alignment, const std::string &local_error,
-                                     const AfterCommit &after) {
+HeapOutcome CollectiveHeap::allocate(Bootstrap &boot, SymmetricAllocator &target, HeapCallRecord record,
+                                     std::size_t total_bytes, std::size_t alignment, int local_code,
+                                     const std::string &local_error, const AfterCommit &after) {
   HeapOutcome outcome;
   record.call_number = ++calls_made_;
   record.offset = HeapCallRecord::kNoOffset;
   record.bytes = 0;
   AllocationPlan plan;
-  if (!local_error.empty()) {
-    plan.code = GSHMEMX_ERROR_INVALID_VALUE;
+  if (local_code != GSHMEM_SUCCESS) {
+    plan.code = local_code;
     plan.message = local_error;
   } else {
-    plan = allocator_.plan_allocate(total_bytes, alignment);
+    plan = target.plan_allocate(total_bytes, alignment);
     if (plan.code == 0 && plan.bytes > 0) {
       record.offset = plan.offset;
       record.bytes = plan.bytes;
@@ -158,7 +167,10 @@ HeapOutcome CollectiveHeap::allocate(Bootstrap &boot, HeapCallRecord record, std
   record.local_code = plan.code;
 
   outcome.code = agree(boot, record, &outcome.message);
-  if (outcome.code != GSHMEM_SUCCESS) return outcome;
+  if (outcome.code != GSHMEM_SUCCESS) {
+    if (plan.code != GSHMEM_SUCCESS) outcome.message += ". This PE: " + plan.message;
+    return outcome;
+  }
   if (plan.code != GSHMEM_SUCCESS) {  // every PE failed the same way
     outcome.code = plan.code;
     outcome.message = describe_call(record) + ": " + plan.message;
@@ -166,7 +178,7 @@ HeapOutcome CollectiveHeap::allocate(Bootstrap &boot, HeapCallRecord record, std
   }
   if (plan.bytes == 0) return outcome;  // zero-size request: NULL, no error
 
-  allocator_.commit_allocate(plan);
+  target.commit_allocate(plan);
   if (after) {
     std::string why;
     std::int32_t local = after(plan.offset, plan.bytes, &why);
@@ -181,9 +193,10 @@ HeapOutcome CollectiveHeap::allocate(Bootstrap &boot, HeapCallRecord record, std
       if (codes[pe] != 0) { failing_pe = pe; local = codes[pe]; break; }
     if (local != 0) {
       // Every PE sees the same codes, so every PE undoes the same block.
-      allocator_.commit_release(allocator_.plan_release(plan.offset));
+      target.commit_release(target.plan_release(plan.offset));
       outcome.code = local;
-      if (failing_pe == boot.rank() || failing_pe < 0)
+      // A PE whose own step failed says why; the others name the first that did.
+      if (failing_pe < 0 || codes[boot.rank()] != 0)
         outcome.message = describe_call(record) + ": " + why;
       else
         outcome.message = string_printf("%s failed on PE %d (see its log); undone on every PE",
@@ -201,7 +214,8 @@ HeapOutcome CollectiveHeap::malloc(Bootstrap &boot, std::size_t size) {
   HeapCallRecord record{};
   record.kind = static_cast<std::uint32_t>(HeapCallKind::malloc_call);
   record.arg0 = size;
-  return allocate(boot, record, size, SymmetricAllocator::kMinAlignment, std::string(), AfterCommit());
+  return allocate(boot, allocator_, record, size, SymmetricAllocator::kMinAlignment, GSHMEM_SUCCESS, std::string(),
+                  AfterCommit());
 }
 
 HeapOutcome CollectiveHeap::calloc(Bootstrap &boot, std::size_t count, std::size_t size,
@@ -214,7 +228,8 @@ HeapOutcome CollectiveHeap::calloc(Bootstrap &boot, std::size_t count, std::size
   std::size_t total = 0;
   if (__builtin_mul_overflow(count, size, &total))
     local_error = string_printf("count * size = %zu * %zu overflows size_t", count, size);
-  return allocate(boot, record, total, SymmetricAllocator::kMinAlignment, local_error, zero);
+  return allocate(boot, allocator_, record, total, SymmetricAllocator::kMinAlignment,
+                  local_error.empty() ? GSHMEM_SUCCESS : GSHMEMX_ERROR_INVALID_VALUE, local_error, zero);
 }
 
 HeapOutcome CollectiveHeap::align(Bootstrap &boot, std::size_t alignment, std::size_t size) {
@@ -223,7 +238,7 @@ HeapOutcome CollectiveHeap::align(Bootstrap &boot, std::size_t alignment, std::s
   record.arg0 = alignment;
   record.arg1 = size;
   // plan_allocate rejects an alignment that is 0 or not a power of two.
-  return allocate(boot, record, size, alignment, std::string(), AfterCommit());
+  return allocate(boot, allocator_, record, size, alignment, GSHMEM_SUCCESS, std::string(), AfterCommit());
 }
 
 HeapOutcome CollectiveHeap::release(Bootstrap &boot, std::uintptr_t heap_base, std::uintptr_t ptr) {
@@ -263,6 +278,91 @@ HeapOutcome CollectiveHeap::release(Bootstrap &boot, std::uintptr_t heap_base, s
   allocator_.commit_release(plan);
   outcome.offset = plan.offset;
   outcome.bytes = plan.bytes;
+  return outcome;
+}
+
+HeapOutcome CollectiveHeap::register_buffer(Bootstrap &boot, std::uintptr_t user, std::size_t size, int local_code,
+                                            const std::string &local_error, const AfterCommit &map) {
+  HeapCallRecord record{};
+  record.kind = static_cast<std::uint32_t>(HeapCallKind::register_call);
+  record.arg0 = size;
+  std::string error = local_error;
+  if (local_code == GSHMEM_SUCCESS && size == 0) {
+    local_code = GSHMEMX_ERROR_INVALID_VALUE;
+    error = "size is 0";
+  }
+  if (local_code == GSHMEM_SUCCESS) {
+    for (const auto &entry : registered_) {
+      const UserRange &r = entry.second;
+      if (user < r.start + r.size && r.start < user + size) {
+        local_code = GSHMEMX_ERROR_INVALID_VALUE;
+        error = string_printf("[%p, +%zu) overlaps the buffer [%p, +%zu) registered already (a buffer is "
+                              "registered once; unregister it first)",
+                              reinterpret_cast<void *>(user), size, reinterpret_cast<void *>(r.start), r.size);
+        break;
+      }
+    }
+  }
+  // A full window reads as what it is, not as an exhausted heap.
+  if (local_code == GSHMEM_SUCCESS) {
+    const AllocationPlan plan = window_.plan_allocate(size, window_alignment_);
+    if (plan.code == GSHMEMX_ERROR_OUT_OF_MEMORY) {
+      local_code = plan.code;
+      error = string_printf("the registration space is full: %s asked, largest free range %s, %s free of %s per "
+                            "PE; unregister buffers or raise GSHMEM_REGISTRATION_SPACE",
+                            describe_bytes(size).c_str(), describe_bytes(window_.largest_free()).c_str(),
+                            describe_bytes(window_.total_free()).c_str(),
+                            describe_bytes(window_.capacity()).c_str());
+    }
+  }
+  HeapOutcome outcome =
+      allocate(boot, window_, record, size, window_alignment_, local_code, error, map);
+  if (outcome.code == GSHMEM_SUCCESS && outcome.has_block) registered_[outcome.offset] = UserRange{user, size};
+  return outcome;
+}
+
+HeapOutcome CollectiveHeap::unregister_buffer(Bootstrap &boot, std::uintptr_t window_base, std::uintptr_t ptr,
+                                              std::size_t size) {
+  HeapOutcome outcome;
+  HeapCallRecord record{};
+  record.kind = static_cast<std::uint32_t>(HeapCallKind::unregister_call);
+  record.call_number = ++calls_made_;
+  record.arg0 = HeapCallRecord::kNoOffset;
+  record.arg1 = size;
+  record.offset = HeapCallRecord::kNoOffset;
+  int local_code = GSHMEM_SUCCESS;
+  std::string local_message;
+  auto found = ptr >= window_base ? registered_.find(ptr - window_base) : registered_.end();
+  if (found == registered_.end()) {
+    local_code = GSHMEMX_ERROR_NOT_SYMMETRIC;
+    local_message = string_printf("%p is not an address gshmemx_buffer_register_symmetric returned (or it was "
+                                  "unregistered already)", reinterpret_cast<void *>(ptr));
+  } else {
+    record.arg0 = found->first;
+    record.offset = found->first;
+    record.bytes = found->second.size;
+    if (size != found->second.size) {
+      local_code = GSHMEMX_ERROR_INVALID_VALUE;
+      local_message = string_printf("%p was registered with size %zu, not %zu", reinterpret_cast<void *>(ptr),
+                                    found->second.size, size);
+    }
+  }
+  record.local_code = local_code;
+
+  outcome.code = agree(boot, record, &outcome.message);
+  if (outcome.code != GSHMEM_SUCCESS) {
+    if (local_code != GSHMEM_SUCCESS) outcome.message += ". This PE: " + local_message;
+    return outcome;
+  }
+  if (local_code != GSHMEM_SUCCESS) {  // every PE failed the same way
+    outcome.code = local_code;
+    outcome.message = "gshmemx_buffer_unregister_symmetric: " + local_message;
+    return outcome;
+  }
+  window_.commit_release(window_.plan_release(found->first));
+  outcome.offset = found->first;
+  outcome.bytes = found->second.size;
+  registered_.erase(found);
   return outcome;
 }
 

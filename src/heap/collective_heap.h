@@ -9,6 +9,11 @@
 // Because nothing is committed before the PEs agree, the allocators stay
 // identical after a failed call, and the next agreeing call works.
 //
+// Registrations of the program's own buffers (gshmemx_buffer_register_
+// symmetric) go through the same agreement and numbering, over a second
+// allocator: the registration window that follows the heap in every PE's
+// slot of the symmetric address space (src/heap/heap.cpp).
+//
 // Pure CPU code over a Bootstrap, so that it is tested with in-process fake
 // bootstraps (threads as PEs) as well as under mpirun.
 #pragma once
@@ -16,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "../bootstrap.h"
@@ -23,7 +29,17 @@
 
 namespace gshmemi {
 
-enum class HeapCallKind : std::uint32_t { malloc_call = 1, calloc_call = 2, align_call = 3, free_call = 4 };
+// Registrations of user buffers share the call sequence (and its numbering)
+// with the heap's calls, so that a PE registering while another allocates
+// is caught like any other mismatch.
+enum class HeapCallKind : std::uint32_t {
+  malloc_call = 1,
+  calloc_call = 2,
+  align_call = 3,
+  free_call = 4,
+  register_call = 5,    // gshmemx_buffer_register_symmetric
+  unregister_call = 6,  // gshmemx_buffer_unregister_symmetric
+};
 
 // What one PE contributes to the agreement of one call (allgathered as bytes:
 // fixed width, no padding).
@@ -31,8 +47,10 @@ struct HeapCallRecord {
   std::uint32_t kind;          // HeapCallKind
   std::int32_t local_code;     // this PE's planning outcome (0 or GSHMEMX_ERROR_*)
   std::uint64_t call_number;   // 1 for the first collective heap call after init
-  std::uint64_t arg0;          // malloc: size; calloc: count; align: alignment; free: offset
-  std::uint64_t arg1;          // calloc: element size; align: size; free: block bytes
+  std::uint64_t arg0;          // malloc: size; calloc: count; align: alignment; free: offset;
+                               // register: size; unregister: window offset (kNoOffset: none)
+  std::uint64_t arg1;          // calloc: element size; align: size; free: block bytes;
+                               // unregister: size
   std::uint64_t offset;        // planned block offset, kNoOffset when none
   std::uint64_t bytes;         // planned block length
   static constexpr std::uint64_t kNoOffset = ~std::uint64_t(0);
@@ -62,7 +80,12 @@ class CollectiveHeap {
   // every PE; *why explains it for the log.
   using AfterCommit = std::function<int(std::size_t offset, std::size_t bytes, std::string *why)>;
 
-  CollectiveHeap(std::size_t capacity, std::size_t reserved_prefix) : allocator_(capacity, reserved_prefix) {}
+  // window_capacity: bytes of the registration window (0: none);
+  // window_alignment: where registered buffers may start in it (a power of
+  // two, the same on every PE: the VMM granularity).
+  CollectiveHeap(std::size_t capacity, std::size_t reserved_prefix, std::size_t window_capacity = 0,
+                 std::size_t window_alignment = SymmetricAllocator::kMinAlignment)
+      : allocator_(capacity, reserved_prefix), window_(window_capacity, 0), window_alignment_(window_alignment) {}
 
   // Collective. The allgather at their heart is also a barrier: on return
   // every PE has entered the call, and (with an AfterCommit) every PE's hook
@@ -74,16 +97,43 @@ class CollectiveHeap {
   // A ptr outside [heap_base, heap_base + capacity) is a foreign pointer.
   HeapOutcome release(Bootstrap &boot, std::uintptr_t heap_base, std::uintptr_t ptr);
 
+  // Registered buffers. A buffer [user, user + size) of this PE takes the
+  // same range of the registration window on every PE (outcome.offset,
+  // counted from the window's start). The caller checks the buffer itself
+  // (CUDA) first and passes its verdict: local_code != 0 fails the call on
+  // every PE with that code, local_error saying why. Checked here: size 0,
+  // a range that overlaps a buffer registered already, a full window. Once
+  // the PEs agree, `map` runs on every PE (it may itself make collective
+  // calls, which every PE then reaches); a failure on any PE undoes the
+  // registration on every PE.
+  HeapOutcome register_buffer(Bootstrap &boot, std::uintptr_t user, std::size_t size, int local_code,
+                              const std::string &local_error, const AfterCommit &map);
+  // `ptr` must be an address register_buffer gave (window_base + offset on
+  // this PE) and `size` the size registered. The PEs agree before anything
+  // changes; on success outcome.offset/bytes name the range now free.
+  HeapOutcome unregister_buffer(Bootstrap &boot, std::uintptr_t window_base, std::uintptr_t ptr, std::size_t size);
+
   const SymmetricAllocator &allocator() const { return allocator_; }
+  const SymmetricAllocator &window() const { return window_; }
+  std::size_t registered_buffers() const { return registered_.size(); }
   std::uint64_t calls_made() const { return calls_made_; }
 
  private:
-  HeapOutcome allocate(Bootstrap &boot, HeapCallRecord record, std::size_t total_bytes,
-                       std::size_t alignment, const std::string &local_error, const AfterCommit &after);
+  HeapOutcome allocate(Bootstrap &boot, SymmetricAllocator &target, HeapCallRecord record, std::size_t total_bytes,
+                       std::size_t alignment, int local_code, const std::string &local_error,
+                       const AfterCommit &after);
   // Allgathers `record`; returns 0 if every PE sent the same one.
   int agree(Bootstrap &boot, const HeapCallRecord &record, std::string *message);
 
+  struct UserRange {
+    std::uintptr_t start;
+    std::size_t size;
+  };
+
   SymmetricAllocator allocator_;
+  SymmetricAllocator window_;
+  std::size_t window_alignment_;
+  std::map<std::size_t, UserRange> registered_;  // window offset -> the PE's own buffer
   std::uint64_t calls_made_ = 0;
 };
 

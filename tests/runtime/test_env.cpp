@@ -81,6 +81,7 @@ TEST_CASE("every default in the table parses, and unset variables take it") {
   std::string message;
   REQUIRE(parse_env(lookup_in_map, &vars, &e, &message) == GSHMEM_SUCCESS);
   CHECK(e.SYMMETRIC_SIZE == (1ull << 30));
+  CHECK(e.REGISTRATION_SPACE == (32ull << 30));
   CHECK(e.DEBUG == LogLevel::WARN);
   CHECK(e.WAIT_TIMEOUT == 0);
   CHECK(e.PEER_TIMEOUT == 5);
@@ -94,11 +95,13 @@ TEST_CASE("set variables are parsed") {
                                              {"GSHMEM_DISABLE_VMM", "yes"},
                                              {"GSHMEM_WAIT_TIMEOUT", "1.5"},
                                              {"GSHMEM_DEBUG", "TRACE"},
-                                             {"GSHMEM_BOOTSTRAP", "single"}};
+                                             {"GSHMEM_BOOTSTRAP", "single"},
+                                             {"GSHMEM_REGISTRATION_SPACE", "0"}};
   Env e{};
   std::string message;
   REQUIRE(parse_env(lookup_in_map, &vars, &e, &message) == GSHMEM_SUCCESS);
   CHECK(e.SYMMETRIC_SIZE == (512ull << 20));
+  CHECK(e.REGISTRATION_SPACE == 0);
   CHECK(e.DISABLE_VMM);
   CHECK(e.WAIT_TIMEOUT == 1.5);
   CHECK(e.DEBUG == LogLevel::TRACE);

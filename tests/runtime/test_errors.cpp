@@ -43,6 +43,12 @@ TEST_CASE("calls before init fail clearly instead of crashing") {
   CHECK(gshmem_align(4096, 64) == nullptr);
   gshmem_free(&x);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_buffer_register_symmetric(&x, 4096, 0) == nullptr);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_buffer_register_symmetric(nullptr, 0, 1) == nullptr);  // no argument is looked at before init
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_buffer_unregister_symmetric(&x, 4096) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
   gshmemi_host_barrier_all();
   gshmemi_host_sync_all();
   gshmemi_host_quiet();

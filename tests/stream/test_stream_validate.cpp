@@ -54,6 +54,30 @@ TEST_CASE("ivar arrays", "[stream][validate]") {
   CHECK(check_ivars(at(UINTPTR_MAX - 7), 1, 8, kHeap).code == GSHMEMX_ERROR_NOT_SYMMETRIC);
 }
 
+namespace {
+// One pretend registered buffer, [0x200000, 0x202000), beyond the heap.
+bool in_pretend_registered_buffer(std::uintptr_t address, std::uint64_t bytes) {
+  return address >= 0x200000 && address < 0x202000 && bytes <= 0x202000 - address;
+}
+}  // namespace
+
+TEST_CASE("registered buffers count as symmetric, their holes and edges do not", "[stream][validate]") {
+  HeapRange range = kHeap;
+  CHECK(check_ivar(at(0x200000), 8, range).code == GSHMEMX_ERROR_NOT_SYMMETRIC);  // no registrations known
+  range.registered = &in_pretend_registered_buffer;
+  CHECK(check_ivar(at(0x100000), 8, range).ok());  // the heap still is
+  CHECK(check_ivar(at(0x200000), 8, range).ok());
+  CHECK(check_ivar(at(0x201ff8), 8, range).ok());
+  CHECK(check_ivars(at(0x200000), 1024, 8, range).ok());
+  CHECK(check_ivars(at(0x200008), 1024, 8, range).code == GSHMEMX_ERROR_NOT_SYMMETRIC);  // runs past its end
+  CHECK(check_ivar(at(0x202000), 8, range).code == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(check_ivar(at(0x180000), 8, range).code == GSHMEMX_ERROR_NOT_SYMMETRIC);         // between the two
+  CHECK(check_ivar(at(0x200004), 8, range).code == GSHMEMX_ERROR_MISALIGNED);
+  // A range that starts in the heap and ends in a buffer is in neither.
+  CHECK(check_ivars(at(0x100ff8), 2, 8, HeapRange{0x100000, 0x1000, &in_pretend_registered_buffer}).code ==
+        GSHMEMX_ERROR_NOT_SYMMETRIC);
+}
+
 TEST_CASE("device-side arrays", "[stream][validate]") {
   CHECK(check_device_array(nullptr, 0, 8, "null", "mis").ok());
   CHECK(check_device_array(nullptr, 3, 8, "null", "mis").code == GSHMEMX_ERROR_INVALID_VALUE);

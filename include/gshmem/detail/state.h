@@ -34,6 +34,11 @@ typedef struct gshmemi_device_state {
   int reserved0;
   char *heap_base;                     /* this PE's heap (local address) */
   unsigned long long heap_size;        /* bytes per PE, internal region included */
+  unsigned long long symmetric_span;   /* bytes of symmetric addresses from heap_base: the heap, then
+                                          the window of registered buffers (src/heap.h); heap_size
+                                          when there is no window. Peer addresses are
+                                          peer_base[pe] + (address - heap_base) for every address in
+                                          [heap_base, heap_base + symmetric_span) */
   unsigned long long wait_timeout_ns;  /* GSHMEM_WAIT_TIMEOUT in ns; 0 = wait forever */
   const int *peer_lost_word;           /* mapped host word: 1 + a PE whose process ended, 0 while
                                           all live; NULL when no monitor runs (see src/liveness.h) */

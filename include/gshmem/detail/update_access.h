@@ -119,9 +119,9 @@ GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
   unsigned long long offset =
       (unsigned long long)((const char*)sym - (const char*)s.heap_base);
   char* base = ((unsigned)pe < (unsigned)s.n_pes) ? s.peer_base[pe] : nullptr;
-  if (offset >= s.heap_size || base == nullptr) {
+  if (offset >= s.symmetric_span || base == nullptr) {
 #if GSHMEM_IN_DEVICE_CODE
-    printf("gshmem: PE %d: %s: address %p is not in the symmetric heap or PE %d is not reachable "
+    printf("gshmem: PE %d: %s: address %p is not symmetric (heap or registered buffer) or PE %d is not reachable "
            "(n_pes %d)\n", s.my_pe, routine, (const void*)sym, pe, s.n_pes);
     __trap();
 #endif
