@@ -85,6 +85,23 @@ int host_program(int rank, int nranks, void *mpi_comm, bool use_uid) {
   nvshmem_double_atomic_compare_swap((double *)data, 0.0, 1.0, peer);
   nvshmem_fence();
   nvshmem_quiet();
+  // A program's own VMM allocation made symmetric, as NVSHMEM's perftest
+  // helper and user-buffer example do it.
+  CUmemAllocationProp prop = {};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  size_t granularity = 0;
+  cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+  CUmemGenericAllocationHandle handle;
+  CUdeviceptr mine = 0;
+  cuMemCreate(&handle, granularity, &prop, 0);
+  cuMemAddressReserve(&mine, granularity, 0, 0, 0);
+  cuMemMap(mine, granularity, 0, handle, 0);
+  void *registered = nvshmemx_buffer_register_symmetric((void *)mine, granularity, 0);
+  if (registered) nvshmem_long_p((long *)registered, 1, peer);
+  if (nvshmemx_buffer_unregister_symmetric(registered, granularity) != 0) return 1;
   cudaStream_t s;
   cudaStreamCreate(&s);
   nvshmemx_long_put_on_stream(data, data + 8, 8, peer, s);

@@ -1,7 +1,8 @@
 // NVSHMEM's extension names (nvshmemx_) for what gshmem implements; see
 // <nvshmem.h> in this folder for how the mapping works and what it covers.
 // Here: signal_op, the warp/block RMA forms (put/get [_nbi], put_signal
-// [_nbi] per type, putmem/getmem [_nbi], putmem_signal [_nbi]), and the on-stream waits, signal_op, quiet and barrier.
+// [_nbi] per type, putmem/getmem [_nbi], putmem_signal [_nbi]), the on-stream waits, signal_op, quiet and barrier,
+// and buffer registration (buffer_register_symmetric / _unregister_symmetric).
 #pragma once
 
 #include "nvshmem.h"
@@ -111,6 +112,20 @@ static inline int nvshmemx_set_attr_mpi_comm_args(void *mpi_comm, nvshmemx_init_
   return gshmemx_set_attr_mpi_comm_args(mpi_comm, attr);
 }
 /* ======================================================= end init with attributes */
+
+/* ============================================================ registered buffers
+ * A program's own CUDA VMM allocation made symmetric (see
+ * gshmemx_buffer_register_symmetric in <gshmem/runtime.h> for the rules:
+ * collective, one whole allocation of this PE's GPU exportable as a POSIX
+ * file descriptor, the same size on every PE, flags 0). The unregister
+ * returns gshmem's status (0 on success). */
+static inline void *nvshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags) {
+  return gshmemx_buffer_register_symmetric(buf_ptr, size, flags);
+}
+static inline int nvshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size) {
+  return gshmemx_buffer_unregister_symmetric(mmap_ptr, size);
+}
+/* ======================================================= end registered buffers */
 
 #if defined(__CUDACC__)
 /* --------------------------------------------------------------- device */
