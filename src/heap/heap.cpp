@@ -75,6 +75,7 @@ struct DriverApi {
   decltype(&::cuMemRetainAllocationHandle) MemRetainAllocationHandle = nullptr;
   decltype(&::cuMemGetAllocationPropertiesFromHandle) MemGetAllocationPropertiesFromHandle = nullptr;
   decltype(&::cuMemGetAddressRange) MemGetAddressRange = nullptr;
+  decltype(&::cuPointerGetAttribute) PointerGetAttribute = nullptr;
 };
 
 template <typename Fn>
@@ -105,6 +106,7 @@ bool load_driver(DriverApi *api, std::string *missing) {
   GSHMEMI_LOAD(MemRetainAllocationHandle)
   GSHMEMI_LOAD(MemGetAllocationPropertiesFromHandle)
   GSHMEMI_LOAD(MemGetAddressRange)
+  GSHMEMI_LOAD(PointerGetAttribute)
 #undef GSHMEMI_LOAD
   return true;
 }
@@ -816,6 +818,15 @@ int inspect_user_buffer(void *buf, std::size_t size, int flags, CUmemGenericAllo
   if (address >= h.reservation && address - h.reservation < h.reservation_bytes) {
     *why = string_printf("buf_ptr %p lies in gshmem's symmetric address space (the heap or a registered buffer); "
                          "register the program's own mapping of its allocation", buf);
+    return GSHMEMX_ERROR_INVALID_VALUE;
+  }
+  // cudaMalloc memory is what the legacy IPC handles serve; VMM memory is
+  // not (NCCL tells the two kinds apart the same way).
+  int legacy_ipc = 0;
+  if (d.PointerGetAttribute(&legacy_ipc, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, address) == CUDA_SUCCESS &&
+      legacy_ipc != 0) {
+    *why = string_printf("buf_ptr %p is cudaMalloc memory, not memory mapped through the CUDA VMM API (cuMemCreate "
+                         "+ cuMemMap); only VMM allocations can be registered", buf);
     return GSHMEMX_ERROR_INVALID_VALUE;
   }
   CUresult rc = d.MemRetainAllocationHandle(handle, buf);
