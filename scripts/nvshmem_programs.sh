@@ -242,9 +242,13 @@ function(log_steps target)
     "${CMAKE_CURRENT_SOURCE_DIR}/log_step.sh ${LOG_DIR}/${target}.link.log")
 endfunction()
 
+# The perftest helper loads MPI's C API at run time (dlopen), so programs
+# built with MPI support do not link MPI: they must not pull in the C++
+# bindings that Open MPI 4 and MPICH headers declare for C++ sources
+# (perftest/host/pt-to-pt/*.cpp), which would need libmpi_cxx at link time.
 function(use_mpi_support target)
   if(WITH_MPI_SUPPORT AND MPI_CXX_FOUND)
-    target_compile_definitions(${target} PRIVATE NVSHMEMTEST_MPI_SUPPORT)
+    target_compile_definitions(${target} PRIVATE NVSHMEMTEST_MPI_SUPPORT OMPI_SKIP_MPICXX MPICH_SKIP_MPICXX)
     target_include_directories(${target} PRIVATE ${MPI_CXX_INCLUDE_DIRS})
   endif()
 endfunction()
