@@ -169,7 +169,9 @@ GSHMEM_API void *gshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, i
  * stays valid. GSHMEM_SUCCESS, or an error on every PE with nothing changed
  * (GSHMEMX_ERROR_NOT_SYMMETRIC: not a registered address;
  * GSHMEMX_ERROR_INVALID_VALUE: another size; GSHMEMX_ERROR_SYMMETRY: the PEs
- * named different buffers). */
+ * named different buffers). Afterwards the buffer's symmetric addresses are
+ * no longer symmetric: host routines refuse them, while device code cannot
+ * tell, as with a freed heap block. */
 GSHMEM_API int gshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size);
 
 /* Bytes of symmetric heap handed out to users on this PE (the runtime's
