@@ -197,7 +197,7 @@ if [[ -n "$nvp_pid" ]]; then
   start=$(date +%s)
   wait "$nvp_pid"
   timeout "$(stage_timeout "${NVSHMEM_PROGRAMS_TIMEOUT:-240}")" bash scripts/nvshmem_programs.sh "$nvshmem_src" \
-    --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" --timeout "${NVSHMEM_PROGRAM_TIMEOUT:-30}" \
+    --run-only --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" --timeout "${NVSHMEM_PROGRAM_TIMEOUT:-30}" \
     ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} \
     > "$logs/nvshmem-programs.log" 2>&1
   nvp_rc=$?

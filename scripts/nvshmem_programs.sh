@@ -2,7 +2,7 @@
 # Builds NVSHMEM's own programs against an installed gshmem and, where there
 # are GPUs, runs them.
 #
-#   scripts/nvshmem_programs.sh NVSHMEM_SRC [--prefix DIR] [--np LIST] [--build-only]
+#   scripts/nvshmem_programs.sh NVSHMEM_SRC [--prefix DIR] [--np LIST] [--build-only | --run-only]
 #       [--build-dir DIR] [--timeout S] [--jobs N] [--arch SM] [--nvml-include DIR]
 #       [--no-mpi-support] [--all-args] [--only REGEX]
 #
@@ -21,6 +21,8 @@
 #                      and 4 where the machine has 4 GPUs); the pt-to-pt
 #                      perftests always run on 2 PEs (they need exactly 2)
 #   --build-only       build and report; run nothing
+#   --run-only         run what an earlier --build-only call built in the same
+#                      --build-dir (same NVSHMEM_SRC and prefix), and report
 #   --build-dir DIR    where everything goes (default ${TMPDIR:-/tmp}/gshmem-nvshmem-programs)
 #   --timeout S        seconds per program run (default 120)
 #   --jobs N           parallel compile jobs (default: nproc)
@@ -52,6 +54,7 @@ NV_SRC=""
 PREFIX=""
 NP_LIST=""
 BUILD_ONLY=0
+RUN_ONLY=0
 BUILD_DIR="${TMPDIR:-/tmp}/gshmem-nvshmem-programs"
 TIMEOUT=120
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
     --prefix) PREFIX="$2"; shift ;;
     --np) NP_LIST="$2"; shift ;;
     --build-only) BUILD_ONLY=1 ;;
+    --run-only) RUN_ONLY=1 ;;
     --build-dir) BUILD_DIR="$2"; shift ;;
     --timeout) TIMEOUT="$2"; shift ;;
     --jobs) JOBS="$2"; shift ;;
@@ -100,8 +104,15 @@ case "$BUILD_DIR/" in
   "$ROOT"/*) die "the build folder must lie outside the gshmem tree ($BUILD_DIR)" ;;
   "$NV_SRC"/*) die "the build folder must lie outside the NVSHMEM tree ($BUILD_DIR)" ;;
 esac
+[ "$BUILD_ONLY$RUN_ONLY" = 11 ] && die "--build-only and --run-only exclude each other"
 LOGS="$BUILD_DIR/logs"
-rm -rf "$LOGS"
+if [ "$RUN_ONLY" = 1 ]; then
+  [ -s "$BUILD_DIR/programs.tsv" ] && [ -d "$BUILD_DIR/build/bin" ] \
+    || die "--run-only: $BUILD_DIR has no earlier build (run with --build-only first)"
+  rm -f "$LOGS"/*.run.log "$LOGS"/*.run.log.rc
+else
+  rm -rf "$LOGS"
+fi
 mkdir -p "$LOGS"
 # Everything in the NVSHMEM tree is older than this stamp; checked at the end.
 STAMP_FILE="$BUILD_DIR/.start-stamp"
@@ -131,7 +142,9 @@ fi
 [ -n "$NVML_INCLUDE" ] || say "nvml.h not found: the perftests will not compile (install the CUDA toolkit's NVML headers, e.g. pip install nvidia-nvml-dev, and pass --nvml-include DIR)"
 
 # ---------------------------------------------------------------- gshmem
-if [ -z "$PREFIX" ]; then
+if [ "$RUN_ONLY" = 1 ] && [ -z "$PREFIX" ]; then
+  PREFIX="$BUILD_DIR/gshmem-prefix"
+elif [ -z "$PREFIX" ]; then
   PREFIX="$BUILD_DIR/gshmem-prefix"
   say "building gshmem from $ROOT and installing it into $PREFIX"
   cmake -S "$ROOT" -B "$BUILD_DIR/gshmem-build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -148,13 +161,15 @@ ls "$PREFIX"/lib*/cmake/gshmem/gshmemConfig.cmake > /dev/null 2>&1 \
 [ -f "$PREFIX/include/gshmem/compat/nvshmem.h" ] \
   || die "$PREFIX has no NVSHMEM compatibility headers (include/gshmem/compat)"
 
+TSV="$BUILD_DIR/programs.tsv"
+BLD="$BUILD_DIR/build"
+if [ "$RUN_ONLY" = 0 ]; then
 # ---------------------------------------------------------------- programs
 # programs.tsv: name, source (relative to NVSHMEM_SRC), kind. Kinds:
 #   perftest  linked with the perftest helper, run on 2 PEs with its .args
 #   example   an example program
 #   mpi       an example that includes <mpi.h> itself (linked with MPI)
 #   left_out  not built; the fourth column says why
-TSV="$BUILD_DIR/programs.tsv"
 : > "$TSV"
 add_program() {  # source kind [why]
   local src="$1" kind="$2" why="${3:-}"
@@ -302,7 +317,6 @@ endforeach()
 EOF
 
 # ---------------------------------------------------------------- build
-BLD="$BUILD_DIR/build"
 rm -rf "$BLD"
 say "configuring (find_package(gshmem) from $PREFIX)"
 if ! cmake -S "$PROJ" -B "$BLD" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
@@ -346,6 +360,8 @@ while IFS=$'\t' read -r name src kind why; do
   t="${name//\//.}"
   [ -x "$BLD/bin/$t" ] && echo "$BLD/bin/$t" > "$LOGS/$t.built"
 done < "$TSV"
+
+fi  # RUN_ONLY = 0
 
 # ---------------------------------------------------------------- run
 GPUS=0
