@@ -139,7 +139,7 @@ fi
 if [ -n "$NVML_INCLUDE" ] && [ ! -f "$NVML_INCLUDE/nvml.h" ]; then
   die "--nvml-include $NVML_INCLUDE has no nvml.h"
 fi
-[ -n "$NVML_INCLUDE" ] || say "nvml.h not found: the perftests will not compile (install the CUDA toolkit's NVML headers, e.g. pip install nvidia-nvml-dev, and pass --nvml-include DIR)"
+[ "$RUN_ONLY" = 1 ] || [ -n "$NVML_INCLUDE" ] || say "nvml.h not found: the perftests will not compile (install the CUDA toolkit's NVML headers, e.g. pip install nvidia-nvml-dev, and pass --nvml-include DIR)"
 
 # ---------------------------------------------------------------- gshmem
 if [ "$RUN_ONLY" = 1 ] && [ -z "$PREFIX" ]; then
