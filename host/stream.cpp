@@ -237,9 +237,13 @@ std::uint64_t bits_of(T v) {
 // Set once any memop wait was enqueued (see gshmemi_stream_end_device_work).
 std::atomic<bool> memop_waits_enqueued{false};
 
+void note_memop_wait() {
+  if (!memop_waits_enqueued.load(std::memory_order_relaxed)) memop_waits_enqueued.store(true);
+}
+
 bool enqueue_memop_wait(const char *fn, const void *addr, const WaitMapping &m, const DeviceCaps &caps,
                         cudaStream_t stream) {
-  if (!memop_waits_enqueued.load(std::memory_order_relaxed)) memop_waits_enqueued.store(true);
+  note_memop_wait();
   const DriverApi &api = driver();
   unsigned flags = static_cast<unsigned>(m.condition);
   if (caps.flush_remote_writes) flags |= CU_STREAM_WAIT_VALUE_FLUSH;
@@ -558,7 +562,7 @@ std::atomic<unsigned long long> memop_barrier_epoch{0};
 // every peer's arrival here reached the epoch. GEQ compares cyclically, which
 // is exact for counters that differ by less than 2^63.
 void enqueue_memop_barrier(const char *fn, const Context &ctx, cudaStream_t stream) {
-  if (!memop_waits_enqueued.load(std::memory_order_relaxed)) memop_waits_enqueued.store(true);
+  note_memop_wait();
   const DriverApi &api = driver();
   const int me = ctx.state->my_pe, n = ctx.state->n_pes;
   const unsigned long long epoch = memop_barrier_epoch.fetch_add(1) + 1;

@@ -14,7 +14,20 @@
 #include <random>
 #include <vector>
 
+#include "harness.h"
+
 namespace perf_timing {
+
+// What a benchmark binary keeps for its run: options, this PE and the PE
+// count, the timing stream and events, the reporter (PE 0 prints).
+struct RunContext {
+  gshmem_perf::Options opt;
+  int pe = -1;
+  int npes = 0;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  gshmem_perf::Reporter *rep = nullptr;
+};
 
 // Ends the benchmark when a CUDA call failed, naming the call and the PE.
 inline void exit_on_cuda_error(cudaError_t e, const char *what, int pe) {

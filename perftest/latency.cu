@@ -59,12 +59,8 @@ __global__ void __launch_bounds__(1) word_pingpong(uint64_t *flag, uint64_t *pee
 using WordPingpong = void (*)(uint64_t *, uint64_t *, int, uint64_t, bool);
 
 WordPingpong word_pingpong_kernel(Exchange ex, bool raw) {
-  switch (ex) {
-    case Exchange::signal: return raw ? word_pingpong<Exchange::signal, true> : word_pingpong<Exchange::signal, false>;
-    case Exchange::p: return raw ? word_pingpong<Exchange::p, true> : word_pingpong<Exchange::p, false>;
-    case Exchange::atomic_add:
-      break;
-  }
+  if (ex == Exchange::signal) return raw ? word_pingpong<Exchange::signal, true> : word_pingpong<Exchange::signal, false>;
+  if (ex == Exchange::p) return raw ? word_pingpong<Exchange::p, true> : word_pingpong<Exchange::p, false>;
   return raw ? word_pingpong<Exchange::atomic_add, true> : word_pingpong<Exchange::atomic_add, false>;
 }
 

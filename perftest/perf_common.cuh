@@ -88,14 +88,8 @@ __device__ __forceinline__ void group_sync(int width) {
 
 // ------------------------------------------------------------ host side
 
-struct Context {
+struct Context : perf_timing::RunContext {
   const char *program = "";
-  Options opt;
-  int pe = -1;
-  int npes = 0;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Reporter *rep = nullptr;
 };
 
 // Parses options, checks GPUs and PEs before touching gshmem, initializes

@@ -168,14 +168,7 @@ const char *stream_row_name(StreamWait w) {
 }
 
 // ------------------------------------------------------------ host side
-struct Bench {
-  Options opt;
-  int pe = -1;
-  int npes = 0;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Reporter *rep = nullptr;
-};
+using Bench = perf_timing::RunContext;
 
 // One measured exchange per repeat (perf_timing::time_rounds): reset()
 // clears this PE's words, all PEs meet, launch(iters) enqueues the rounds on

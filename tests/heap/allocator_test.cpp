@@ -8,6 +8,7 @@
 
 #include "catch.hpp"
 #include "heap/symmetric_allocator.h"
+#include "test_support.h"
 
 using gshmemi::AllocationPlan;
 using gshmemi::SymmetricAllocator;
@@ -31,7 +32,7 @@ int give(SymmetricAllocator &a, std::size_t offset) {
   return plan.code;
 }
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+using gshmem_test::contains;
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "catch.hpp"
 #include "fake_bootstrap.h"
 #include "heap/collective_heap.h"
+#include "test_support.h"
 
 using gshmem_test::FakeBootstrap;
 using gshmem_test::run_pes;
@@ -24,7 +25,7 @@ constexpr std::size_t kCapacity = kPrefix + (4u << 20);
 // A pretend heap base: release() works on addresses, and each PE's differs.
 std::uintptr_t fake_base(int pe) { return 0x7f0000000000ull + std::uintptr_t(pe) * 0x100000000ull; }
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+using gshmem_test::contains;
 
 // What one PE saw; checked on the main thread (Catch2 assertions are not thread-safe).
 struct PeLog {

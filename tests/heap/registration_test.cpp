@@ -13,6 +13,7 @@
 #include "catch.hpp"
 #include "fake_bootstrap.h"
 #include "heap/collective_heap.h"
+#include "test_support.h"
 
 using gshmem_test::FakeBootstrap;
 using gshmem_test::run_pes;
@@ -31,7 +32,7 @@ std::uintptr_t user_buffer(int pe, int index) {
 }
 std::uintptr_t window_base(int pe) { return 0x7f0000000000ull + std::uintptr_t(pe) * 0x1000000000ull; }
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+using gshmem_test::contains;
 
 int mapped_ok(std::size_t, std::size_t, std::string *) { return 0; }
 

@@ -3,6 +3,7 @@
 #include "catch.hpp"
 
 #include "harness.h"
+#include "test_support.h"
 
 #include <cmath>
 #include <cstdio>
@@ -17,9 +18,7 @@ bool parse(std::vector<const char *> args, Options &o, std::string &err) {
   args.insert(args.begin(), "prog");
   return parse_options(int(args.size()), args.data(), o, err);
 }
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
+using gshmem_test::contains;
 }  // namespace
 
 TEST_CASE("range parsing and expansion", "[range]") {

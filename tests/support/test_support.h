@@ -7,6 +7,9 @@
 
 namespace gshmem_test {
 
+// Whether `text` contains `part` (error messages in assertions).
+inline bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
 // Exit code CTest maps to "skipped" (SKIP_RETURN_CODE in GshmemHelpers.cmake).
 constexpr int kSkipExitCode = 77;
 
