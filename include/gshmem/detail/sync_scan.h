@@ -51,7 +51,9 @@ GSHMEMI_SYNC_COLD void report_array_timeout(wait_context ctx, const char *routin
 // has many in flight across its members and must keep registers low enough
 // for 1024-thread blocks (<= 64 per thread).
 // Per-element comparison values take registers too: with them, one thread
-// keeps at most 16 loads in flight so that it fits in 64 registers.
+// keeps at most 16 loads in flight so that it fits in 64 registers (the
+// one-thread _any on at most 32 elements loads them all in one batch: see
+// scan_any).
 template <class G, class Expect>
 GSHMEM_HD constexpr unsigned scan_batch_of() {
   return std::is_same<Expect, per_element_value<typename Expect::value_type>>::value && G::kScanBatch > 16
@@ -401,7 +403,11 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
           if (wd.expired(1)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
         }
       }
-      if (nelems <= B) {
+      // The whole array in one batch of up to G::kScanBatch (32) loads,
+      // with per-element comparison values too (their scans otherwise keep
+      // 16 in flight): one step per poll instead of two at 17..32 elements.
+      constexpr unsigned W = G::kScanBatch;
+      if (nelems <= W) {
         // The whole array is one batch: load it from index 0, with the
         // cursor load issued first but used only after the batch loads, so
         // its latency hides behind theirs. The rotation is applied to the
@@ -411,7 +417,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
         const any_cursor_entry reading = cursor.load_raw();
         unsigned start = ~0u;
         for (;;) {
-          batch_masks m = scan_batch<B, false>(ivars, nelems, status, cmp, expect, 0, 0, 1);
+          batch_masks m = scan_batch<W, false>(ivars, nelems, status, cmp, expect, 0, 0, 1);
           if (!m.included) return kNone;  // empty set
           if (start == ~0u) start = (unsigned)cursor.start(reading, nelems);
           for (unsigned candidates = m.satisfied; candidates;) {
@@ -424,7 +430,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
             candidates &= ~(1u << index);
           }
           if (!Wait) return kNone;
-          if (wd.expired(B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+          if (wd.expired(W)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
         }
       }
     }
