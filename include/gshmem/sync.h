@@ -24,7 +24,8 @@
 //   How: single-element polls are acquire loads (ld.acquire.sys), with no
 //   fence after success; array scans use relaxed loads and order a success by
 //   an acquire reload of the reported element (_any) or one acquire fence
-//   (_all, _some, after the last load).
+//   (_all, _some, after the last load). The block forms of _all on at most
+//   32 elements poll with acquire loads instead (one warp; no fence).
 //
 // Semantics (OpenSHMEM 1.5/1.6):
 //   * status may be NULL (all elements included); status[i] != 0 excludes

@@ -16,9 +16,11 @@
 // routine succeeds, every member of the warp/block has acquire ordering at
 // system scope on every element reported: the member(s) that read the
 // satisfying values perform the acquire (an acquire reload for _any, an
-// acquire fence for _all/_some), then the group barrier (bar.warp.sync /
-// bar.sync, which order memory among their participants; PTX causality order
-// is transitive) passes it to every other member.
+// acquire fence for _all/_some; for the block forms of _all on at most 32
+// elements, which warp 0 polls alone, acquire loads), then the group barrier
+// (bar.warp.sync / bar.sync / bar.red, which order memory among their
+// participants; PTX causality order is transitive) passes it to every other
+// member.
 //
 // Semantics (empty sets, rotation of _any, status masks, diagnostics) are
 // those of <gshmem/sync.h>. Only the leader (lane 0 / thread 0) prints a

@@ -133,6 +133,53 @@ __global__ void coop_shapes(long long *a, size_t n, unsigned long long *per_thre
   r[4] = gshmemx_longlong_wait_until_any_block(a, n, nullptr, GSHMEM_CMP_GT, 6);
 }
 
+// ---- block _all on small arrays (see the header)
+__global__ void small_all_local(const long long *a, size_t n, const long long *values, const int *status,
+                                unsigned long long *per_thread) {
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned long long *r = per_thread + (size_t)t * kSmallAllResults;
+  long long *x = const_cast<long long *>(a);
+  r[0] = gshmemx_longlong_test_all_block(x, n, status, GSHMEM_CMP_GE, 10);
+  r[1] = gshmemx_longlong_test_all_vector_block(x, n, status, GSHMEM_CMP_GE, values);
+  r[2] = gshmemx_longlong_test_all_block(x, n, status, GSHMEM_CMP_LT, 3);
+  gshmemx_longlong_wait_until_all_block(x, n, status, GSHMEM_CMP_LE, 10);
+  r[3] = 1;
+  gshmemx_longlong_wait_until_all_vector_block(x, n, status, GSHMEM_CMP_LE, values);
+  r[4] = 1;
+  r[5] = gshmemx_longlong_test_all_block(x, n, status, GSHMEM_CMP_GE, 10);
+}
+
+__global__ void small_all_consumer(uint64_t *flags, size_t n, const int *status, const uint64_t *payload,
+                                   uint64_t *ack, int partner, uint64_t rounds, unsigned long long *violations) {
+  unsigned long long bad = 0;
+  for (uint64_t r = 1; r <= rounds; ++r) {
+    if (r % 2) {
+      gshmemx_uint64_wait_until_all_block(flags, n, status, GSHMEM_CMP_GE, r);
+    } else {
+      while (!gshmemx_uint64_test_all_block(flags, n, status, GSHMEM_CMP_GE, r)) {
+      }
+    }
+    // Plain relaxed loads: only the routine's acquire orders them after the
+    // producer's payload stores.
+    bad += gd::atomic_load<memory_order::relaxed, thread_scope::system>(payload + threadIdx.x % kSmallAllPayload) != r;
+    __syncthreads();  // every thread has read round r's payload before the producer writes the next
+    if (threadIdx.x == 0) gd::atomic_store<memory_order::release, thread_scope::system>(peer(ack, partner), r);
+  }
+  if (bad) atomicAdd(violations, bad);
+}
+
+__global__ void small_all_producer(uint64_t *flags, size_t n, const int *status, uint64_t *payload, uint64_t *ack,
+                                   int partner, uint64_t rounds) {
+  for (uint64_t r = 1; r <= rounds; ++r) {
+    for (int k = 0; k < kSmallAllPayload; ++k)
+      gd::atomic_store<memory_order::relaxed, thread_scope::system>(peer(payload + k, partner), r);
+    for (size_t i = 0; i < n; ++i)
+      if (!status || status[i] == 0)
+        gd::atomic_store<memory_order::release, thread_scope::system>(peer(flags + i, partner), r);
+    gshmem_uint64_wait_until(ack, GSHMEM_CMP_GE, r);
+  }
+}
+
 // ---- _any liveness (see the header)
 __device__ void record(unsigned *seen, size_t r) { atomicOr(seen, r < 4 ? 1u << r : 1u << 31); }
 
@@ -282,6 +329,23 @@ cudaError_t launch_coop_remote_set(unsigned long long *a, size_t n, int target) 
 }
 cudaError_t launch_coop_shapes(long long *a, size_t n, unsigned long long *per_thread, dim3 shape) {
   coop_shapes<<<1, shape>>>(a, n, per_thread);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_small_all_local(const long long *a, size_t n, const long long *values, const int *status,
+                                   unsigned long long *per_thread, dim3 shape) {
+  small_all_local<<<1, shape>>>(a, n, values, status, per_thread);
+  return cudaGetLastError();
+}
+cudaError_t launch_small_all_consumer(uint64_t *flags, size_t n, const int *status, const uint64_t *payload,
+                                      uint64_t *ack, int partner, uint64_t rounds, int threads,
+                                      unsigned long long *violations) {
+  small_all_consumer<<<1, threads>>>(flags, n, status, payload, ack, partner, rounds, violations);
+  return cudaGetLastError();
+}
+cudaError_t launch_small_all_producer(uint64_t *flags, size_t n, const int *status, uint64_t *payload,
+                                      uint64_t *ack, int partner, uint64_t rounds) {
+  small_all_producer<<<1, 1>>>(flags, n, status, payload, ack, partner, rounds);
   return cudaGetLastError();
 }
 

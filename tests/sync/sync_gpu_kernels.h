@@ -46,6 +46,31 @@ cudaError_t launch_coop_remote_wait(unsigned long long *a, size_t n, size_t *ind
 cudaError_t launch_coop_remote_set(unsigned long long *a, size_t n, int target);
 cudaError_t launch_coop_shapes(long long *a, size_t n, unsigned long long *per_thread, dim3 shape);
 
+// Block _all on small arrays (at most 32 elements: warp 0 polls them alone,
+// the block meets at one barrier; more elements, or more elements than the
+// block has threads, take the general block scan). Local data: a[i] = 10
+// except a[n / 2] = 3, values[i] = 10, status may be NULL. Every thread
+// records 6 results: test_all GE 10, test_all_vector GE values, test_all
+// LT 3, wait_until_all LE 10 then 1, wait_until_all_vector LE values then 1,
+// and test_all GE 10 again (a second call right after, same routine).
+constexpr int kSmallAllResults = 6;
+cudaError_t launch_small_all_local(const long long *a, size_t n, const long long *values, const int *status,
+                                   unsigned long long *per_thread, dim3 shape);
+
+// The same path released from another GPU, `rounds` rounds of: the producer
+// (one thread) stores round r into kSmallAllPayload payload words, then
+// release-stores r into every flag that `status` includes (NULL: all n) on
+// the consumer; the consumer block waits (odd rounds: wait_until_all_block,
+// even rounds: test_all_block polled) until all included flags are >= r, then
+// every thread reads one payload word and counts a mismatch as a violation;
+// thread 0 acknowledges with r. The producer waits for each acknowledgement.
+constexpr int kSmallAllPayload = 32;
+cudaError_t launch_small_all_consumer(uint64_t *flags, size_t n, const int *status, const uint64_t *payload,
+                                      uint64_t *ack, int partner, uint64_t rounds, int threads,
+                                      unsigned long long *violations);
+cudaError_t launch_small_all_producer(uint64_t *flags, size_t n, const int *status, uint64_t *payload,
+                                      uint64_t *ack, int partner, uint64_t rounds);
+
 // _any liveness: n_arrays arrays of 4 longs, kAnyPitch elements apart (256
 // bytes, the heap's granularity, so that many arrays share cursor-table
 // slots); even arrays have elements 0 and 1 equal to 1, odd ones only

@@ -105,6 +105,44 @@ TEST_CASE("wait/test across GPUs", "[sync][gpu]") {
     cudaFree(indices);
   }
 
+  SECTION("block _all on 1 and 32 elements (one-warp path) released from another GPU: every thread sees the payload") {
+    const uint64_t rounds = gshmem_test::scaled_iterations(20000);
+    uint64_t *flags = sym_zeroed<uint64_t>(32), *payload = sym_zeroed<uint64_t>(kSmallAllPayload);
+    uint64_t *ack = sym_zeroed<uint64_t>(1);
+    int *odd_masked;  // elements 1, 3, 5, ... excluded: the producer never sets them
+    REQUIRE(cudaMallocManaged(&odd_masked, 32 * sizeof(int)) == cudaSuccess);
+    for (int i = 0; i < 32; ++i) odd_masked[i] = i % 2;
+    const struct { size_t n; const int *status; int threads; const char *name; } cases[] = {
+        {1, nullptr, 1024, "n = 1, 1024 threads"},
+        {32, nullptr, 1024, "n = 32, 1024 threads"},
+        {32, odd_masked, 1024, "n = 32, odd elements masked, 1024 threads"},
+        {32, nullptr, 48, "n = 32, 48 threads (a partial second warp)"},
+    };
+    for (const auto &c : cases) {
+      INFO(c.name);
+      GSHMEM_TEST_CUDA(cudaMemset(flags, 0, 32 * sizeof(uint64_t)));
+      GSHMEM_TEST_CUDA(cudaMemset(ack, 0, sizeof(uint64_t)));
+      GSHMEM_TEST_CUDA(cudaMemset(payload, 0, kSmallAllPayload * sizeof(uint64_t)));
+      result[0] = 0;
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      gshmemi_host_barrier_all();
+      if (paired && (me & 1) == 0) {
+        REQUIRE(launch_small_all_consumer(flags, c.n, c.status, payload, ack, partner, rounds, c.threads, result) ==
+                cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK(result[0] == 0);  // payload violations over every round and thread
+      } else if (paired) {
+        REQUIRE(launch_small_all_producer(flags, c.n, c.status, payload, ack, partner, rounds) == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      }
+      gshmemi_host_barrier_all();
+    }
+    cudaFree(odd_masked);
+    gshmem_free(ack);
+    gshmem_free(payload);
+    gshmem_free(flags);
+  }
+
   SECTION("cooperative forms: block and warp waits released from another GPU") {
     const size_t n = 3000;
     unsigned long long *a = sym_zeroed<unsigned long long>(3 * n);
@@ -224,6 +262,70 @@ TEST_CASE("block forms agree across block shapes", "[sync][gpu]") {
     cudaFree(a);
     cudaFree(r);
   }
+}
+
+// Block _all on arrays of at most 32 elements (warp 0 polls them alone,
+// with acquire loads, and the block meets at one barrier) and just past
+// that size (the general block scan), against the reference: every status
+// mask kind (none, all included, all excluded, partial with the one
+// unsatisfied element included or excluded), blocks of 1024, 64, 48, 16 and
+// 1 threads (n above the thread count takes the general scan), and every
+// thread must get the same result.
+TEST_CASE("block _all on small arrays agrees with the reference", "[sync][gpu]") {
+  runtime_scope rt;
+  const size_t max_n = 40;
+  long long *a, *values;
+  int *status;
+  unsigned long long *r;
+  const dim3 shapes[] = {dim3(1024), dim3(64), dim3(16, 3), dim3(16), dim3(1)};
+  REQUIRE(cudaMallocManaged(&a, max_n * sizeof(long long)) == cudaSuccess);
+  REQUIRE(cudaMallocManaged(&values, max_n * sizeof(long long)) == cudaSuccess);
+  REQUIRE(cudaMallocManaged(&status, max_n * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMallocManaged(&r, 1024 * kSmallAllResults * sizeof(unsigned long long)) == cudaSuccess);
+  enum Mask { kNull, kNone, kAll, kPartialUnsatisfiedOut, kPartialUnsatisfiedIn };
+  const char *mask_names[] = {"status NULL", "no element masked", "every element masked",
+                              "partial, the unsatisfied element masked", "partial, the unsatisfied element included"};
+  for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(16), size_t(31), size_t(32), size_t(33)}) {
+    const size_t u = n / 2;  // the one element below 10
+    for (int mask = kNull; mask <= kPartialUnsatisfiedIn; ++mask) {
+      size_t included = 0;
+      bool u_included = false;
+      for (size_t i = 0; i < n; ++i) {
+        a[i] = i == u ? 3 : 10;
+        values[i] = 10;
+        status[i] = mask == kAll                                             ? 1
+                    : mask == kPartialUnsatisfiedOut || mask == kPartialUnsatisfiedIn ? (int)(i % 3 == 1)
+                                                                                      : 0;
+        if (mask == kPartialUnsatisfiedOut && i == u) status[i] = 1;
+        if (mask == kPartialUnsatisfiedIn && i == u) status[i] = 0;
+        const bool in = mask == kNull || status[i] == 0;
+        included += in;
+        if (in && i == u) u_included = true;
+      }
+      // The reference: all included elements satisfy the comparison.
+      const unsigned long long ge10 = u_included ? 0 : 1;  // a[u] = 3 is the only one below 10
+      const unsigned long long lt3 = included == 0 ? 1 : 0;  // nothing is below 3
+      for (const dim3 &shape : shapes) {
+        const size_t threads = (size_t)shape.x * shape.y * shape.z;
+        INFO("n = " << n << ", " << mask_names[mask] << ", block of " << shape.x << "x" << shape.y << "x"
+                    << shape.z);
+        for (size_t k = 0; k < threads * kSmallAllResults; ++k) r[k] = ~0ull;
+        REQUIRE(launch_small_all_local(a, n, values, mask == kNull ? nullptr : status, r, shape) == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK(r[0] == ge10);
+        CHECK(r[1] == ge10);
+        CHECK(r[2] == lt3);
+        CHECK(r[3] == 1);
+        CHECK(r[4] == 1);
+        CHECK(r[5] == ge10);
+        size_t disagree = 0;
+        for (size_t t = 1; t < threads; ++t)
+          for (int k = 0; k < kSmallAllResults; ++k) disagree += r[t * kSmallAllResults + k] != r[k];
+        CHECK(disagree == 0);
+      }
+    }
+  }
+  cudaFree(a); cudaFree(values); cudaFree(status); cudaFree(r);
 }
 
 // OpenSHMEM: a series of _any calls returns every element that stays

@@ -12,6 +12,11 @@
 //                 thread for a block, whose members already have many loads
 //                 in flight together, so that the group forms stay within
 //                 64 registers and are usable from 1024-thread blocks
+//   kAllScanBatch the same for the _all scans with one comparison value,
+//                 whose loop keeps less state: 12 per lane for a warp (a
+//                 one-pass scan of n elements costs about n / (32 * batch)
+//                 load latencies; 12 is the most that keeps a warp _all
+//                 within 64 registers with a run-time cmp and status array)
 //   rank(), size(), is_leader()
 //   any(b)        true on every member if b is true on any member
 //   min(x)        the minimum of x over the group, on every member
@@ -26,6 +31,14 @@
 //                 let the observing members acquire before the agreement,
 //                 whose barrier also hands the ordering on (see sync_scan.h);
 //                 false keeps the acquire-after-agreement order.
+//   kLeadWarpAll  the largest array (at most 32 elements) whose _all routines
+//                 the group's first warp polls alone, with acquire loads and
+//                 warp votes, the group meeting once at the end
+//                 (scan_all_lead_warp in sync_scan.h); 0: never. Only the
+//                 block sets it: there each agreement is a block barrier.
+//   lead_warp_lanes()
+//                 (groups with kLeadWarpAll > 0) the lanes of the first warp
+//                 that exist, for that warp's votes
 //
 // Memory ordering across the group: the warp barrier (bar.warp.sync) and the
 // block barrier (bar.sync) order memory among their participants, and PTX
@@ -43,7 +56,9 @@ namespace detail {
 
 struct single_group {
   static constexpr unsigned kScanBatch = 32;
+  static constexpr unsigned kAllScanBatch = 32;
   static constexpr bool kAcquireBeforeAgreement = false;
+  static constexpr unsigned kLeadWarpAll = 0;
   size_t claimed_ = 0;
   GSHMEM_HD unsigned rank() const { return 0; }
   GSHMEM_HD unsigned size() const { return 1; }
@@ -70,7 +85,9 @@ __device__ __forceinline__ unsigned linear_thread_index() {
 struct warp_group {
   static constexpr unsigned kFull = 0xffffffffu;
   static constexpr unsigned kScanBatch = 8;
+  static constexpr unsigned kAllScanBatch = 12;
   static constexpr bool kAcquireBeforeAgreement = false;
+  static constexpr unsigned kLeadWarpAll = 0;
   unsigned lane_;
   size_t claimed_ = 0;
 
@@ -160,11 +177,15 @@ struct block_scratch {
 // memory semantics.
 struct block_group {
   static constexpr unsigned kScanBatch = 4;
+  static constexpr unsigned kAllScanBatch = 4;
   // Members confirm their own candidates before the group agrees on a
   // winner, and acquire before the last vote of a pass (see scan_any,
   // scan_all): agreement costs a block barrier, so the algorithms fold the
   // acquire hand-off into it instead of adding one.
   static constexpr bool kAcquireBeforeAgreement = true;
+  // _all over at most 32 elements: the first warp polls them, the block
+  // waits at one barrier (see scan_all_lead_warp).
+  static constexpr unsigned kLeadWarpAll = 32;
   block_scratch *s_;
   unsigned rank_;
   unsigned size_;
@@ -179,6 +200,8 @@ struct block_group {
   __device__ unsigned rank() const { return rank_; }
   __device__ unsigned size() const { return size_; }
   __device__ bool is_leader() const { return rank_ == 0; }
+  // The lanes of warp 0 (members 0 .. min(size, 32) - 1).
+  __device__ unsigned lead_warp_lanes() const { return size_ >= 32u ? 0xffffffffu : (1u << size_) - 1u; }
   __device__ bool any(bool b) { return __syncthreads_or(b) != 0; }
   __device__ unsigned long long min(unsigned long long x) {
     unsigned long long *slots = s_->warp_min[bank_];

@@ -3,12 +3,16 @@
 // (one value, or one per element). The same code is compiled for the GPU and,
 // for the CPU test suite, for the host.
 //
-// Scanning: each member loads a batch of G::kScanBatch elements (stride =
-// group size, so a warp's loads coalesce) with relaxed system-scope loads
+// Scanning: each member loads a batch of G::kScanBatch elements
+// (G::kAllScanBatch for _all with one comparison value; stride = group
+// size, so a warp's loads coalesce) with relaxed system-scope loads
 // into registers, all in flight at once, and only then compares. A success is ordered by one
-// acquire reload (_any) or one acquire fence per member (_all, _some).
+// acquire reload (_any) or one acquire fence per member that loaded (_all,
+// _some).
 // One thread (single_group) polls a one-element array with acquire loads
-// like a single-element wait (no reload, fence or cursor).
+// like a single-element wait (no reload, fence or cursor); a block polls an
+// _all array of at most 32 elements with its first warp alone, one acquire
+// load per lane (scan_all_lead_warp).
 #pragma once
 
 #include <gshmem/detail/sync_group.h>
@@ -47,12 +51,22 @@ GSHMEMI_SYNC_COLD void report_array_timeout(wait_context ctx, const char *routin
 // has many in flight across its members and must keep registers low enough
 // for 1024-thread blocks (<= 64 per thread).
 // Per-element comparison values take registers too: with them, one thread
-// keeps at most 16 loads in flight so that it fits in 64 registers.
+// keeps at most 16 loads in flight so that it fits in 64 registers (the
+// one-thread _any on at most 32 elements loads them all in one batch: see
+// scan_any).
 template <class G, class Expect>
 GSHMEM_HD constexpr unsigned scan_batch_of() {
   return std::is_same<Expect, per_element_value<typename Expect::value_type>>::value && G::kScanBatch > 16
              ? 16u
              : G::kScanBatch;
+}
+
+// The batch of the _all scans: G::kAllScanBatch with one comparison value
+// (see sync_group.h), else that of the other scans.
+template <class G, class Expect>
+GSHMEM_HD constexpr unsigned all_scan_batch_of() {
+  return std::is_same<Expect, same_value<typename Expect::value_type>>::value ? G::kAllScanBatch
+                                                                              : scan_batch_of<G, Expect>();
 }
 
 struct batch_masks {
@@ -69,7 +83,14 @@ struct batch_masks {
 // offsets, no per-element bounds or wrap arithmetic and no branches between
 // the loads, so they all stay in flight together. Only a batch at the end or
 // across the wrap takes the checked path.
-template <unsigned B, class T, class Expect>
+//
+// Wrap = false (the _all and _some scans, whose start is always 0): position
+// p is element p, so the checked path needs no wrap arithmetic either; its
+// loads are predicated on p < nelems and addressed from the one base, like
+// the straight-line ones. The wrapping checked path keeps an address per
+// element, which made it the register peak of the warp scans (64 registers
+// for a warp _all with a run-time cmp and status array; 43 without wrap).
+template <unsigned B, bool Wrap, class T, class Expect>
 GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *status, int cmp,
                                  const Expect &expect, size_t start, size_t first, size_t stride) {
   static_assert(B >= 1 && B <= 32, "a batch mask has 32 bits");
@@ -78,7 +99,7 @@ GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *statu
   batch_masks m{0u, 0u};
   const size_t last = first + (size_t)(B - 1) * stride;
   size_t i0 = start + first;
-  if (i0 >= nelems) i0 -= nelems;
+  if (Wrap && i0 >= nelems) i0 -= nelems;
   if (last < nelems && i0 + (size_t)(B - 1) * stride < nelems) {
     const T *q = ivars + i0;
     GSHMEMI_UNROLL
@@ -93,21 +114,37 @@ GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *statu
     }
     return m;
   }
-  GSHMEMI_UNROLL
-  for (unsigned j = 0; j < B; ++j) {
-    size_t p = first + j * stride;
-    size_t i = start + p;
-    if (i >= nelems) i -= nelems;
-    value[j] = p < nelems ? poll_relaxed(ivars + i) : T{};
-  }
-  GSHMEMI_UNROLL
-  for (unsigned j = 0; j < B; ++j) {
-    size_t p = first + j * stride;
-    size_t i = start + p;  // recomputed rather than kept: registers are scarce here
-    if (i >= nelems) i -= nelems;
-    if (p < nelems && is_included(status, i)) {
-      m.included |= 1u << j;
-      if (holds(value[j], expect(i))) m.satisfied |= 1u << j;
+  if constexpr (!Wrap) {
+    GSHMEMI_UNROLL
+    for (unsigned j = 0; j < B; ++j) {
+      const size_t i = first + (size_t)j * stride;
+      value[j] = i < nelems ? poll_relaxed(ivars + i) : T{};
+    }
+    GSHMEMI_UNROLL
+    for (unsigned j = 0; j < B; ++j) {
+      const size_t i = first + (size_t)j * stride;
+      if (i < nelems && is_included(status, i)) {
+        m.included |= 1u << j;
+        if (holds(value[j], expect(i))) m.satisfied |= 1u << j;
+      }
+    }
+  } else {
+    GSHMEMI_UNROLL
+    for (unsigned j = 0; j < B; ++j) {
+      size_t p = first + j * stride;
+      size_t i = start + p;
+      if (i >= nelems) i -= nelems;
+      value[j] = p < nelems ? poll_relaxed(ivars + i) : T{};
+    }
+    GSHMEMI_UNROLL
+    for (unsigned j = 0; j < B; ++j) {
+      size_t p = first + j * stride;
+      size_t i = start + p;  // recomputed rather than kept: registers are scarce here
+      if (i >= nelems) i -= nelems;
+      if (p < nelems && is_included(status, i)) {
+        m.included |= 1u << j;
+        if (holds(value[j], expect(i))) m.satisfied |= 1u << j;
+      }
     }
   }
   return m;
@@ -150,6 +187,70 @@ GSHMEM_HD int test_one(const wait_context &ctx, const char *routine, T *ivar, in
 
 // ------------------------------------------------------------------- _all
 //
+// Small arrays in a block (G::kLeadWarpAll > 0: nelems <= 32 and no more
+// than the block has threads). The general block scan spends, per poll, a
+// block vote (and a second barrier for the position when it fails) and an
+// acquire fence in every warp whose members saw nothing unsatisfied,
+// elements or not: on sm_90 a system-scope fence is MEMBAR.SYS, so a block
+// of 32 warps waiting on one element paid 31 of them on every failed poll.
+// Here warp 0 polls alone, lane i element i, with ld.acquire.sys and warp
+// votes; the other warps wait at the one barrier that publishes the
+// outcome. Per call: no fence, no shared memory, one block barrier.
+//
+// Ordering: a lane that saw its element satisfied read it with an acquire
+// load, so it has acquired already (no fence follows), and it reaches the
+// block barrier after that load in program order. In the PTX memory model a
+// bar{.cta}.sync or bar{.cta}.red synchronizes with the bar{.cta}.sync and
+// bar{.cta}.red of the other threads on the same barrier, and base
+// causality order is transitive through program order and
+// synchronizes-with; so the writes the updating PE released before the
+// value that lane acquired are ordered before every later access of every
+// thread of the block, the ORDERING GUARANTEE of <gshmem/sync_ext.h>.
+// (A lane's relaxed load followed by another lane's fence would not do: an
+// acquire pattern needs its strong read and its fence in one thread.)
+//
+// Same acceptance rule as scan_all: elements are accepted in index order; a
+// poll re-reads every included element from the first one not seen
+// satisfied on, the ones below it stay accepted. Same watchdog (lane 0, the
+// block's leader). A test makes one poll. The comparison values are read
+// once per call.
+#if defined(__CUDACC__)
+template <bool Wait, class G, class T, class Expect>
+__device__ bool scan_all_lead_warp(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
+                                   const int *status, int cmp, const Expect &expect) {
+  bool satisfied = true;
+  if (g.rank() < 32u) {  // warp 0, whole: every thread of the block calls, and they are converged
+    const unsigned lane = g.rank();
+    const unsigned lanes = g.lead_warp_lanes();
+    const comparison holds(cmp);
+    const bool mine = lane < nelems && is_included(status, lane);
+    const T want = mine ? expect(lane) : T{};
+    watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
+    unsigned lo = 0;  // lanes below lo hold accepted elements
+    for (;;) {
+      const bool unsatisfied = mine && lane >= lo && !holds(poll_acquire(ivars + lane), want);
+      const unsigned pending = __ballot_sync(lanes, unsatisfied);
+      if (pending == 0) break;
+      if (!Wait) {
+        satisfied = false;
+        break;
+      }
+      lo = lowest_bit(pending);
+      if (wd.expired(1)) report_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+    }
+  }
+  // The one block barrier: it publishes the outcome and hands the lanes'
+  // acquires on to every thread.
+  if constexpr (Wait) {
+    g.sync();
+    return true;
+  } else {
+    return !g.any(!satisfied);
+  }
+}
+#endif
+
+//
 // A pass scans from `lo`, the first position not yet known satisfied, and
 // stops at the first batch step holding an unsatisfied element; the next
 // pass starts there. Elements are thus accepted in order, each once it has
@@ -159,6 +260,12 @@ template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                         const int *status, int cmp, const Expect &expect) {
   check_cmp(g, ctx, routine, cmp, ivars);
+#if defined(__CUDACC__)
+  if constexpr (G::kLeadWarpAll > 0) {
+    if (nelems <= G::kLeadWarpAll && nelems <= g.size())  // the same on every member
+      return scan_all_lead_warp<Wait>(g, ctx, routine, ivars, nelems, status, cmp, expect);
+  }
+#endif
   watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
   if constexpr (is_one_thread<G>()) {
     // One thread, one included element: an acquire poll both finds and
@@ -171,24 +278,28 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
       }
     }
   }
-  constexpr unsigned B = scan_batch_of<G, Expect>();
+  constexpr unsigned B = all_scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
   size_t lo = 0;
+  bool loaded = false;  // this member has loaded an included element in this call
   for (;;) {
     bool complete = true;
     unsigned steps = 0;
     for (size_t base = lo; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B, false>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
       unsigned unsatisfied = m.included & ~m.satisfied;
-      // Block: on the pass's last step, a member that saw all of its
-      // elements satisfied (this pass and, before `lo`, earlier ones)
-      // acquires now, before the vote. If the vote finds nothing
-      // unsatisfied, every member has fenced after its own loads and the
-      // vote's barrier hands the ordering to the whole block: no barrier
-      // follows. A failed vote wastes the fence of the satisfied members,
-      // only on last steps.
-      if (G::kAcquireBeforeAgreement && unsatisfied == 0 && base + step >= nelems) acquire_fence();
+      loaded |= m.included != 0;
+      // Block: on the pass's last step, a member that loaded elements and
+      // saw all of them satisfied (this pass and, before `lo`, earlier
+      // ones) acquires now, before the vote. If the vote finds nothing
+      // unsatisfied, every member that read an element has fenced after its
+      // own loads and the vote's barrier hands the ordering to the whole
+      // block: no barrier follows. A member that loaded nothing has nothing
+      // to acquire (the barrier orders it after the others' fences) and
+      // skips the fence, which on sm_90 is a MEMBAR.SYS per warp. A failed
+      // vote wastes the fence of the satisfied members, only on last steps.
+      if (G::kAcquireBeforeAgreement && loaded && unsatisfied == 0 && base + step >= nelems) acquire_fence();
       if (g.any(unsatisfied != 0)) {
         unsigned long long mine =
             unsatisfied ? base + g.rank() + (size_t)lowest_bit(unsatisfied) * g.size() : ~0ull;
@@ -244,7 +355,7 @@ GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const cha
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B, true>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
       unsigned long long mine = m.included ? kIncludedOnly : kNothing;
       for (unsigned candidates = m.satisfied; candidates; candidates &= candidates - 1) {
         const size_t position = base + g.rank() + (size_t)lowest_bit(candidates) * g.size();
@@ -292,7 +403,11 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
           if (wd.expired(1)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
         }
       }
-      if (nelems <= B) {
+      // The whole array in one batch of up to G::kScanBatch (32) loads,
+      // with per-element comparison values too (their scans otherwise keep
+      // 16 in flight): one step per poll instead of two at 17..32 elements.
+      constexpr unsigned W = G::kScanBatch;
+      if (nelems <= W) {
         // The whole array is one batch: load it from index 0, with the
         // cursor load issued first but used only after the batch loads, so
         // its latency hides behind theirs. The rotation is applied to the
@@ -302,7 +417,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
         const any_cursor_entry reading = cursor.load_raw();
         unsigned start = ~0u;
         for (;;) {
-          batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, 0, 1);
+          batch_masks m = scan_batch<W, false>(ivars, nelems, status, cmp, expect, 0, 0, 1);
           if (!m.included) return kNone;  // empty set
           if (start == ~0u) start = (unsigned)cursor.start(reading, nelems);
           for (unsigned candidates = m.satisfied; candidates;) {
@@ -315,7 +430,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
             candidates &= ~(1u << index);
           }
           if (!Wait) return kNone;
-          if (wd.expired(B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+          if (wd.expired(W)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
         }
       }
     }
@@ -340,7 +455,7 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
         } else {
           next += step;
         }
-        batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
+        batch_masks m = scan_batch<B, true>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
         any_included |= m.included != 0;
         unsigned candidates = m.satisfied;
         while (g.any(candidates != 0)) {
@@ -401,7 +516,7 @@ GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
+      batch_masks m = scan_batch<B, false>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
       any_included |= m.included != 0;
       unsigned found = m.satisfied;
       size_t slot = g.claim(bit_count(found));
