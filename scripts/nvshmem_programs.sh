@@ -393,7 +393,9 @@ if [ -z "$RUN_NOTE" ]; then
     local t="$1" np="$2" log="$3"; shift 3
     {
       echo "# mpirun -np $np $t $*"
-      timeout -k 10 "$TIMEOUT" "${MPIRUN[@]}" -np "$np" "$BLD/bin/$t" "$@"
+      # stdin from /dev/null: mpirun forwards its stdin to rank 0, which
+      # otherwise drains the program list this loop reads.
+      timeout -k 10 "$TIMEOUT" "${MPIRUN[@]}" -np "$np" "$BLD/bin/$t" "$@" < /dev/null
     } > "$log" 2>&1
     echo $? > "$log.rc"
   }
