@@ -19,6 +19,7 @@ namespace gshmemi {
 
 struct HeapConfig {
   std::size_t bytes;          // per PE, internal region included
+  std::size_t max_bytes;      // what the heap may grow to per PE (VMM path only; <= bytes: no growth)
   bool use_vmm;               // false: legacy cudaIpc path
   std::size_t registration_bytes; // registration window per PE (VMM path only); 0: none
   int device;                 // this PE's CUDA device
@@ -47,6 +48,10 @@ void *heap_calloc(Bootstrap &boot, std::size_t count, std::size_t size);
 // Collective free; reports double free and foreign pointers. NULL is a
 // collective no-op (every PE must still call it, like any heap call).
 void heap_release(Bootstrap &boot, void *ptr);
+// Bytes of heap this PE has now (the initial size plus what growth added;
+// the same on every PE). A collective allocation that grows the heap
+// changes it: the caller updates the device state's heap_size.
+std::size_t heap_mapped_bytes();
 // Bytes handed out to users (the internal region not counted).
 std::size_t heap_bytes_in_use();
 // True if [ptr, ptr+bytes) lies in this PE's heap.

@@ -403,6 +403,7 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   HeapConfig config;
   config.bytes = attr && attr->heap_size ? attr->heap_size : settings.SYMMETRIC_SIZE;
   config.use_vmm = !settings.DISABLE_VMM;
+  config.max_bytes = settings.MAX_SYMMETRIC_SIZE;
   config.registration_bytes = settings.REGISTRATION_SPACE;
   config.device = device;
   config.node_of_pe = layout.node_of_pe;
@@ -547,23 +548,34 @@ void *gshmemi_host_ptr(const void *dest, int pe) {
   return base ? base + (d - host_state.heap_base) : nullptr;
 }
 
+namespace {
+// A collective allocation may have grown the heap (src/heap/heap.cpp): the
+// host's view of its size follows, for the host routines' argument checks.
+// The device copies keep the size at init: device code bounds symmetric
+// addresses by symmetric_span, which covers the whole slot growth happens in.
+void *note_heap_size(void *block) {
+  host_state.heap_size = heap_mapped_bytes();
+  return block;
+}
+}  // namespace
+
 void *gshmem_align(size_t alignment, size_t size) {
   set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_align") || !require_peers("gshmem_align")) return nullptr;
-  return heap_allocate(*runtime().boot, alignment, size);
+  return note_heap_size(heap_allocate(*runtime().boot, alignment, size));
 }
 
 void *gshmem_malloc(size_t size) {
   set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_malloc") || !require_peers("gshmem_malloc")) return nullptr;
   maybe_inject_fault("malloc", host_state.my_pe);
-  return heap_malloc(*runtime().boot, size);
+  return note_heap_size(heap_malloc(*runtime().boot, size));
 }
 
 void *gshmem_calloc(size_t count, size_t size) {
   set_last_error(GSHMEM_SUCCESS);
   if (!require_init("gshmem_calloc") || !require_peers("gshmem_calloc")) return nullptr;
-  return heap_calloc(*runtime().boot, count, size);
+  return note_heap_size(heap_calloc(*runtime().boot, count, size));
 }
 
 void gshmem_free(void *ptr) {

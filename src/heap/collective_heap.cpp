@@ -171,6 +171,26 @@ HeapOutcome CollectiveHeap::allocate(Bootstrap &boot, SymmetricAllocator &target
     if (plan.code != GSHMEM_SUCCESS) outcome.message += ". This PE: " + plan.message;
     return outcome;
   }
+  if (plan.code == GSHMEMX_ERROR_OUT_OF_MEMORY && local_code == GSHMEM_SUCCESS && &target == &allocator_ && grow_) {
+    // Every PE failed the same plan on the same state: every PE gets here
+    // and asks for the same capacity.
+    const std::size_t wanted = allocator_.capacity_to_fit(total_bytes, alignment, growth_granule_);
+    if (wanted == 0 || wanted > max_capacity_) {
+      plan.message += string_printf("; growing the heap to hold it would take it past GSHMEM_MAX_SYMMETRIC_SIZE (%s "
+                                    "per PE)", describe_bytes(max_capacity_).c_str());
+    } else {
+      std::string why;
+      const int grown = grow_(boot, wanted, &why);
+      if (grown != GSHMEM_SUCCESS) {
+        outcome.code = grown;
+        outcome.message = describe_call(record) + ": growing the symmetric heap to " + describe_bytes(wanted) +
+                          " per PE failed: " + why;
+        return outcome;
+      }
+      allocator_.grow(wanted);
+      plan = allocator_.plan_allocate(total_bytes, alignment);
+    }
+  }
   if (plan.code != GSHMEM_SUCCESS) {  // every PE failed the same way
     outcome.code = plan.code;
     outcome.message = describe_call(record) + ": " + plan.message;

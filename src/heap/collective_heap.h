@@ -113,6 +113,21 @@ class CollectiveHeap {
   // changes; on success outcome.offset/bytes name the range now free.
   HeapOutcome unregister_buffer(Bootstrap &boot, std::uintptr_t window_base, std::uintptr_t ptr, std::size_t size);
 
+  // Growth of the heap (not of the registration window). When every PE's
+  // plan for a heap allocation fails for want of space (they agree on the
+  // call, so they all fail alike), each PE asks `grow` for the capacity
+  // the allocator computes (SymmetricAllocator::capacity_to_fit, a
+  // multiple of `granule`, at most `max_capacity`); `grow` is collective
+  // (every PE reaches it) and returns 0 once the memory up to that
+  // capacity exists on every PE, or an error code with *why on every PE.
+  // Then the allocator takes the new capacity and the call plans again.
+  using GrowHeap = std::function<int(Bootstrap &boot, std::size_t new_capacity, std::string *why)>;
+  void enable_growth(GrowHeap grow, std::size_t max_capacity, std::size_t granule) {
+    grow_ = std::move(grow);
+    max_capacity_ = max_capacity;
+    growth_granule_ = granule;
+  }
+
   const SymmetricAllocator &allocator() const { return allocator_; }
   const SymmetricAllocator &window() const { return window_; }
   std::size_t registered_buffers() const { return registered_.size(); }
@@ -135,6 +150,9 @@ class CollectiveHeap {
   std::size_t window_alignment_;
   std::map<std::size_t, UserRange> registered_;  // window offset -> the PE's own buffer
   std::uint64_t calls_made_ = 0;
+  GrowHeap grow_;
+  std::size_t max_capacity_ = 0;
+  std::size_t growth_granule_ = 0;
 };
 
 }  // namespace gshmemi

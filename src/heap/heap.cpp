@@ -27,6 +27,18 @@
 // heap_base, so the same search). NVSHMEM reserves a large range for its
 // heap and maps registered buffers into it in a similar spirit.
 //
+// Growth (VMM path). A slot's heap part is GSHMEM_MAX_SYMMETRIC_SIZE of
+// addresses, of which the first GSHMEM_SYMMETRIC_SIZE bytes are mapped at
+// init. When a collective allocation does not fit, every PE (they agreed on
+// the call, so all of them) creates one more allocation of the missing
+// size, rounded to the granularity, maps it right behind its mapped heap,
+// and passes it to its peers like the heap itself, which map it behind the
+// heap in its slot: the heap stays one range per PE, offsets and peer
+// translation do not change, and nothing that was handed out moves. (NVSHMEM
+// grows its heap on demand too, up to NVSHMEM_MAX_MEMORY_PER_GPU; programs
+// written for it allocate more than the initial size and expect that to
+// work.) The legacy path cannot grow.
+//
 // Every setup phase ends with an agreement (an allgather of each PE's
 // status), so a PE that fails makes every PE fail at the same point with a
 // message, instead of leaving the others waiting.
@@ -120,6 +132,7 @@ struct PeHeapInfo {
   std::uint64_t heap_bytes;  // rounded heap size this PE wants
   std::uint64_t granularity;
   std::uint64_t registration_bytes;  // GSHMEM_REGISTRATION_SPACE as this PE read it
+  std::uint64_t max_heap_bytes;      // GSHMEM_MAX_SYMMETRIC_SIZE, rounded, as this PE read it
   SocketToken token;         // PE 0's is the job's
   char pci_bus_id[32];
   char hostname[64];
@@ -138,6 +151,18 @@ struct Registration {
   std::vector<bool> peer_mapped;
 };
 
+// One growth step of the heap on this PE (VMM path): this PE's new
+// allocation, mapped at `offset` of its slot, and each reachable peer's
+// mapped at the same offset of the peer's slot.
+struct HeapExtension {
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+  CUmemGenericAllocationHandle own = 0;
+  bool own_mapped = false;
+  std::vector<CUmemGenericAllocationHandle> peer_handles;  // 0 where none
+  std::vector<bool> peer_mapped;
+};
+
 struct HeapRuntime {
   bool initialized = false;
   bool vmm = false;
@@ -145,7 +170,10 @@ struct HeapRuntime {
   int my_pe = 0;
   int n_pes = 0;
   char *base = nullptr;          // this PE's heap
-  std::size_t bytes = 0;
+  std::size_t bytes = 0;         // mapped now: the initial size plus every extension
+  std::size_t initial_bytes = 0; // mapped at init (the first allocation)
+  std::size_t max_bytes = 0;     // the heap part of a slot (VMM; = bytes on the legacy path)
+  std::vector<HeapExtension> extensions;
   DriverApi driver;
   // VMM
   CUdeviceptr reservation = 0;
@@ -269,18 +297,40 @@ void drop_registrations() {
   g_heap.registrations.clear();
 }
 
+// Unmaps and releases what exists of one extension, this PE's and its peers'.
+void unmap_extension(HeapExtension &x) {
+  HeapRuntime &h = g_heap;
+  for (std::size_t pe = 0; pe < x.peer_handles.size(); ++pe) {
+    if (x.peer_mapped[pe]) (void)h.driver.MemUnmap(slot_address(static_cast<int>(pe)) + x.offset, x.bytes);
+    if (x.peer_handles[pe]) (void)h.driver.MemRelease(x.peer_handles[pe]);
+    x.peer_mapped[pe] = false;
+    x.peer_handles[pe] = 0;
+  }
+  if (x.own_mapped) (void)h.driver.MemUnmap(slot_address(h.my_pe) + x.offset, x.bytes);
+  if (x.own) (void)h.driver.MemRelease(x.own);
+  x.own_mapped = false;
+  x.own = 0;
+}
+
+void unmap_extensions() {
+  for (HeapExtension &x : g_heap.extensions) unmap_extension(x);
+  g_heap.extensions.clear();
+}
+
 void release_everything() {
   HeapRuntime &h = g_heap;
   if (h.vmm) unmap_all_registrations();
+  if (h.vmm) unmap_extensions();
   for (std::size_t pe = 0; pe < h.ipc_opened.size(); ++pe)
     if (h.ipc_opened[pe]) (void)cudaIpcCloseMemHandle(h.ipc_opened[pe]);
   h.ipc_opened.clear();
   if (h.vmm) {
+    unmap_extensions();  // ours and the peers': the memory lives on while a peer still maps ours
     for (std::size_t pe = 0; pe < h.peer_handles.size(); ++pe) {
-      if (h.peer_mapped[pe]) (void)h.driver.MemUnmap(slot_address(static_cast<int>(pe)), h.bytes);
+      if (h.peer_mapped[pe]) (void)h.driver.MemUnmap(slot_address(static_cast<int>(pe)), h.initial_bytes);
       if (h.peer_handles[pe]) (void)h.driver.MemRelease(h.peer_handles[pe]);
     }
-    if (h.own_mapped) (void)h.driver.MemUnmap(reinterpret_cast<CUdeviceptr>(h.base), h.bytes);
+    if (h.own_mapped) (void)h.driver.MemUnmap(reinterpret_cast<CUdeviceptr>(h.base), h.initial_bytes);
     if (h.own_handle) (void)h.driver.MemRelease(h.own_handle);
     if (h.reservation) (void)h.driver.MemAddressFree(h.reservation, h.reservation_bytes);
   } else if (h.base) {
@@ -341,6 +391,9 @@ int probe(const HeapConfig &config, bool is_pe0, PeHeapInfo *info) {
   }
   info->granularity = granularity;
   info->heap_bytes = round_up(config.bytes, granularity);
+  // Growth needs the VMM path; the legacy heap stays at its initial size.
+  info->max_heap_bytes = info->vmm_ok && config.max_bytes > info->heap_bytes ? round_up(config.max_bytes, granularity)
+                                                                             : info->heap_bytes;
   info->registration_bytes = config.registration_bytes;
   if (config.registration_bytes > kMaxRegistrationBytes)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_ENVIRONMENT,
@@ -514,6 +567,99 @@ int vmm_setup(Bootstrap &boot, const HeapConfig &config, const std::vector<PeHea
   return rc;
 }
 
+// This PE's part of a growth step: a new allocation of x->bytes mapped
+// at x->offset of its slot, exported as *fd.
+int create_extension(HeapExtension *x, int *fd) {
+  HeapRuntime &h = g_heap;
+  CUdevice dev = 0;
+  GSHMEMI_CU(h.driver.DeviceGet(&dev, h.device));
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  CUresult rc = h.driver.MemCreate(&x->own, x->bytes, &prop, 0);
+  if (rc != CUDA_SUCCESS) {
+    x->own = 0;
+    return GSHMEMI_ERROR(rc == CUDA_ERROR_OUT_OF_MEMORY ? GSHMEMX_ERROR_OUT_OF_MEMORY : GSHMEMX_ERROR_CUDA,
+                         "cuMemCreate(%zu bytes) to grow the symmetric heap failed: %s", x->bytes,
+                         driver_error(h.driver, rc));
+  }
+  const CUdeviceptr at = slot_address(h.my_pe) + x->offset;
+  GSHMEMI_CU(h.driver.MemMap(at, x->bytes, 0, x->own, 0));
+  x->own_mapped = true;
+  CUmemAccessDesc access{};
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = dev;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  GSHMEMI_CU(h.driver.MemSetAccess(at, x->bytes, &access, 1));
+  GSHMEMI_CU(h.driver.MemExportToShareableHandle(fd, x->own, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  return GSHMEM_SUCCESS;
+}
+
+// Maps PE pe's extension (its descriptor fd) at x->offset of its slot.
+int map_peer_extension(HeapExtension *x, int pe, int fd) {
+  HeapRuntime &h = g_heap;
+  CUdevice dev = 0;
+  GSHMEMI_CU(h.driver.DeviceGet(&dev, h.device));
+  GSHMEMI_CU(h.driver.MemImportFromShareableHandle(&x->peer_handles[pe],
+                                                   reinterpret_cast<void *>(static_cast<std::uintptr_t>(fd)),
+                                                   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+  const CUdeviceptr at = slot_address(pe) + x->offset;
+  GSHMEMI_CU(h.driver.MemMap(at, x->bytes, 0, x->peer_handles[pe], 0));
+  x->peer_mapped[pe] = true;
+  CUmemAccessDesc access{};
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = dev;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  GSHMEMI_CU(h.driver.MemSetAccess(at, x->bytes, &access, 1));
+  return GSHMEM_SUCCESS;
+}
+
+// Grows every PE's heap to `capacity` bytes (collective; the design is at
+// the top of this file). Every PE creates and maps its extension, the
+// extensions travel like the heap's own descriptors, each PE maps the ones
+// of the peers whose heap it maps, and the PEs agree after each step; on a
+// failure anywhere every PE undoes its part and returns the same code.
+int vmm_grow(Bootstrap &boot, std::size_t capacity, std::string *why) {
+  HeapRuntime &h = g_heap;
+  const int n = boot.size();
+  if (capacity <= h.bytes || capacity > h.max_bytes) {
+    *why = string_printf("internal: growth to %zu bytes from %zu (limit %zu)", capacity, h.bytes, h.max_bytes);
+    return GSHMEMX_ERROR_INTERNAL;
+  }
+  HeapExtension x;
+  x.offset = h.bytes;
+  x.bytes = capacity - h.bytes;
+  x.peer_handles.assign(static_cast<std::size_t>(n), 0);
+  x.peer_mapped.assign(static_cast<std::size_t>(n), false);
+  int fd = -1;
+  int rc = create_extension(&x, &fd);
+  std::vector<int> received;
+  rc = exchange_fds(boot, rc, fd, "heap extension handle", "growing the symmetric heap",
+                    "allocating the extension and listening socket", &received);
+  if (fd >= 0) close(fd);
+  if (rc == GSHMEM_SUCCESS) {
+    for (int pe : h.node_peers) {
+      if (rc != GSHMEM_SUCCESS) break;
+      if (h.peer_base[pe] == nullptr || received[pe] < 0) continue;  // its heap is not mapped here either
+      rc = map_peer_extension(&x, pe, received[pe]);
+    }
+    rc = agree(boot, rc, "growing the symmetric heap", "mapping the peers' extensions");
+  }
+  close_fds(&received);
+  if (rc != GSHMEM_SUCCESS) {
+    unmap_extension(x);
+    *why = "see the log of the PE that failed";
+    return rc;
+  }
+  h.extensions.push_back(x);
+  GSHMEMI_INFO("symmetric heap grown from %s to %s per PE", describe_bytes(h.bytes).c_str(),
+               describe_bytes(capacity).c_str());
+  h.bytes = capacity;
+  return GSHMEM_SUCCESS;
+}
+
 int legacy_setup(Bootstrap &boot, const HeapConfig &config, const std::vector<PeHeapInfo> &info) {
   HeapRuntime &h = g_heap;
   const int n = boot.size(), me = boot.rank();
@@ -605,6 +751,12 @@ int heap_init(Bootstrap &boot, const HeapConfig &config, gshmemi_device_state_t 
                          "set the same GSHMEM_SYMMETRIC_SIZE on every PE", pe,
                          static_cast<unsigned long long>(info[pe].heap_bytes),
                          static_cast<unsigned long long>(bytes));
+    else if (info[pe].max_heap_bytes != info[0].max_heap_bytes && info[pe].vmm_ok && info[0].vmm_ok)
+      rc = GSHMEMI_ERROR(GSHMEMX_ERROR_SYMMETRY,
+                         "PE %d may grow its symmetric heap to %llu bytes but PE 0 to %llu bytes: "
+                         "set the same GSHMEM_MAX_SYMMETRIC_SIZE on every PE", pe,
+                         static_cast<unsigned long long>(info[pe].max_heap_bytes),
+                         static_cast<unsigned long long>(info[0].max_heap_bytes));
     else if (info[pe].registration_bytes != registration)
       rc = GSHMEMI_ERROR(GSHMEMX_ERROR_SYMMETRY,
                          "PE %d has a registration space of %llu bytes but PE 0 of %llu bytes: "
@@ -616,13 +768,17 @@ int heap_init(Bootstrap &boot, const HeapConfig &config, gshmemi_device_state_t 
   if (!vmm && config.use_vmm) GSHMEMI_INFO("not every PE supports CUDA VMM: every PE uses cudaIpc handles");
   h.vmm = vmm;
   h.bytes = bytes;
-  // Each PE's slot: the heap, then (VMM only) the registration window,
-  // starting at a multiple of every PE's granularity (see the top of this file).
+  h.initial_bytes = bytes;
+  // Each PE's slot: the heap's addresses (up to GSHMEM_MAX_SYMMETRIC_SIZE on
+  // the VMM path, the first `bytes` mapped), then (VMM only) the
+  // registration window, starting at a multiple of every PE's granularity
+  // (see the top of this file).
+  h.max_bytes = vmm ? round_up(std::max<std::size_t>(bytes, info[0].max_heap_bytes), alignment) : bytes;
   h.window_alignment = alignment;
-  h.window_start = h.bytes;
+  h.window_start = h.max_bytes;
   h.window_bytes = 0;
   if (vmm && registration > 0) {
-    h.window_start = round_up(h.bytes, alignment);
+    h.window_start = round_up(h.max_bytes, alignment);
     h.window_bytes = round_up(registration, alignment);
   }
   h.slot_bytes = h.window_start + h.window_bytes;
@@ -652,6 +808,9 @@ int heap_init(Bootstrap &boot, const HeapConfig &config, gshmemi_device_state_t 
     return rc;
   }
   h.collective.reset(new CollectiveHeap(h.bytes, GSHMEMI_INTERNAL_REGION_BYTES, h.window_bytes, h.window_alignment));
+  if (vmm && h.max_bytes > h.bytes) {
+    h.collective->enable_growth(&vmm_grow, h.max_bytes, h.window_alignment);
+  }
   h.initialized = true;
   state->heap_base = h.base;
   state->heap_size = h.bytes;
@@ -672,6 +831,7 @@ int heap_finalize(Bootstrap &boot, bool collective) {
     // freeing now could fault it or wait for it forever, so the mappings stay
     // until the process exits; only the bookkeeping is dropped.
     drop_registrations();
+    h.extensions.clear();
     h.ipc_opened.clear();
     h.peer_handles.clear();
     h.peer_mapped.clear();
@@ -694,7 +854,7 @@ int heap_finalize(Bootstrap &boot, bool collective) {
   h.ipc_opened.clear();
   if (h.vmm) {
     for (std::size_t pe = 0; pe < h.peer_handles.size(); ++pe) {
-      if (h.peer_mapped[pe]) (void)h.driver.MemUnmap(slot_address(static_cast<int>(pe)), h.bytes);
+      if (h.peer_mapped[pe]) (void)h.driver.MemUnmap(slot_address(static_cast<int>(pe)), h.initial_bytes);
       if (h.peer_handles[pe]) (void)h.driver.MemRelease(h.peer_handles[pe]);
       h.peer_mapped[pe] = false;
       h.peer_handles[pe] = 0;
@@ -754,6 +914,8 @@ void heap_release(Bootstrap &boot, void *ptr) {
                                                    reinterpret_cast<std::uintptr_t>(ptr));
   if (outcome.code != GSHMEM_SUCCESS) GSHMEMI_ERROR(outcome.code, "%s", outcome.message.c_str());
 }
+
+std::size_t heap_mapped_bytes() { return g_heap.initialized ? g_heap.bytes : 0; }
 
 std::size_t heap_bytes_in_use() {
   return g_heap.collective ? g_heap.collective->allocator().bytes_in_use() : 0;

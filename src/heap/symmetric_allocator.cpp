@@ -100,6 +100,39 @@ AllocationPlan SymmetricAllocator::plan_allocate(std::size_t size, std::size_t a
   return plan;
 }
 
+std::size_t SymmetricAllocator::capacity_to_fit(std::size_t size, std::size_t alignment, std::size_t granule) const {
+  if (!is_power_of_two(alignment) || !is_power_of_two(granule) || size == 0) return 0;
+  if (alignment < kGranule) alignment = kGranule;
+  std::size_t bytes = 0;
+  if (!round_up(size, kGranule, &bytes)) return 0;
+  // Free space reaching the end is used; otherwise the block starts at the end.
+  std::size_t from = capacity_;
+  if (!free_.empty()) {
+    const auto &last = *free_.rbegin();
+    if (last.first + last.second == capacity_) from = last.first;
+  }
+  std::size_t start = 0, end = 0;
+  if (!round_up(from, alignment, &start) || start > SIZE_MAX - bytes) return 0;
+  if (!round_up(start + bytes, granule, &end)) return 0;
+  return end;
+}
+
+void SymmetricAllocator::grow(std::size_t new_capacity) {
+  new_capacity = round_down(new_capacity, kGranule);
+  if (new_capacity <= capacity_) return;
+  const std::size_t added = new_capacity - capacity_;
+  if (!free_.empty()) {
+    auto last = std::prev(free_.end());
+    if (last->first + last->second == capacity_) {
+      last->second += added;
+      capacity_ = new_capacity;
+      return;
+    }
+  }
+  free_.emplace(capacity_, added);
+  capacity_ = new_capacity;
+}
+
 void SymmetricAllocator::commit_allocate(const AllocationPlan &plan) {
   if (plan.code != 0 || plan.bytes == 0) return;
   // The interval that holds the block: the last one starting at or before it.

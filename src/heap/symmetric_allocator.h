@@ -65,6 +65,18 @@ class SymmetricAllocator {
   // Applies a successful plan; the block merges with free neighbours.
   void commit_release(const ReleasePlan &plan);
 
+  // Growth (the CUDA VMM heap maps more memory behind its end on demand).
+  // The capacity at which a block of `size` bytes aligned to `alignment`
+  // would fit, placed after the last block (in the free space that reaches
+  // the current end, or at the end): a multiple of `granule` (a power of
+  // two). 0 when no capacity could hold it (overflow, bad alignment).
+  // Depends only on the allocator's state, so every PE computes the same.
+  std::size_t capacity_to_fit(std::size_t size, std::size_t alignment, std::size_t granule) const;
+  // Raises the capacity to new_capacity (rounded down to kMinAlignment; a
+  // smaller value changes nothing); the new bytes join the free space at
+  // the end.
+  void grow(std::size_t new_capacity);
+
   std::size_t bytes_in_use() const { return bytes_in_use_; }
   std::size_t total_free() const { return capacity_ - reserved_prefix_ - bytes_in_use_; }
   std::size_t largest_free() const;

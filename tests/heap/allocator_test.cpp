@@ -201,3 +201,32 @@ TEST_CASE("many varied allocate/free cycles return to an empty heap", "[heap][al
   CHECK(a.free_intervals() == 1);
   CHECK(a.largest_free() == (1u << 20));
 }
+
+TEST_CASE("capacity_to_fit and grow extend the free space at the end", "[heap][allocator]") {
+  constexpr std::size_t kMiB = 1u << 20;
+  gshmemi::SymmetricAllocator a(4 * kMiB, 0);
+  const auto first = a.plan_allocate(3 * kMiB, 256);
+  REQUIRE(first.code == 0);
+  a.commit_allocate(first);
+  // 1 MiB free at the end: a 2 MiB block needs the capacity to reach 5 MiB.
+  CHECK(a.capacity_to_fit(2 * kMiB, 256, kMiB) == 5 * kMiB);
+  // Rounded to the granule; alignment counted from the free space's start.
+  CHECK(a.capacity_to_fit(2 * kMiB + 1, 256, kMiB) == 6 * kMiB);
+  CHECK(a.capacity_to_fit(kMiB, 4 * kMiB, kMiB) == 5 * kMiB);
+  CHECK(a.capacity_to_fit(SIZE_MAX, 256, kMiB) == 0);
+  CHECK(a.capacity_to_fit(kMiB, 3, kMiB) == 0);
+  a.grow(5 * kMiB);
+  CHECK(a.capacity() == 5 * kMiB);
+  CHECK(a.free_intervals() == 1);  // merged with the free space at the old end
+  CHECK(a.largest_free() == 2 * kMiB);
+  const auto second = a.plan_allocate(2 * kMiB, 256);
+  REQUIRE(second.code == 0);
+  CHECK(second.offset == 3 * kMiB);
+  a.commit_allocate(second);
+  // Full: growth starts at the end.
+  CHECK(a.capacity_to_fit(kMiB, 256, kMiB) == 6 * kMiB);
+  a.grow(6 * kMiB);
+  a.grow(4 * kMiB);  // smaller: nothing changes
+  CHECK(a.capacity() == 6 * kMiB);
+  CHECK(a.total_free() == kMiB);
+}

@@ -260,3 +260,80 @@ TEST_CASE("records that differ only in placement report diverged heaps", "[heap]
   records[1].offset = kPrefix;
   CHECK(gshmemi::compare_call_records(records, 2, 0, &message) == 0);
 }
+
+// Growth: a heap allocation that does not fit asks the grow hook (on every
+// PE, for the same capacity: the free space reaching the end plus what is
+// missing, rounded to the granule), then succeeds at the same offset on every
+// PE; past the limit it fails with a message naming GSHMEM_MAX_SYMMETRIC_SIZE
+// and the hook is not asked; a hook failing on one PE fails the call on
+// every PE and leaves every heap as it was; the registration window never
+// grows the heap.
+TEST_CASE("the heap grows on demand, identically on every PE, up to its limit", "[heap][collective]") {
+  constexpr int kPes = 3;
+  constexpr std::size_t kGranule = 1u << 20;
+  constexpr std::size_t kLimit = kCapacity + (8u << 20);
+  struct GrowLog {
+    std::vector<HeapOutcome> outcomes;
+    std::vector<std::size_t> asked;  // capacities the hook was asked for
+    std::size_t capacity_after = 0;
+    std::size_t in_use_after = 0;
+  };
+  std::vector<GrowLog> logs(kPes);
+  run_pes(kPes, [&](FakeBootstrap &boot) {
+    CollectiveHeap heap(kCapacity, kPrefix);
+    GrowLog &log = logs[boot.rank()];
+    bool fail_next_on_pe1 = false;
+    heap.enable_growth(
+        [&](gshmemi::Bootstrap &b, std::size_t capacity, std::string *why) {
+          log.asked.push_back(capacity);
+          // Collective like the real hook: every PE takes part.
+          int mine = fail_next_on_pe1 && b.rank() == 1 ? GSHMEMX_ERROR_OUT_OF_MEMORY : 0;
+          std::vector<int> all(static_cast<std::size_t>(b.size()));
+          b.allgather(&mine, all.data(), sizeof mine);
+          for (int code : all)
+            if (code != 0) {
+              *why = "cuMemCreate failed on PE 1";
+              return code;
+            }
+          return 0;
+        },
+        kLimit, kGranule);
+    const std::uintptr_t base = fake_base(boot.rank());
+    HeapOutcome a = heap.malloc(boot, 3u << 20);   // fits
+    HeapOutcome b = heap.malloc(boot, 3u << 20);   // needs 2 MiB more: grows
+    log.outcomes.push_back(a);
+    log.outcomes.push_back(b);
+    log.outcomes.push_back(heap.malloc(boot, 64u << 20));  // past the limit
+    fail_next_on_pe1 = true;
+    log.outcomes.push_back(heap.malloc(boot, 4u << 20));   // the hook fails on PE 1
+    fail_next_on_pe1 = false;
+    log.outcomes.push_back(heap.release(boot, base, base + a.offset));
+    log.outcomes.push_back(heap.malloc(boot, 5u << 20));   // grows again, to the limit at most
+    log.capacity_after = heap.allocator().capacity();
+    log.in_use_after = heap.allocator().bytes_in_use();
+  });
+  for (int pe = 0; pe < kPes; ++pe) {
+    INFO("PE " << pe);
+    const auto &o = logs[pe].outcomes;
+    CHECK(o[0].code == 0);
+    CHECK(o[1].code == 0);
+    CHECK(o[1].offset == o[0].offset + (3u << 20));
+    CHECK(o[1].offset == logs[0].outcomes[1].offset);
+    CHECK(o[2].code == GSHMEMX_ERROR_OUT_OF_MEMORY);
+    CHECK(contains(o[2].message, "GSHMEM_MAX_SYMMETRIC_SIZE"));
+    CHECK(o[3].code == GSHMEMX_ERROR_OUT_OF_MEMORY);
+    CHECK(contains(o[3].message, "growing the symmetric heap"));
+    CHECK(contains(o[3].message, "cuMemCreate failed on PE 1"));
+    CHECK(o[4].code == 0);
+    CHECK(o[5].code == 0);
+    CHECK(o[5].has_block);
+    // Asked: for b, to the end of b rounded to 1 MiB; for the 4 MiB call
+    // (failed); for the 5 MiB call. Never for the one past the limit.
+    REQUIRE(logs[pe].asked.size() == 3);
+    CHECK(logs[pe].asked == logs[0].asked);
+    CHECK(logs[pe].asked[0] == ((o[1].offset + (3u << 20) + kGranule - 1) / kGranule) * kGranule);
+    CHECK(logs[pe].asked[2] <= kLimit);
+    CHECK(logs[pe].capacity_after == logs[pe].asked[2]);
+    CHECK(logs[pe].in_use_after == (3u << 20) + (5u << 20));
+  }
+}

@@ -9,6 +9,7 @@
 #include <gshmem/gshmem.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "catch.hpp"
@@ -143,10 +144,81 @@ static void cycles_do_not_leak() {
   CHECK(gshmemx_heap_bytes_in_use() == 0);
 }
 
+// Growth (CUDA VMM heap): allocations past the initial GSHMEM_SYMMETRIC_SIZE
+// (1 GiB here) succeed on every PE, the new memory is reachable from every
+// peer on the device (gshmem_ptr) and through host RMA (whose argument
+// checks follow the grown size), and a freed block's space is reused and
+// extended again. The legacy heap cannot grow: there the same request fails
+// cleanly and the heap stays usable.
+static void grows_past_its_initial_size() {
+  const char *legacy_env = std::getenv("GSHMEM_DISABLE_VMM");
+  const bool legacy = legacy_env && legacy_env[0] == '1';
+  REQUIRE(gshmemx_heap_bytes_in_use() == 0);
+  void *small = gshmem_malloc(64u << 20);
+  REQUIRE(small != nullptr);
+  const std::size_t big_bytes = std::size_t(3) << 29;  // 1.5 GiB
+  auto *big = static_cast<std::uint64_t *>(gshmem_malloc(big_bytes));
+  if (legacy) {
+    CHECK(big == nullptr);
+    CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_OUT_OF_MEMORY);
+    void *again = gshmem_malloc(1u << 20);  // the heap still works
+    CHECK(again != nullptr);
+    gshmem_free(again);
+    gshmem_free(small);
+    return;
+  }
+  REQUIRE(big != nullptr);
+  CHECK(reinterpret_cast<std::uintptr_t>(big) % 256 == 0);
+  const std::size_t words = big_bytes / sizeof(std::uint64_t);
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  fill<<<264, 512>>>(big, me, words);
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  gshmem_barrier_all();
+  unsigned long long *mismatches = nullptr;
+  int *null_peers = nullptr;
+  GSHMEM_TEST_CUDA(cudaMallocManaged(&mismatches, sizeof *mismatches));
+  GSHMEM_TEST_CUDA(cudaMallocManaged(&null_peers, sizeof *null_peers));
+  *mismatches = 0;
+  *null_peers = 0;
+  check_peers<<<264, 512>>>(big, words, mismatches, null_peers);
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(*null_peers == 0);
+  CHECK(*mismatches == 0);
+  // Host RMA into the last word of the grown part, on the next PE.
+  std::uint64_t *last = big + words - 1;
+  CHECK(gshmem_ptr(last, (me + 1) % n) != nullptr);
+  std::uint64_t *marker = nullptr;
+  GSHMEM_TEST_CUDA(cudaMalloc(&marker, sizeof *marker));
+  const std::uint64_t value = 0xC0FFEE00ull + static_cast<std::uint64_t>(me);
+  GSHMEM_TEST_CUDA(cudaMemcpy(marker, &value, sizeof value, cudaMemcpyHostToDevice));
+  gshmem_barrier_all();
+  gshmem_putmem(last, marker, sizeof value, (me + 1) % n);
+  CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+  gshmem_quiet();
+  gshmem_barrier_all();
+  std::uint64_t got = 0;
+  GSHMEM_TEST_CUDA(cudaMemcpy(&got, last, sizeof got, cudaMemcpyDeviceToHost));
+  CHECK(got == 0xC0FFEE00ull + static_cast<std::uint64_t>((me + n - 1) % n));
+  GSHMEM_TEST_CUDA(cudaFree(marker));
+  GSHMEM_TEST_CUDA(cudaFree(mismatches));
+  GSHMEM_TEST_CUDA(cudaFree(null_peers));
+  // Freed space is reused; a larger request extends the heap again.
+  gshmem_free(big);
+  void *reuse = gshmem_malloc(big_bytes);
+  CHECK(reuse == big);
+  void *more = gshmem_malloc(big_bytes);
+  CHECK(more != nullptr);
+  gshmem_free(more);
+  gshmem_free(reuse);
+  gshmem_free(small);
+  CHECK(gshmemx_heap_bytes_in_use() == 0);
+}
+
 TEST_CASE("symmetric heap on GPUs: patterns, gshmem_ptr NULL cases, no leaks", "[heap][gpu]") {
   Runtime runtime;
   REQUIRE(runtime.rc == 0);
   patterns_through_gshmem_ptr();
   null_cases();
   cycles_do_not_leak();
+  grows_past_its_initial_size();
 }

@@ -33,10 +33,13 @@ typedef struct gshmemi_device_state {
   int n_pes;
   int reserved0;
   char *heap_base;                     /* this PE's heap (local address) */
-  unsigned long long heap_size;        /* bytes per PE, internal region included */
-  unsigned long long symmetric_span;   /* bytes of symmetric addresses from heap_base: the heap, then
-                                          the window of registered buffers (src/heap.h); heap_size
-                                          when there is no window. Peer addresses are
+  unsigned long long heap_size;        /* bytes per PE, internal region included (the host's copy
+                                          follows the heap's growth; device copies keep the size at
+                                          init: device code bounds addresses by symmetric_span) */
+  unsigned long long symmetric_span;   /* bytes of symmetric addresses from heap_base: the heap's
+                                          addresses (up to GSHMEM_MAX_SYMMETRIC_SIZE), then the
+                                          window of registered buffers (src/heap.h); heap_size
+                                          on the legacy heap. Peer addresses are
                                           peer_base[pe] + (address - heap_base) for every address in
                                           [heap_base, heap_base + symmetric_span) */
   unsigned long long wait_timeout_ns;  /* GSHMEM_WAIT_TIMEOUT in ns; 0 = wait forever */
