@@ -236,7 +236,7 @@ if [[ $sanitize == 1 ]]; then
     GSHMEM_TEST_ITERATION_DIVISOR=${SANITIZE_ITERATION_DIVISOR:-50} CUDA_MODULE_LOADING=EAGER timeout "$(stage_timeout "${SANITIZE_TIMEOUT:-90}")" mpirun -np 2 --bind-to none \
       "$cs" --tool "$1" --error-exitcode 99 --print-limit 20 "$bin" "~[concurrent-kernels]" > "$log" 2>&1
     local rc=$? errors
-    errors=$(grep -o "ERROR SUMMARY: [0-9]* error[s]*" "$log" | sort | uniq -c | paste -sd';' -)
+    errors=$(grep -oE "(ERROR|RACECHECK) SUMMARY: [0-9]* (error[s]*|hazard[s]* displayed)" "$log" | sort | uniq -c | paste -sd';' -)
     [[ $rc -eq 124 ]] && errors="TIMED OUT; ${errors}"
     summary+=("sanitize $1|$2 rc=$rc|${errors:-no summary line}|$(( $(date +%s) - start ))s")
     grep -m3 "Invalid\|Race\|Error:" "$log"
