@@ -25,11 +25,14 @@ struct Buffers {
 // the floor are template parameters, so each timed loop is compiled for its
 // one exchange (a runtime switch inside the loop costs every iteration a few
 // instructions, the floor included).
-template <Exchange Ex, bool Raw>
+// RawSend / RawWait pick the floor's half for each side separately: the
+// mixed forms tell which half of an exchange costs what it costs above the
+// floor (info rows).
+template <Exchange Ex, bool RawSend, bool RawWait>
 __global__ void __launch_bounds__(1) word_pingpong(uint64_t *flag, uint64_t *peer_flag, int peer, uint64_t iters,
                                                    bool initiator) {
   auto send = [&](uint64_t i) {
-    if constexpr (Raw) {
+    if constexpr (RawSend) {
       if constexpr (Ex == Exchange::atomic_add) raw_add_relaxed(peer_flag, 1);
       else raw_store_relaxed(peer_flag, i);
     } else if constexpr (Ex == Exchange::signal) {
@@ -41,7 +44,7 @@ __global__ void __launch_bounds__(1) word_pingpong(uint64_t *flag, uint64_t *pee
     }
   };
   auto wait = [&](uint64_t i) {
-    if constexpr (Raw) raw_wait_ge(flag, i);
+    if constexpr (RawWait) raw_wait_ge(flag, i);
     else if constexpr (Ex == Exchange::signal) (void)gshmem_signal_wait_until(flag, GSHMEM_CMP_EQ, i);
     else gshmem_uint64_wait_until(flag, GSHMEM_CMP_GE, i);
   };
@@ -58,10 +61,16 @@ __global__ void __launch_bounds__(1) word_pingpong(uint64_t *flag, uint64_t *pee
 
 using WordPingpong = void (*)(uint64_t *, uint64_t *, int, uint64_t, bool);
 
-WordPingpong word_pingpong_kernel(Exchange ex, bool raw) {
-  if (ex == Exchange::signal) return raw ? word_pingpong<Exchange::signal, true> : word_pingpong<Exchange::signal, false>;
-  if (ex == Exchange::p) return raw ? word_pingpong<Exchange::p, true> : word_pingpong<Exchange::p, false>;
-  return raw ? word_pingpong<Exchange::atomic_add, true> : word_pingpong<Exchange::atomic_add, false>;
+template <Exchange Ex>
+WordPingpong word_pingpong_halves(bool raw_send, bool raw_wait) {
+  if (raw_send) return raw_wait ? word_pingpong<Ex, true, true> : word_pingpong<Ex, true, false>;
+  return raw_wait ? word_pingpong<Ex, false, true> : word_pingpong<Ex, false, false>;
+}
+
+WordPingpong word_pingpong_kernel(Exchange ex, bool raw_send, bool raw_wait) {
+  if (ex == Exchange::signal) return word_pingpong_halves<Exchange::signal>(raw_send, raw_wait);
+  if (ex == Exchange::p) return word_pingpong_halves<Exchange::p>(raw_send, raw_wait);
+  return word_pingpong_halves<Exchange::atomic_add>(raw_send, raw_wait);
 }
 
 // put_signal ping-pong with `Width` issuing threads (1, 32, or the block of
@@ -169,16 +178,23 @@ int main(int argc, char **argv) {
   const uint64_t word_iters = ctx.opt.iterations(100000, 20000);
   const uint64_t word_warm = ctx.opt.warmup_iterations(10000, 2000);
   for (Exchange ex : {Exchange::signal, Exchange::p, Exchange::atomic_add}) {
-    auto run = [&](bool raw) {
+    auto run = [&](bool raw_send, bool raw_wait) {
       return time_loop(ctx, word_iters, word_warm, reset, [&](uint64_t n) {
-        if (active) word_pingpong_kernel(ex, raw)<<<1, 1, 0, ctx.stream>>>(b.flag, peer_flag, peer, n, initiator);
+        if (active)
+          word_pingpong_kernel(ex, raw_send, raw_wait)<<<1, 1, 0, ctx.stream>>>(b.flag, peer_flag, peer, n, initiator);
       });
     };
-    std::vector<double> floor_ns = run(true);
+    std::vector<double> floor_ns = run(true, true);
     Stats f1 = us_stats(floor_ns, 0.5), f2 = us_stats(floor_ns);
-    std::vector<double> ns = run(false);
+    std::vector<double> ns = run(false, false);
     add_row(ctx, exchange_name(ex), "size", 8, 1, "one_way", us_stats(ns, 0.5), &f1, word_iters);
     add_row(ctx, exchange_name(ex), "size", 8, 1, "round_trip", us_stats(ns), &f2, word_iters);
+    // Which half costs: gshmem's send with the floor's wait, and the reverse.
+    std::vector<double> send_only = run(false, true), wait_only = run(true, false);
+    add_row(ctx, std::string(exchange_name(ex)) + "[gshmem send, raw wait]", "size", 8, 1, "one_way",
+            us_stats(send_only, 0.5), &f1, word_iters);
+    add_row(ctx, std::string(exchange_name(ex)) + "[raw send, gshmem wait]", "size", 8, 1, "one_way",
+            us_stats(wait_only, 0.5), &f1, word_iters);
   }
 
   // ---- put_signal
