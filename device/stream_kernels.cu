@@ -80,7 +80,10 @@ __device__ void timeout_trap(const char *routine, const T *addr, int cmp, T expe
 // Launched by the runtime when a peer is gone and on-stream memory-operation
 // waits may be pending: nothing on the device watches those, so the PE's
 // device work is ended (the trap makes every stream of the context fail).
+// lost_pe < 0: a warm-up launch at init (see gshmemi_stream_init), which
+// returns at once.
 __global__ void end_device_work_kernel(int my_pe, int lost_pe) {
+  if (lost_pe < 0) return;
   printf("gshmem: PE %d: PE %d is gone (its process ended); ending this PE's device work so that on-stream "
          "waits fail instead of waiting forever\n",
          my_pe, lost_pe);

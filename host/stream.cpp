@@ -612,23 +612,68 @@ void gshmemi_stream_enable_memop_barrier(int enabled) {
   memop_barrier_enabled.store(enabled != 0);
 }
 
+// The streams that carry the trapping kernel when a peer is lost (see
+// gshmemi_stream_end_device_work), made at init. Streams share a few
+// hardware queues, and a blocked memop wait stalls the work queued behind it
+// on its queue: one stream may land behind it, so there are several, of the
+// highest priority. They are made and used once (a warm-up launch of the
+// kernel) while the device is idle at init, not when a wait is already
+// blocked: making the first stream of a priority, or the first launch on
+// it, may need the device to reach a point that the blocked wait never
+// lets it reach. They live as long as the process (the primary context).
+namespace {
+constexpr int kEmergencyStreams = 16;
+struct EmergencyStreams {
+  std::mutex mutex;
+  int device = -1;
+  int count = 0;
+  cudaStream_t streams[kEmergencyStreams] = {};
+};
+EmergencyStreams emergency;
+
+int prepare_emergency_streams(int device) {
+  std::lock_guard<std::mutex> lock(emergency.mutex);
+  if (emergency.device == device && emergency.count == kEmergencyStreams) return GSHMEM_SUCCESS;
+  int least = 0, greatest = 0;
+  GSHMEMI_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  emergency.count = 0;
+  emergency.device = device;
+  for (int i = 0; i < kEmergencyStreams; ++i) {
+    GSHMEMI_CUDA_CHECK(cudaStreamCreateWithPriority(&emergency.streams[i], cudaStreamNonBlocking, greatest));
+    ++emergency.count;
+    GSHMEMI_CUDA_CHECK(launch_end_device_work(gshmemi_host_state()->my_pe, -1, emergency.streams[i]));
+  }
+  for (int i = 0; i < kEmergencyStreams; ++i) GSHMEMI_CUDA_CHECK(cudaStreamSynchronize(emergency.streams[i]));
+  return GSHMEM_SUCCESS;
+}
+}  // namespace
+
 void gshmemi_stream_end_device_work(int device, int lost_pe) {
   if (!memop_waits_enqueued.load()) return;
   GSHMEMI_WARN("on-stream waits may be pending on PE %d's signals: ending this PE's device work", lost_pe);
   // This thread (the monitor's) has no device of its own yet.
   if (cudaSetDevice(device) != cudaSuccess) return;
-  // Streams share a few hardware queues, and a blocked memop wait stalls the
-  // work queued behind it on its queue: one new stream may land behind it.
-  // The trapping kernel goes to several new highest-priority streams, so
-  // that one of them reaches the GPU; the first trap ends every stream.
-  constexpr int kStreams = 16;
-  int least = 0, greatest = 0;
-  (void)cudaDeviceGetStreamPriorityRange(&least, &greatest);
+  // The trapping kernel goes to every stream prepared at init (new ones if
+  // those are gone), so that one of them reaches the GPU; the first trap
+  // ends every stream of the context.
+  constexpr int kStreams = kEmergencyStreams;
   cudaStream_t streams[kStreams] = {};
   int launched = 0;
-  for (int i = 0; i < kStreams; ++i) {
-    if (cudaStreamCreateWithPriority(&streams[i], cudaStreamNonBlocking, greatest) != cudaSuccess) break;
-    if (launch_end_device_work(gshmemi_host_state()->my_pe, lost_pe, streams[i]) == cudaSuccess) ++launched;
+  {
+    std::lock_guard<std::mutex> lock(emergency.mutex);
+    if (emergency.device == device)
+      for (int i = 0; i < emergency.count; ++i)
+        if (launch_end_device_work(gshmemi_host_state()->my_pe, lost_pe, emergency.streams[i]) == cudaSuccess)
+          streams[launched++] = emergency.streams[i];
+  }
+  if (launched == 0) {
+    int least = 0, greatest = 0;
+    (void)cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    for (int i = 0; i < kStreams; ++i) {
+      cudaStream_t s = nullptr;
+      if (cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest) != cudaSuccess) break;
+      if (launch_end_device_work(gshmemi_host_state()->my_pe, lost_pe, s) == cudaSuccess) streams[launched++] = s;
+    }
   }
   if (launched == 0) {
     GSHMEMI_WARN("ending the device work after PE %d was lost failed: no kernel could be launched", lost_pe);
@@ -657,6 +702,9 @@ int gshmemi_stream_init(void) {
   if (state->heap_base == nullptr || state->heap_size < GSHMEMI_INTERNAL_REGION_BYTES)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "gshmemi_stream_init: the heap does not exist yet");
   GSHMEMI_CHECK(gshmemi_stream_preload_kernels());
+  int device = -1;
+  GSHMEMI_CUDA_CHECK(cudaGetDevice(&device));
+  GSHMEMI_CHECK(prepare_emergency_streams(device));
   GSHMEMI_CUDA_CHECK(zero_internal_area(state->heap_base + GSHMEMI_INTERNAL_STREAM_OFFSET));
   std::lock_guard<std::mutex> lock(caps_mutex);
   GSHMEMI_CHECK(find_caps(state->heap_base, &caps_cache));
