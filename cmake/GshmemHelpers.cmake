@@ -5,12 +5,21 @@
 # (no GPU, too few GPUs). CTest reports such a test as skipped.
 set(GSHMEM_SKIP_RETURN_CODE 77)
 
-# gshmem_launcher_command(<out-var> <np>)
-# The command prefix that starts <np> processes under the MPI launcher.
+# gshmem_launcher_command(<out-var> <np> [<launcher>])
+# The command prefix that starts <np> processes under the MPI launcher, or
+# under <launcher> (an mpirun-like program such as oshrun) when given.
 function(gshmem_launcher_command out np)
-  set(cmd ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np})
+  set(launcher ${MPIEXEC_EXECUTABLE})
+  if(ARGC GREATER 2 AND ARGV2)
+    set(launcher ${ARGV2})
+  endif()
+  set(np_flag ${MPIEXEC_NUMPROC_FLAG})
+  if(NOT np_flag)
+    set(np_flag -np)
+  endif()
+  set(cmd ${launcher} ${np_flag} ${np})
   # Open MPI needs these to run on a machine with fewer cores than PEs, and as root in containers.
-  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _ver ERROR_QUIET)
+  execute_process(COMMAND ${launcher} --version OUTPUT_VARIABLE _ver ERROR_QUIET)
   if(_ver MATCHES "Open MPI|OpenRTE")
     list(APPEND cmd --oversubscribe --bind-to none)
   endif()
@@ -21,6 +30,7 @@ endfunction()
 # gshmem_add_test(<name>
 #   SOURCES <files...>
 #   [NP <n>]          run under the MPI launcher with n processes (one PE each)
+#   [LAUNCHER <prog>] with NP: start them with <prog> (e.g. oshrun) instead
 #   [GPUS <n>]        needs n GPUs: labelled "gpu"; skipped (exit 77) where fewer exist
 #   [LIBS <targets>]  extra link libraries
 #   [ENV <VAR=value>...] extra environment
@@ -28,11 +38,11 @@ endfunction()
 #   [LABELS <labels>] [TIMEOUT <s>])
 function(gshmem_add_test name)
   # Every keyword is named here, so SOURCES/LIBS stop at the next one.
-  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT" "SOURCES;LIBS;ENV;ARGS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER" "SOURCES;LIBS;ENV;ARGS;LABELS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE gshmem_test_support ${T_LIBS})
   set(forward)
-  foreach(key NP GPUS TIMEOUT ENV ARGS LABELS)
+  foreach(key NP GPUS TIMEOUT LAUNCHER ENV ARGS LABELS)
     if(DEFINED T_${key})
       list(APPEND forward ${key} ${T_${key}})
     endif()
@@ -43,14 +53,14 @@ endfunction()
 # gshmem_add_test_variant(<new-name> <existing-test-target> ...)
 # Registers another run of an already-built test binary (other NP, other ENV).
 function(gshmem_add_test_variant name target)
-  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT" "ENV;ARGS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER" "ENV;ARGS;LABELS" ${ARGN})
   set(cmd $<TARGET_FILE:${target}>)
   set(labels ${T_LABELS})
   if(T_NP)
-    if(NOT MPIEXEC_EXECUTABLE)
+    if(NOT MPIEXEC_EXECUTABLE AND NOT T_LAUNCHER)
       return()
     endif()
-    gshmem_launcher_command(launcher ${T_NP})
+    gshmem_launcher_command(launcher ${T_NP} "${T_LAUNCHER}")
     set(cmd ${launcher} ${cmd})
     list(APPEND labels mpi)
   endif()

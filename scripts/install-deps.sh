@@ -4,7 +4,8 @@
 # is really missing:
 #   required: CMake >= 3.25, a C++17 compiler, make or ninja, nvcc (CUDA 12/13),
 #             MPI (mpicxx/mpirun + headers), Catch2 v2 or v3
-#   optional: Python 3 with matplotlib (plots), NCCL headers (NCCL bootstrap)
+#   optional: Python 3 with matplotlib (plots), NCCL headers (NCCL bootstrap),
+#             OpenSHMEM (oshcc: the OpenSHMEM bootstrap's tests over a real library)
 # Where something is missing it uses apt-get (as root, on Debian/Ubuntu, when a
 # package registry answers); otherwise it prints exactly what to install. A
 # missing optional piece is reported and the script goes on; a missing
@@ -89,6 +90,11 @@ elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VI
 else
   missing_optional+=("matplotlib for $(command -v python3 || echo python3) (plots; python3 -m pip install matplotlib)")
   command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
+fi
+
+# ---- optional: OpenSHMEM (Open MPI's OSHMEM, which Debian's MPI packages above bring)
+if command -v oshcc >/dev/null 2>&1 && oshcc --showme:compile >/dev/null 2>&1; then say "OpenSHMEM: $(command -v oshcc)"
+else missing_optional+=("OpenSHMEM (oshcc: Open MPI's OSHMEM, in libopenmpi-dev + openmpi-bin): the OpenSHMEM bootstrap's tests over a real library are not built without it")
 fi
 
 # ---- optional: NCCL headers (NCCL bootstrap plugin)

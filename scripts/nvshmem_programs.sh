@@ -13,7 +13,10 @@
 # They are built outside this tree by a generated CMake project that calls
 # find_package(gshmem) and links gshmem::nvshmem, so their <nvshmem.h> is
 # gshmem's compatibility header and the installed package is what is tested.
-# No -rdc: gshmem's device routines are inline.
+# No -rdc: gshmem's device routines are inline. Examples that include
+# <mpi.h> link MPI; examples that include <shmem.h> (OpenSHMEM programs, such
+# as shmem-based-init) take the OpenSHMEM library's flags from its compiler
+# wrapper (oshcc; Open MPI's OSHMEM) and run under mpirun like the others.
 #
 #   --prefix DIR       the gshmem install prefix to test (default: build this
 #                      tree and install it into BUILD_DIR/gshmem-prefix)
@@ -169,6 +172,8 @@ if [ "$RUN_ONLY" = 0 ]; then
 #   perftest  linked with the perftest helper, run on 2 PEs with its .args
 #   example   an example program
 #   mpi       an example that includes <mpi.h> itself (linked with MPI)
+#   shmem     an example that includes <shmem.h> itself (an OpenSHMEM program:
+#             built with the OpenSHMEM library's flags, from its oshcc wrapper)
 #   left_out  not built; the fourth column says why
 : > "$TSV"
 add_program() {  # source kind [why]
@@ -185,6 +190,8 @@ for src in examples/*.cu examples/*.cpp; do
   [ -f "$src" ] || continue
   if grep -Eq '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]mpi\.h[>"]' "$src"; then
     add_program "$src" mpi
+  elif grep -Eq '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]shmem\.h[>"]' "$src"; then
+    add_program "$src" shmem
   else
     add_program "$src" example
   fi
@@ -246,6 +253,8 @@ if(WITH_MPI_SUPPORT)
   find_package(MPI COMPONENTS CXX)
 endif()
 include(${CMAKE_CURRENT_SOURCE_DIR}/programs.cmake)
+# gshmem's find module for OpenSHMEM (OpenSHMEM::OpenSHMEM), for the shmem kind.
+list(APPEND CMAKE_MODULE_PATH ${GSHMEM_CMAKE_MODULES})
 
 # Every error, not the front end's first hundred: the report lists them all.
 add_compile_options($<$<COMPILE_LANGUAGE:CUDA>:-Xcudafe=--error_limit=100000>)
@@ -291,6 +300,15 @@ foreach(entry IN LISTS NVSHMEM_PROGRAMS)
     file(WRITE ${LOG_DIR}/${target}.obj.compile.log.rc "1\n")
     continue()
   endif()
+  if(kind STREQUAL "shmem" AND NOT OpenSHMEM_FOUND)
+    find_package(OpenSHMEM)
+  endif()
+  if(kind STREQUAL "shmem" AND NOT OpenSHMEM_FOUND)
+    file(WRITE ${LOG_DIR}/${target}.obj.compile.log
+         "fatal error: shmem.h: No such file or directory (CMake found no OpenSHMEM for this example: oshcc)\n")
+    file(WRITE ${LOG_DIR}/${target}.obj.compile.log.rc "1\n")
+    continue()
+  endif()
   # The program's own source compiles as its own target, so its errors are
   # its own; the executable links it with what it needs.
   add_library(${target}.obj OBJECT ${NVSHMEM_SRC}/${source})
@@ -307,6 +325,10 @@ foreach(entry IN LISTS NVSHMEM_PROGRAMS)
     target_compile_definitions(${target}.obj PRIVATE NVSHMEMTEST_MPI_SUPPORT)
     target_link_libraries(${target}.obj PRIVATE MPI::MPI_CXX)
     target_link_libraries(${target} PRIVATE MPI::MPI_CXX)
+  elseif(kind STREQUAL "shmem")
+    # An OpenSHMEM program: gshmem finds its OpenSHMEM routines at run time.
+    target_link_libraries(${target}.obj PRIVATE OpenSHMEM::OpenSHMEM)
+    target_link_libraries(${target} PRIVATE OpenSHMEM::OpenSHMEM)
   else()
     target_include_directories(${target}.obj PRIVATE ${NVSHMEM_SRC}/examples)
     use_mpi_support(${target}.obj)
@@ -322,7 +344,7 @@ say "configuring (find_package(gshmem) from $PREFIX)"
 if ! cmake -S "$PROJ" -B "$BLD" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
      -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
      -DNVSHMEM_SRC="$NV_SRC" -DNVML_INCLUDE="$NVML_INCLUDE" -DLOG_DIR="$LOGS" \
-     -DWITH_MPI_SUPPORT="$MPI_SUPPORT" > "$LOGS/configure.log" 2>&1; then
+     -DWITH_MPI_SUPPORT="$MPI_SUPPORT" -DGSHMEM_CMAKE_MODULES="$ROOT/cmake" > "$LOGS/configure.log" 2>&1; then
   tail -30 "$LOGS/configure.log"
   die "configuring the programs' project failed (see $LOGS/configure.log)"
 fi
@@ -331,7 +353,7 @@ fi
 OBJ_TARGETS=(perftest_helper)
 while IFS=$'\t' read -r name src kind why; do
   t="${name//\//.}"
-  # An example CMake could not set up (no MPI) has its verdict written already.
+  # An example CMake could not set up (no MPI, no OpenSHMEM) has its verdict written already.
   [ "$kind" = left_out ] || [ -f "$LOGS/$t.obj.compile.log.rc" ] || OBJ_TARGETS+=("$t.obj")
 done < "$TSV"
 say "compiling ${#OBJ_TARGETS[@]} sources (-j$JOBS; logs in $LOGS)"
@@ -424,7 +446,14 @@ if [ -z "$RUN_NOTE" ]; then
     else
       for np in "${EXAMPLE_NPS[@]}"; do
         [ "$np" -le "$GPUS" ] || { say "  $name np=$np: skipped ($GPUS GPUs)"; continue; }
-        run_one "$t" "$np" "$LOGS/$t.np$np.run.log"
+        if [ "$kind" = shmem ]; then
+          # Open MPI's mpirun starts OpenSHMEM programs too. Its one-sided
+          # component osc/rdma crashes in shmem_finalize after OSHMEM's UCX
+          # layer (Open MPI 4.1.4); OpenSHMEM programs do not need it.
+          OMPI_MCA_osc='^rdma' run_one "$t" "$np" "$LOGS/$t.np$np.run.log"
+        else
+          run_one "$t" "$np" "$LOGS/$t.np$np.run.log"
+        fi
         say "  $name np=$np exit $(cat "$LOGS/$t.np$np.run.log.rc")"
       done
     fi

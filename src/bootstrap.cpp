@@ -177,20 +177,22 @@ int open_bootstrap_plugin(const std::string &module, unsigned int flags,
 int create_bootstrap(unsigned int flags, const gshmemx_init_attr_t *attr,
                      std::unique_ptr<Bootstrap> *out) {
   const unsigned int known = GSHMEMX_INIT_WITH_MPI_COMM | GSHMEMX_INIT_WITH_NCCL_COMM |
-                             GSHMEMX_INIT_WITH_UNIQUEID | GSHMEMX_INIT_SINGLE_PE;
+                             GSHMEMX_INIT_WITH_UNIQUEID | GSHMEMX_INIT_SINGLE_PE |
+                             GSHMEMX_INIT_WITH_SHMEM;
   if (flags & ~known)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "unknown init flags 0x%x", flags & ~known);
   const unsigned int bootstrap_flags = flags & known;
   if (bootstrap_flags & (bootstrap_flags - 1))
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
                          "init flags 0x%x name more than one bootstrap; pick one", flags);
-  if (bootstrap_flags && !attr && !(flags & GSHMEMX_INIT_SINGLE_PE))
+  if (bootstrap_flags && !attr && !(flags & (GSHMEMX_INIT_SINGLE_PE | GSHMEMX_INIT_WITH_SHMEM)))
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "init flags 0x%x need an attr", flags);
 
   if (flags & GSHMEMX_INIT_SINGLE_PE) {
     *out = make_single_bootstrap();
     return GSHMEM_SUCCESS;
   }
+  if (flags & GSHMEMX_INIT_WITH_SHMEM) return open_openshmem_bootstrap(out);
   if (flags & GSHMEMX_INIT_WITH_MPI_COMM) {
     if (!attr->mpi_comm)
       return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
@@ -218,9 +220,10 @@ int create_bootstrap(unsigned int flags, const gshmemx_init_attr_t *attr,
     return GSHMEM_SUCCESS;
   }
   if (choice == "mpi") return open_bootstrap_plugin("mpi", 0, attr, out);
+  if (choice == "shmem") return open_openshmem_bootstrap(out);
   if (choice != "auto" && !choice.empty())
     return GSHMEMI_ERROR(GSHMEMX_ERROR_ENVIRONMENT,
-                         "GSHMEM_BOOTSTRAP=%s is not valid: expected auto, mpi or single",
+                         "GSHMEM_BOOTSTRAP=%s is not valid: expected auto, mpi, shmem or single",
                          choice.c_str());
   if (launched_by_mpi()) {
     GSHMEMI_INFO("started by an MPI launcher: using the MPI bootstrap");

@@ -13,6 +13,13 @@ namespace gshmemi {
 // The one-PE job (no launcher); built into libgshmem.
 std::unique_ptr<Bootstrap> make_single_bootstrap();
 
+// The OpenSHMEM module (GSHMEMX_INIT_WITH_SHMEM), built into libgshmem: it
+// runs over the OpenSHMEM library the program linked and initialized, whose
+// routines it looks up in the process. GSHMEM_SUCCESS, or
+// GSHMEMX_ERROR_BOOTSTRAP (logged) when they are missing. Exported (with
+// GSHMEM_API) so that tests can drive it without a GPU.
+GSHMEM_API int open_openshmem_bootstrap(std::unique_ptr<Bootstrap> *out);
+
 // Loads plugin `module` ("mpi" or "nccl") and opens it with flags/attr.
 // Search order: the folder holding libgshmem, GSHMEM_BOOTSTRAP_PLUGIN_DIR,
 // then the install folder compiled in (GSHMEM_PLUGIN_DIR). Exported (with

@@ -37,6 +37,15 @@
 #define GSHMEMX_INIT_WITH_NCCL_COMM (1u << 1) /* attr->nccl_comm is an ncclComm_t */
 #define GSHMEMX_INIT_WITH_UNIQUEID  (1u << 2) /* attr->nccl_unique_id + rank + nranks */
 #define GSHMEMX_INIT_SINGLE_PE      (1u << 3) /* no launcher: a job of one PE */
+/* Bootstrap over the OpenSHMEM library the program itself linked and
+ * initialized: the PEs are OpenSHMEM's (gshmem PE = shmem_my_pe()). Call
+ * shmem_init before gshmemx_init_attr and shmem_finalize after
+ * gshmem_finalize. attr may be NULL (heap_size is taken from it when given).
+ * libgshmem links no OpenSHMEM library: it finds the OpenSHMEM routines in
+ * the process at init (GSHMEMX_ERROR_BOOTSTRAP, naming the missing ones,
+ * when the program links none). A peer lost inside one of this bootstrap's
+ * collectives is left to the OpenSHMEM launcher to end the job. */
+#define GSHMEMX_INIT_WITH_SHMEM     (1u << 4)
 
 typedef struct gshmemx_init_attr {
   void *mpi_comm;             /* MPI_Comm* (kept opaque: no MPI header needed here) */
@@ -104,7 +113,8 @@ GSHMEM_API int gshmemx_set_attr_mpi_comm_args(void *mpi_comm, gshmemx_init_attr_
  * status where the launcher passes it on (MPI: MPI_Abort(comm, status),
  * which mpirun reports; NCCL bootstrap: the communicator is aborted and this
  * process exits with `status`, and peers fail at their next collective
- * operation; one PE or before init: this process exits with `status`).
+ * operation; OpenSHMEM bootstrap: shmem_global_exit(status); one PE or
+ * before init: this process exits with `status`).
  * Does not wait for device work, other PEs or finalize, and never returns.
  * Host only. */
 GSHMEM_API void gshmem_global_exit(int status);

@@ -53,6 +53,7 @@ TEST_CASE("unique ids: made by gshmemx_get_uniqueid, distinct, checked by set_at
 TEST_CASE("NVSHMEM's init names map onto gshmem's") {
   CHECK(NVSHMEMX_INIT_WITH_MPI_COMM == GSHMEMX_INIT_WITH_MPI_COMM);
   CHECK(NVSHMEMX_INIT_WITH_UNIQUEID == GSHMEMX_INIT_WITH_UNIQUEID);
+  CHECK(NVSHMEMX_INIT_WITH_SHMEM == GSHMEMX_INIT_WITH_SHMEM);
   CHECK(sizeof(nvshmemx_uniqueid_t) == sizeof(gshmemx_uniqueid_t));
   nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
   nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;

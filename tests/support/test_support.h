@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -37,6 +40,32 @@ class ScopedEnv {
   std::string name_, old_;
   bool had_ = false;
 };
+
+// Runs `body` with this process's stderr (fd 2) going to a temporary file,
+// and returns what was written there (the library's log lines, say).
+template <typename Body>
+std::string capture_stderr(Body body) {
+  std::fflush(stderr);
+  char path[] = "/tmp/gshmem-test-stderr-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) {
+    body();
+    return "(stderr could not be captured)";
+  }
+  unlink(path);
+  const int saved = dup(2);
+  dup2(fd, 2);
+  body();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::string text;
+  char chunk[4096];
+  lseek(fd, 0, SEEK_SET);
+  for (ssize_t n; (n = read(fd, chunk, sizeof chunk)) > 0;) text.append(chunk, static_cast<std::size_t>(n));
+  close(fd);
+  return text;
+}
 
 }  // namespace gshmem_test
 

@@ -2,7 +2,7 @@
 //
 // Linking the CMake target gshmem::nvshmem puts this folder on the include
 // path, so that a program written for NVSHMEM finds <nvshmem.h> and
-// <nvshmemx.h> here. Each NVSHMEM name is an inline forward to the gshmem
+// <nvshmemx.h> here (as NVSHMEM's does, <nvshmem.h> includes <nvshmemx.h>). Each NVSHMEM name is an inline forward to the gshmem
 // routine of the same meaning and ordering (the compiler inlines it: no
 // extra cost), generated from gshmem's type tables (include/gshmem/types.h),
 // so every type gshmem supports has its NVSHMEM name. Device routines need
@@ -326,3 +326,11 @@ GSHMEMI_NV_HD int nvshmem_barrier(nvshmem_team_t team) { return gshmemx_team_bar
 GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_COLLECTIVES)
 #undef GSHMEMI_NV_COLLECTIVES
 #undef GSHMEMI_NV_REDUCE_OP
+
+/* NVSHMEM's <nvshmem.h> declares the nvshmemx_ names too (nvshmemx_init_attr,
+ * the _on_stream and warp/block forms): programs that include only
+ * <nvshmem.h> use them, so this header brings in <nvshmemx.h>. Last, after
+ * everything <nvshmemx.h> builds on; its own #include "nvshmem.h" is then
+ * a no-op (#pragma once), and a program that includes <nvshmemx.h> first
+ * gets this whole header before the rest of <nvshmemx.h>. */
+#include "nvshmemx.h"

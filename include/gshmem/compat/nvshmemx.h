@@ -96,10 +96,13 @@ static inline void nvshmemx_putmem_signal_nbi_on_stream(void *dest, const void *
 
 /* ============================================================ init with attributes
  * NVSHMEM's flag names take gshmem's values; nvshmemx_init_attr returns
- * gshmem's status (0 on success) instead of exiting. Not here:
- * NVSHMEMX_INIT_THREAD_PES, NVSHMEMX_INIT_WITH_SHMEM. */
+ * gshmem's status (0 on success) instead of exiting. NVSHMEMX_INIT_WITH_SHMEM
+ * bootstraps over the program's OpenSHMEM library (shmem_init first; see
+ * GSHMEMX_INIT_WITH_SHMEM in <gshmem/runtime.h>). Not here:
+ * NVSHMEMX_INIT_THREAD_PES. */
 #define NVSHMEMX_INIT_WITH_MPI_COMM GSHMEMX_INIT_WITH_MPI_COMM
 #define NVSHMEMX_INIT_WITH_UNIQUEID GSHMEMX_INIT_WITH_UNIQUEID
+#define NVSHMEMX_INIT_WITH_SHMEM GSHMEMX_INIT_WITH_SHMEM
 static inline int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr) {
   return gshmemx_init_attr(flags, attr);
 }
