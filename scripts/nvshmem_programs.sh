@@ -449,8 +449,10 @@ if [ -z "$RUN_NOTE" ]; then
         if [ "$kind" = shmem ]; then
           # Open MPI's mpirun starts OpenSHMEM programs too. Its one-sided
           # component osc/rdma crashes in shmem_finalize after OSHMEM's UCX
-          # layer (Open MPI 4.1.4); OpenSHMEM programs do not need it.
-          OMPI_MCA_osc='^rdma' run_one "$t" "$np" "$LOGS/$t.np$np.run.log"
+          # layer (Open MPI 4.1.4); OpenSHMEM programs do not need it. With
+          # a CUDA-aware UCX (Open MPI 4.1.6 on a GPU machine) shmem_init
+          # itself crashes unless UCX keeps to host transports.
+          OMPI_MCA_osc='^rdma' UCX_TLS=self,sm,tcp run_one "$t" "$np" "$LOGS/$t.np$np.run.log"
         else
           run_one "$t" "$np" "$LOGS/$t.np$np.run.log"
         fi
