@@ -8,8 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "bootstrap_checks.h"
 #include "bootstrap_loader.h"
 #include "catch.hpp"
+
+using gshmem_test::check_barrier_orders;
 
 TEST_CASE("MPI bootstrap: rank, size, allgather and barrier") {
   std::unique_ptr<gshmemi::Bootstrap> boot;
@@ -42,31 +45,6 @@ TEST_CASE("MPI bootstrap: rank, size, allgather and barrier") {
       wrong += gathered[r * bytes + i] != static_cast<unsigned char>(r * 31 + i);
   CHECK(wrong == 0);
 
-  // Barrier: after it, every rank has done what it did before it. Each rank
-  // creates a marker file before the barrier, and checks all markers after.
-  int leader_pid = static_cast<int>(getpid());
-  std::vector<int> pids(n);
-  REQUIRE(boot->allgather(&leader_pid, pids.data(), sizeof(int)) == GSHMEM_SUCCESS);
-  const std::string dir = "/tmp/gshmem-barrier-test-" + std::to_string(pids[0]);
-  if (me == 0) ::mkdir(dir.c_str(), 0700);
-  REQUIRE(boot->barrier() == GSHMEM_SUCCESS);
-  for (int round = 0; round < 3; ++round) {
-    const std::string marker = dir + "/" + std::to_string(round) + "-" + std::to_string(me);
-    std::FILE *f = std::fopen(marker.c_str(), "w");
-    REQUIRE(f != nullptr);
-    std::fclose(f);
-    REQUIRE(boot->barrier() == GSHMEM_SUCCESS);
-    int missing = 0;
-    for (int r = 0; r < n; ++r) {
-      const std::string other = dir + "/" + std::to_string(round) + "-" + std::to_string(r);
-      missing += ::access(other.c_str(), F_OK) != 0;
-    }
-    CHECK(missing == 0);
-  }
-  REQUIRE(boot->barrier() == GSHMEM_SUCCESS);
-  for (int round = 0; round < 3; ++round)
-    ::unlink((dir + "/" + std::to_string(round) + "-" + std::to_string(me)).c_str());
-  REQUIRE(boot->barrier() == GSHMEM_SUCCESS);
-  if (me == 0) ::rmdir(dir.c_str());
+  check_barrier_orders(*boot, "mpi");
   boot.reset();  // finalizes MPI, which the plugin started
 }

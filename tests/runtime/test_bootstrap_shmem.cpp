@@ -15,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "bootstrap_checks.h"
 #include "bootstrap_loader.h"
 #include "catch.hpp"
+
+using gshmem_test::check_barrier_orders;
 #include "test_support.h"
 
 namespace {
@@ -67,29 +70,7 @@ TEST_CASE("OpenSHMEM bootstrap over OSHMEM: rank, size, allgather and barrier") 
   int none = 0;
   CHECK(boot->allgather(&none, &none, 0) == GSHMEM_SUCCESS);
 
-  // Barrier: after it, every PE has done what it did before it (a marker file each).
-  int pid = static_cast<int>(getpid());
-  std::vector<int> pids(n);
-  REQUIRE(boot->allgather(&pid, pids.data(), sizeof(int)) == GSHMEM_SUCCESS);
-  const std::string dir = "/tmp/gshmem-shmem-barrier-test-" + std::to_string(pids[0]);
-  if (me == 0) ::mkdir(dir.c_str(), 0700);
-  REQUIRE(boot->barrier() == GSHMEM_SUCCESS);
-  for (int round = 0; round < 3; ++round) {
-    const std::string marker = dir + "/" + std::to_string(round) + "-" + std::to_string(me);
-    std::FILE *f = std::fopen(marker.c_str(), "w");
-    REQUIRE(f != nullptr);
-    std::fclose(f);
-    REQUIRE(boot->barrier() == GSHMEM_SUCCESS);
-    int missing = 0;
-    for (int r = 0; r < n; ++r)
-      missing += ::access((dir + "/" + std::to_string(round) + "-" + std::to_string(r)).c_str(), F_OK) != 0;
-    CHECK(missing == 0);
-  }
-  REQUIRE(boot->barrier() == GSHMEM_SUCCESS);
-  for (int round = 0; round < 3; ++round)
-    ::unlink((dir + "/" + std::to_string(round) + "-" + std::to_string(me)).c_str());
-  REQUIRE(boot->barrier() == GSHMEM_SUCCESS);
-  if (me == 0) ::rmdir(dir.c_str());
+  check_barrier_orders(*boot, "shmem");
   boot.reset();  // releases the module's symmetric buffer (collective)
 }
 
