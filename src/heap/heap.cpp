@@ -201,6 +201,26 @@ HeapRuntime g_heap;
 // checks on any thread read it (registered_contains).
 std::mutex g_registrations_mutex;
 
+// Pinned memory of device `dev` that can be exported as a POSIX file
+// descriptor: what the heap and its extensions are made of.
+CUmemAllocationProp exportable_device_memory(CUdevice dev) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  return prop;
+}
+
+// Read-write access from device `dev`: what every mapping here grants.
+CUmemAccessDesc read_write_from(CUdevice dev) {
+  CUmemAccessDesc access{};
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = dev;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  return access;
+}
+
 const char *driver_error(const DriverApi &api, CUresult rc) {
   const char *text = nullptr;
   if (api.GetErrorString && api.GetErrorString(rc, &text) == CUDA_SUCCESS && text) return text;
@@ -375,11 +395,7 @@ int probe(const HeapConfig &config, bool is_pe0, PeHeapInfo *info) {
       GSHMEMI_CU(h.driver.DeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
       GSHMEMI_CU(h.driver.DeviceGetAttribute(&posix_fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev));
       if (vmm && posix_fd) {
-        CUmemAllocationProp prop{};
-        prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-        prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-        prop.location.id = dev;
-        prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+        const CUmemAllocationProp prop = exportable_device_memory(dev);
         std::size_t g = 0;
         GSHMEMI_CU(h.driver.MemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
         if (g > granularity) granularity = g;
@@ -421,11 +437,7 @@ int vmm_create_own(const HeapConfig &config, int n_pes, int my_pe, int *exported
                          describe_bytes(h.reservation_bytes).c_str(), n_pes, describe_bytes(h.bytes).c_str(),
                          describe_bytes(h.window_bytes).c_str(), driver_error(h.driver, reserved));
   }
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  const CUmemAllocationProp prop = exportable_device_memory(dev);
   CUresult rc = h.driver.MemCreate(&h.own_handle, h.bytes, &prop, 0);
   if (rc != CUDA_SUCCESS) {
     h.own_handle = 0;
@@ -437,10 +449,7 @@ int vmm_create_own(const HeapConfig &config, int n_pes, int my_pe, int *exported
   GSHMEMI_CU(h.driver.MemMap(mine, h.bytes, 0, h.own_handle, 0));
   h.own_mapped = true;
   h.base = reinterpret_cast<char *>(mine);
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = dev;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc access = read_write_from(dev);
   GSHMEMI_CU(h.driver.MemSetAccess(mine, h.bytes, &access, 1));
   int fd = -1;
   GSHMEMI_CU(h.driver.MemExportToShareableHandle(&fd, h.own_handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
@@ -459,10 +468,7 @@ int vmm_map_peer(const HeapConfig &config, int pe, int fd) {
   CUdeviceptr slot = slot_address(pe);
   GSHMEMI_CU(h.driver.MemMap(slot, h.bytes, 0, handle, 0));
   h.peer_mapped[pe] = true;
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = dev;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc access = read_write_from(dev);
   CUresult rc = h.driver.MemSetAccess(slot, h.bytes, &access, 1);
   if (rc != CUDA_SUCCESS) {
     GSHMEMI_INFO("PE %d's heap cannot be mapped for device %d (%s): gshmem_ptr to it gives NULL", pe,
@@ -573,11 +579,7 @@ int create_extension(HeapExtension *x, int *fd) {
   HeapRuntime &h = g_heap;
   CUdevice dev = 0;
   GSHMEMI_CU(h.driver.DeviceGet(&dev, h.device));
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  const CUmemAllocationProp prop = exportable_device_memory(dev);
   CUresult rc = h.driver.MemCreate(&x->own, x->bytes, &prop, 0);
   if (rc != CUDA_SUCCESS) {
     x->own = 0;
@@ -588,10 +590,7 @@ int create_extension(HeapExtension *x, int *fd) {
   const CUdeviceptr at = slot_address(h.my_pe) + x->offset;
   GSHMEMI_CU(h.driver.MemMap(at, x->bytes, 0, x->own, 0));
   x->own_mapped = true;
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = dev;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc access = read_write_from(dev);
   GSHMEMI_CU(h.driver.MemSetAccess(at, x->bytes, &access, 1));
   GSHMEMI_CU(h.driver.MemExportToShareableHandle(fd, x->own, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
   return GSHMEM_SUCCESS;
@@ -608,10 +607,7 @@ int map_peer_extension(HeapExtension *x, int pe, int fd) {
   const CUdeviceptr at = slot_address(pe) + x->offset;
   GSHMEMI_CU(h.driver.MemMap(at, x->bytes, 0, x->peer_handles[pe], 0));
   x->peer_mapped[pe] = true;
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = dev;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc access = read_write_from(dev);
   GSHMEMI_CU(h.driver.MemSetAccess(at, x->bytes, &access, 1));
   return GSHMEM_SUCCESS;
 }
@@ -1067,10 +1063,7 @@ int map_registration(Bootstrap &boot, Registration *r, std::string *why) {
   HeapRuntime &h = g_heap;
   const DriverApi &d = h.driver;
   const int me = boot.rank();
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = h.device;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc access = read_write_from(h.device);
   auto failed = [&](const char *what, CUresult rc) {
     *why = string_printf("%s failed: %s", what, driver_error(d, rc));
     return GSHMEMX_ERROR_CUDA;
