@@ -38,6 +38,10 @@
 #   BENCH_ARGS     extra bench.sh arguments (e.g. --vs-nvshmem)
 #   CTEST_ARGS     extra ctest arguments (e.g. "-R runtime_")
 #   CMAKE_ARGS     extra configure arguments
+#   SHARE_GPUS     auto (default): on a machine with ONE GPU, tests of 2 or
+#                  more PEs run with their PEs sharing it (GSHMEM_TEST_SHARE_GPUS=1;
+#                  correctness only, the benchmark is skipped, tests that need
+#                  a GPU per PE, the NCCL bootstraps, are skipped); 1: always; 0: never
 set -uo pipefail
 cd "$(dirname "$0")/.."
 run_bench=1
@@ -116,6 +120,15 @@ if ! bash scripts/install-deps.sh > "$logs/install-deps.log" 2>&1; then
 fi
 grep -E '^install-deps: (nvcc|cmake|MPI|Catch2)' "$logs/install-deps.log"
 echo "== device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | tr -s ' ' | paste -sd, -)"
+# One GPU: the tests of 2 or more PEs run with their PEs sharing it
+# (GSHMEM_TEST_SHARE_GPUS, tests/support/test_main.cpp), which checks every
+# assertion but no timing; the benchmark is then not run.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+if [[ "${SHARE_GPUS:-auto}" == 1 || ( "${SHARE_GPUS:-auto}" == auto && $gpus -eq 1 ) ]]; then
+  export GSHMEM_TEST_SHARE_GPUS=1
+  summary+=("mode|$gpus GPU: PEs share it|correctness only (GSHMEM_TEST_SHARE_GPUS=1); no benchmark|")
+  if [[ $run_bench == 1 ]]; then run_bench=0; fi
+fi
 echo "== configure + build ($jobs jobs)"
 start=$(date +%s)
 build_limit=$(stage_timeout "${BUILD_TIMEOUT:-300}")

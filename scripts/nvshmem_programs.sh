@@ -395,8 +395,15 @@ if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
   [ "${#visible[@]}" -lt "$GPUS" ] && GPUS=${#visible[@]}
 fi
 RUN_NOTE=""
+SHARED_NOTE=""
 if [ "$BUILD_ONLY" = 1 ]; then
   RUN_NOTE="not run (--build-only)"
+elif [ "$GPUS" -lt 2 ] && [ "$GPUS" -ge 1 ] && [ "${GSHMEM_TEST_SHARE_GPUS:-0}" = 1 ]; then
+  # As the tests do (tests/support/test_main.cpp): the PEs share the GPU.
+  # Correctness only; NCCL refuses two ranks on one GPU, so programs that
+  # bootstrap from a unique id fail in this mode.
+  export GSHMEM_ALLOW_GPU_SHARING=1
+  SHARED_NOTE="PEs share $GPUS GPU (GSHMEM_TEST_SHARE_GPUS=1)"
 elif [ "$GPUS" -lt 2 ]; then
   RUN_NOTE="not run ($GPUS GPU(s) here; 2 needed)"
 elif ! command -v mpirun > /dev/null 2>&1; then
@@ -411,6 +418,7 @@ if [ -z "$RUN_NOTE" ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export CUDA_MODULE_LOADING=EAGER NCCL_NVLS_ENABLE=0
   MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
+  [ -n "$SHARED_NOTE" ] && MPIRUN+=(-x GSHMEM_ALLOW_GPU_SHARING)
   run_one() {  # target np log args...
     local t="$1" np="$2" log="$3"; shift 3
     {
@@ -466,6 +474,6 @@ fi
 CHANGED=$(find "$NV_SRC" -newer "$STAMP_FILE" -print 2>/dev/null | head -5)
 [ -z "$CHANGED" ] || say "WARNING: files in $NV_SRC changed during this run: $CHANGED"
 python3 "$ROOT/scripts/nvshmem_programs_report.py" "$BUILD_DIR" \
-  --title "NVSHMEM programs against gshmem ($PREFIX)" ${RUN_NOTE:+--run-note "$RUN_NOTE"} \
+  --title "NVSHMEM programs against gshmem ($PREFIX)${SHARED_NOTE:+; $SHARED_NOTE}" ${RUN_NOTE:+--run-note "$RUN_NOTE"} \
   || die "the report failed"
 say "report: $BUILD_DIR/report.md; logs: $LOGS"

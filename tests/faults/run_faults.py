@@ -15,7 +15,8 @@ gshmem's behaviour), uniqueid and ncclcomm (no launcher: this script starts
 the PEs itself and passes the NCCL unique id through a file).
 A --known-gap case still runs and is shown as "known gap" while it fails; it
 does not fail the run, and once it passes the run says so (remove the flag).
-Exit status: 0 when every case passed, 1 otherwise; 77 without 2 GPUs.
+Exit status: 0 when every case passed, 1 otherwise; 77 without 2 GPUs
+(unless GSHMEM_TEST_SHARE_GPUS=1 and one GPU: then the PEs share it).
 Prints the matrix (bootstrap x phase: seconds from the death to each
 survivor's report, and its message) and writes it to --table.
 """
@@ -171,9 +172,23 @@ def main():
     ap.add_argument("--known-gap", action="append", default=[],
                     help="BOOT:PHASE, a case known to fail (see the README's 'When a PE dies')")
     args = ap.parse_args()
-    if visible_gpus() < args.np:
-        print(f"run_faults: needs {args.np} GPUs; skipped")
-        return 77
+    gpus = visible_gpus()
+    if gpus < args.np:
+        if gpus >= 1 and os.environ.get("GSHMEM_TEST_SHARE_GPUS") == "1":
+            # As the test binaries do (tests/support/test_main.cpp): the PEs
+            # share the GPUs; the deaths and the reports are the same.
+            # NCCL refuses two ranks of one communicator on one GPU: only
+            # the MPI bootstrap can share.
+            kept = [b for b in args.bootstraps.split(",") if b == "mpi"]
+            print(f"run_faults: {args.np} PEs share {gpus} GPU(s) (GSHMEM_TEST_SHARE_GPUS=1); "
+                  f"bootstraps {','.join(kept) or 'none'} (NCCL ones need a GPU per PE)")
+            if not kept:
+                return 77
+            args.bootstraps = ",".join(kept)
+            os.environ["GSHMEM_ALLOW_GPU_SHARING"] = "1"
+        else:
+            print(f"run_faults: needs {args.np} GPUs; skipped")
+            return 77
     results = []
     cases = [(b, p) for b in args.bootstraps.split(",") for p in args.phases.split(",")]
     for i, (boot, phase) in enumerate(cases):

@@ -26,6 +26,12 @@ inline int visible_gpus() {
   return n;
 }
 
+// Whether `n_pes` PEs of this node share GPUs (fewer GPUs than PEs; the
+// test then runs under GSHMEM_TEST_SHARE_GPUS=1, see test_main.cpp). NCCL
+// refuses two ranks of one communicator on one GPU, so the NCCL bootstraps
+// are not tried then.
+inline bool pes_share_gpus(int n_pes) { return visible_gpus() < n_pes; }
+
 // Sets an environment variable for the duration of a scope.
 class ScopedEnv {
  public:
