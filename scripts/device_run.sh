@@ -126,7 +126,10 @@ echo "== device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 if [[ "${SHARE_GPUS:-auto}" == 1 || ( "${SHARE_GPUS:-auto}" == auto && $gpus -eq 1 ) ]]; then
   export GSHMEM_TEST_SHARE_GPUS=1
-  summary+=("mode|$gpus GPU: PEs share it|correctness only (GSHMEM_TEST_SHARE_GPUS=1); no benchmark|")
+  # PEs on one GPU take turns (time slices of the GPU between processes): a
+  # stress loop's every round trip waits for a turn, so the loops are cut.
+  export GSHMEM_TEST_ITERATION_DIVISOR=${GSHMEM_TEST_ITERATION_DIVISOR:-50}
+  summary+=("mode|$gpus GPU: PEs share it|correctness only (GSHMEM_TEST_SHARE_GPUS=1, stress loops / $GSHMEM_TEST_ITERATION_DIVISOR); no benchmark|")
   if [[ $run_bench == 1 ]]; then run_bench=0; fi
 fi
 echo "== configure + build ($jobs jobs)"

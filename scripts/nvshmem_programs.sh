@@ -396,6 +396,7 @@ if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
 fi
 RUN_NOTE=""
 SHARED_NOTE=""
+MAX_PES=$GPUS  # one PE per GPU, unless they share
 if [ "$BUILD_ONLY" = 1 ]; then
   RUN_NOTE="not run (--build-only)"
 elif [ "$GPUS" -lt 2 ] && [ "$GPUS" -ge 1 ] && [ "${GSHMEM_TEST_SHARE_GPUS:-0}" = 1 ]; then
@@ -404,6 +405,7 @@ elif [ "$GPUS" -lt 2 ] && [ "$GPUS" -ge 1 ] && [ "${GSHMEM_TEST_SHARE_GPUS:-0}" 
   # bootstrap from a unique id fail in this mode.
   export GSHMEM_ALLOW_GPU_SHARING=1
   SHARED_NOTE="PEs share $GPUS GPU (GSHMEM_TEST_SHARE_GPUS=1)"
+  MAX_PES=4
 elif [ "$GPUS" -lt 2 ]; then
   RUN_NOTE="not run ($GPUS GPU(s) here; 2 needed)"
 elif ! command -v mpirun > /dev/null 2>&1; then
@@ -434,7 +436,7 @@ if [ -z "$RUN_NOTE" ]; then
     t="${name//\//.}"
     [ -f "$LOGS/$t.built" ] || continue
     if [ "$kind" = perftest ]; then
-      [ "$GPUS" -ge 2 ] || continue
+      [ "$MAX_PES" -ge 2 ] || continue
       args_file="$NV_SRC/${src%.*}.args"
       lines=("")
       if [ -f "$args_file" ]; then
@@ -453,7 +455,7 @@ if [ -z "$RUN_NOTE" ]; then
       done
     else
       for np in "${EXAMPLE_NPS[@]}"; do
-        [ "$np" -le "$GPUS" ] || { say "  $name np=$np: skipped ($GPUS GPUs)"; continue; }
+        [ "$np" -le "$MAX_PES" ] || { say "  $name np=$np: skipped ($GPUS GPUs)"; continue; }
         if [ "$kind" = shmem ]; then
           # Open MPI's mpirun starts OpenSHMEM programs too. Its one-sided
           # component osc/rdma crashes in shmem_finalize after OSHMEM's UCX

@@ -29,11 +29,11 @@ TEST_CASE("wait/test across GPUs", "[sync][gpu]") {
   unsigned long long *result;
   REQUIRE(cudaMallocManaged(&result, 64 * sizeof(unsigned long long)) == cudaSuccess);
 
-  SECTION("message-passing litmus, 10^6 iterations, zero violations") {
+  SECTION("message-passing litmus, 10^6 iterations (fewer with GSHMEM_TEST_ITERATION_DIVISOR), zero violations") {
     uint64_t *flag = sym_zeroed<uint64_t>(1), *ack = sym_zeroed<uint64_t>(1), *payload = sym_zeroed<uint64_t>(128);
     gshmemi_host_barrier_all();
     if (paired) {
-      REQUIRE(launch_litmus(partner, (me & 1) == 0, flag, ack, payload, 1000000, result) == cudaSuccess);
+      REQUIRE(launch_litmus(partner, (me & 1) == 0, flag, ack, payload, gshmem_test::scaled_iterations(1000000), result) == cudaSuccess);
       REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
       CHECK(result[0] == 0);
     }

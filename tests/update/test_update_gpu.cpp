@@ -175,7 +175,7 @@ void check_contention() {
   cuda_ok(cudaMalloc(&fmax, sizeof(*fmax)), "cudaMalloc");
   cuda_ok(cudaMemset(fmax, 0, sizeof(*fmax)), "memset");
   const int blocks = 40, threads = 250;  // 10^4 threads
-  const long per_thread = kContentionAddsPerPe / (blocks * threads);
+  const long per_thread = contention_adds_per_pe() / (blocks * threads);
   gshmem_barrier_all();
   cuda_ok(launch_contention(counter, fmax, blocks, threads, per_thread), "launch");
   cuda_ok(cudaDeviceSynchronize(), "contention kernel");
@@ -196,13 +196,13 @@ void check_lock() {
   unsigned long long *count = lock + 1;
   const int blocks = 4;  // contending threads per PE, in separate blocks
   gshmem_barrier_all();
-  cuda_ok(launch_lock(lock, count, blocks, kLockRoundsPerPe / blocks), "launch");
+  cuda_ok(launch_lock(lock, count, blocks, lock_rounds_per_pe() / blocks), "launch");
   cuda_ok(cudaDeviceSynchronize(), "lock kernel");
   gshmem_barrier_all();
   if (me == 0) {
     auto h = to_host(lock, 2);
     CHECK(h[0] == 0);
-    CHECK(h[1] == (unsigned long long)n * blocks * (kLockRoundsPerPe / blocks));
+    CHECK(h[1] == (unsigned long long)n * blocks * (lock_rounds_per_pe() / blocks));
   }
   gshmem_free(lock);
 }
@@ -218,11 +218,11 @@ void check_litmus() {
   cuda_ok(cudaMalloc(&violations, 2 * sizeof(unsigned long long)), "cudaMalloc");
   cuda_ok(cudaMemset(violations, 0, 2 * sizeof(unsigned long long)), "memset");
   gshmem_barrier_all();
-  cuda_ok(launch_put_signal_litmus(msg, sig, wide_msg, wide_sig, staging, violations, kLitmusIterations, target),
+  cuda_ok(launch_put_signal_litmus(msg, sig, wide_msg, wide_sig, staging, violations, litmus_iterations(), target),
           "launch");
   cuda_ok(cudaDeviceSynchronize(), "put_signal litmus");
   gshmem_barrier_all();
-  cuda_ok(launch_fence_litmus(a, b, staging + 1100, violations + 1, kLitmusIterations, target), "launch");
+  cuda_ok(launch_fence_litmus(a, b, staging + 1100, violations + 1, litmus_iterations(), target), "launch");
   cuda_ok(cudaDeviceSynchronize(), "fence litmus");
   gshmem_barrier_all();
   auto v = to_host(violations, 2);
@@ -230,8 +230,8 @@ void check_litmus() {
   CHECK(v[0] == 0);  // data before signal
   CHECK(v[1] == 0);  // two puts to one peer in order across a fence
   auto s = to_host(sym, 128);
-  CHECK(s[64] == (uint64_t)kLitmusIterations);
-  CHECK(s[96] == (uint64_t)kLitmusIterations);
+  CHECK(s[64] == (uint64_t)litmus_iterations());
+  CHECK(s[96] == (uint64_t)litmus_iterations());
   cudaFree(violations);
   cudaFree(staging);
   gshmem_free(sym);
@@ -243,12 +243,12 @@ void check_barrier() {
   cuda_ok(cudaMalloc(&violations, sizeof(*violations)), "cudaMalloc");
   cuda_ok(cudaMemset(violations, 0, sizeof(*violations)), "memset");
   gshmem_barrier_all();
-  cuda_ok(launch_barrier_stress(counter, violations, kBarrierIterations), "launch");
+  cuda_ok(launch_barrier_stress(counter, violations, barrier_iterations()), "launch");
   cuda_ok(cudaDeviceSynchronize(), "barrier stress");
   gshmem_barrier_all();
   INFO("PE " << gshmem_my_pe());
   CHECK(to_host(violations, 1)[0] == 0);
-  CHECK(to_host(counter, 1)[0] == (unsigned long long)kBarrierIterations);
+  CHECK(to_host(counter, 1)[0] == (unsigned long long)barrier_iterations());
   cudaFree(violations);
   gshmem_free(counter);
 }
@@ -318,7 +318,7 @@ void check_coop_shapes() {
 void check_wide_atomics() {
   const int me = gshmem_my_pe(), n = gshmem_n_pes();
   const int target = (me + 1) % n;
-  const long iterations = kWideIterations;
+  const long iterations = wide_iterations();
   unsigned long long *cell = (unsigned long long *)gshmem_calloc(2, sizeof(unsigned long long));
   unsigned long long *torn = nullptr;
   cuda_ok(cudaMalloc(&torn, 2 * sizeof(unsigned long long)), "cudaMalloc");
