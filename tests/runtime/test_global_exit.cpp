@@ -34,10 +34,7 @@ int main(int argc, char **argv) {
     if (boot->rank() == 1) boot->abort(3, "test: rank 1 ends the job");
     else boot->barrier();  // never completes: rank 1 does not come
   } else if (mode == "gpu") {
-    if (gshmem_test::visible_gpus() < 2) {
-      std::printf("SKIPPED: this test needs 2 GPU(s), found %d\n", gshmem_test::visible_gpus());
-      return gshmem_test::kSkipExitCode;
-    }
+    if (!gshmem_test::gpus_or_sharing(2)) return gshmem_test::kSkipExitCode;
     if (gshmem_init() != GSHMEM_SUCCESS) return 1;
     if (gshmem_my_pe() == 1) gshmem_global_exit(3);
     gshmem_barrier_all();  // never completes normally: PE 1 does not come

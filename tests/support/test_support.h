@@ -26,6 +26,31 @@ inline int visible_gpus() {
   return n;
 }
 
+// Whether a test that needs `needed` GPUs may run here. With fewer GPUs it
+// prints "SKIPPED: ..." and returns false, unless GSHMEM_TEST_SHARE_GPUS=1
+// (scripts/device_run.sh sets it on a machine with one GPU) and at least one
+// GPU exists: the test's PEs then share the GPUs (GSHMEM_ALLOW_GPU_SHARING=1,
+// unless the test sets that variable itself, as the tests of the refusal to
+// share do). Every assertion still holds; timings mean nothing then. A test
+// registered with GSHMEM_TEST_OWN_GPUS=1 is skipped all the same: NCCL
+// refuses a communicator with two ranks on one GPU.
+inline bool gpus_or_sharing(int needed, int found = visible_gpus()) {
+  if (found >= needed) return true;
+  const char *share = std::getenv("GSHMEM_TEST_SHARE_GPUS");
+  const char *own = std::getenv("GSHMEM_TEST_OWN_GPUS");
+  const bool may_share = share && std::string(share) == "1" && !(own && std::string(own) == "1");
+  if (found >= 1 && may_share) {
+    std::printf("NOTE: this test needs %d GPUs, found %d: its PEs share them (GSHMEM_TEST_SHARE_GPUS=1)\n", needed,
+                found);
+    std::fflush(stdout);
+    setenv("GSHMEM_ALLOW_GPU_SHARING", "1", /*overwrite=*/0);
+    return true;
+  }
+  std::printf("SKIPPED: this test needs %d GPU(s), found %d\n", needed, found);
+  std::fflush(stdout);
+  return false;
+}
+
 // Whether `n_pes` PEs of this node share GPUs (fewer GPUs than PEs; the
 // test then runs under GSHMEM_TEST_SHARE_GPUS=1, see test_main.cpp). NCCL
 // refuses two ranks of one communicator on one GPU, so the NCCL bootstraps
