@@ -13,6 +13,7 @@
 
 #include <gshmem/detail/config.h>
 #include <stddef.h>
+#include <string.h>
 
 // Most PEs one job can have (the per-PE tables below are sized by it).
 #define GSHMEMI_MAX_PES 128
@@ -80,6 +81,36 @@ GSHMEM_HD const gshmemi_device_state_t &gshmemi_state() {
   return gshmemi_device_state;
 #else
   return *gshmemi_host_state();
+#endif
+}
+
+// Reads one field of the state as a load the compiler may move, merge and
+// hoist out of loops. The state is __constant__ and written only between
+// kernel launches, so it is invariant while a kernel runs; an ordinary read
+// of it is re-issued after every asm with a "memory" clobber (every poll of
+// a wait loop), which puts an indexed constant load between a poll's
+// acquire and the store that answers it. `field` must be a field of
+// gshmemi_state(). Host: a plain read.
+template <class T>
+GSHMEM_HD T gshmemi_state_invariant(const T &field) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "state fields of 4 or 8 bytes");
+#if GSHMEM_IN_DEVICE_CODE
+  const size_t address = __cvta_generic_to_constant(&field);
+  if constexpr (sizeof(T) == 8) {
+    unsigned long long v;
+    asm("ld.const.u64 %0, [%1];" : "=l"(v) : "l"(address));  // no volatile, no clobber: a pure value
+    T out;
+    memcpy(&out, &v, sizeof(T));
+    return out;
+  } else {
+    unsigned v;
+    asm("ld.const.u32 %0, [%1];" : "=r"(v) : "l"(address));
+    T out;
+    memcpy(&out, &v, sizeof(T));
+    return out;
+  }
+#else
+  return field;
 #endif
 }
 #else

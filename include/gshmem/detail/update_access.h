@@ -116,17 +116,19 @@ struct group_block {
 template <class T>
 GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
   const gshmemi_device_state_t& s = gshmemi_state();
+  // The scalars are plain constant loads, which the compiler may hoist out
+  // of a loop (it knows they can be read anywhere). The table entry, at a
+  // variable index, it cannot prove readable anywhere: it is read with the
+  // index clamped into the table (the range check applied after) as an
+  // invariant load (gshmemi_state_invariant), which at least is not tied to
+  // the memory clobbers of the polls around it, so that in a ping-pong it is
+  // issued once, before the loop. Read plainly, it is loaded again after
+  // every poll's acquire, and an indexed constant load there costs about
+  // 80 ns on sm_90 (the latency perftest's "[gshmem send, raw wait]" rows).
   unsigned long long offset =
       (unsigned long long)((const char*)sym - (const char*)s.heap_base);
-  // The table entry is loaded unconditionally (index clamped into the
-  // table, the range check applied after): a load that does not depend on a
-  // branch is one the compiler may issue early, before the poll that
-  // precedes a put in a ping-pong, or once before a loop. Behind a branch it
-  // is issued after the poll's acquire, and an indexed constant load there
-  // costs about 80 ns on sm_90 (measured by the latency perftest's
-  // "[gshmem send, raw wait]" rows).
   const unsigned index = (unsigned)pe < (unsigned)GSHMEMI_MAX_PES ? (unsigned)pe : 0u;
-  char* base = s.peer_base[index];
+  char* base = gshmemi_state_invariant(s.peer_base[index]);
   if ((unsigned)pe >= (unsigned)s.n_pes) base = nullptr;
   if (offset >= s.symmetric_span || base == nullptr) {
 #if GSHMEM_IN_DEVICE_CODE
