@@ -37,7 +37,7 @@ inline Verdict check_initialized(bool initialized) {
 }
 
 inline Verdict check_cmp(int cmp) {
-  return (cmp >= GSHMEM_CMP_EQ && cmp <= GSHMEM_CMP_LE)
+  return (cmp >= GSHMEMI_CMP_FIRST && cmp <= GSHMEMI_CMP_LAST)
              ? Verdict{}
              : fail(GSHMEMX_ERROR_INVALID_VALUE, "cmp is not one of GSHMEM_CMP_EQ/NE/GT/GE/LT/LE");
 }

@@ -96,14 +96,21 @@
 #define GSHMEM_FOR_EACH_REDUCE_OP(X, TYPENAME, TYPE) \
   X(TYPENAME, TYPE, sum) X(TYPENAME, TYPE, prod) X(TYPENAME, TYPE, max) X(TYPENAME, TYPE, min)
 
-// Comparison operators for wait/test (values fixed by OpenSHMEM).
+// Comparison operators for wait/test. OpenSHMEM asks only for distinct
+// integer constants; these are the values of NVSHMEM (nvshmemx_cmp_type_t)
+// and of Open MPI's OpenSHMEM, so that code passing the numbers themselves
+// (language bindings that hard-code them) means the same comparison here.
+// Contiguous: GSHMEMI_CMP_FIRST .. GSHMEMI_CMP_LAST are the valid values.
 #define GSHMEM_CMP_EQ 0
 #define GSHMEM_CMP_NE 1
 #define GSHMEM_CMP_GT 2
-#define GSHMEM_CMP_GE 3
+#define GSHMEM_CMP_LE 3
 #define GSHMEM_CMP_LT 4
-#define GSHMEM_CMP_LE 5
+#define GSHMEM_CMP_GE 5
+#define GSHMEMI_CMP_FIRST 0
+#define GSHMEMI_CMP_LAST 5
 
-// Signal operators for signal_op / put_signal.
-#define GSHMEM_SIGNAL_SET 0
-#define GSHMEM_SIGNAL_ADD 1
+// Signal operators for signal_op / put_signal (NVSHMEM's values,
+// nvshmemx_signal_op_t, for the same reason).
+#define GSHMEM_SIGNAL_SET 9
+#define GSHMEM_SIGNAL_ADD 10

@@ -24,11 +24,25 @@ __global__ void k(int *flag, long *data, uint64_t *sig, size_t *idx, int *st, lo
   nvshmemx_putmem_signal_warp(data, data + 8, 64, sig, 1, NVSHMEM_SIGNAL_ADD, peer);
   nvshmem_fence();
 }
+// NVSHMEM's numbers for the constants: code (bindings) that passes the
+// numbers themselves must mean the same thing.
+static_assert(NVSHMEM_CMP_EQ == 0 && NVSHMEM_CMP_NE == 1 && NVSHMEM_CMP_GT == 2 && NVSHMEM_CMP_LE == 3 &&
+                  NVSHMEM_CMP_LT == 4 && NVSHMEM_CMP_GE == 5,
+              "NVSHMEM's comparison numbering");
+static_assert(NVSHMEM_SIGNAL_SET == 9 && NVSHMEM_SIGNAL_ADD == 10, "NVSHMEM's signal operator numbering");
+#if !defined(NVSHMEM_VENDOR_MAJOR_VERSION) || NVSHMEM_VENDOR_MAJOR_VERSION < 3
+#error "NVSHMEM_VENDOR_MAJOR_VERSION must name the NVSHMEM API generation (3)"
+#endif
+__device__ void vendor_version_on_device(int *v) { nvshmemx_vendor_get_version_info(v, v + 1, v + 2); }
 int main() {
   nvshmem_init();
   int *flag = (int *)nvshmem_malloc(sizeof(int));
+  long *aligned = (long *)nvshmem_align(256, 8 * sizeof(long));
   cudaStream_t s; cudaStreamCreate(&s);
   nvshmemx_int_wait_until_on_stream(flag, NVSHMEM_CMP_EQ, 1, s);
+  nvshmemx_long_wait_until_all_on_stream(aligned, 8, NULL, NVSHMEM_CMP_GE, 1, s);
+  nvshmemx_long_wait_until_all_vector_on_stream(aligned, 8, NULL, NVSHMEM_CMP_GE, aligned, s);
+  nvshmem_free(aligned);
   nvshmemx_barrier_all_on_stream(s);
   nvshmem_barrier_all();
   nvshmem_free(flag);

@@ -84,6 +84,11 @@ TEST_CASE("OpenSHMEM info: specification version and vendor name") {
   CHECK(std::string(name).find(GSHMEM_VERSION_STRING) != std::string::npos);
   int patch = -1;
   nvshmemx_vendor_get_version_info(&major, &minor, &patch);
-  CHECK(major == GSHMEM_VERSION_MAJOR);
-  CHECK(patch == GSHMEM_VERSION_PATCH);
+  CHECK(major == NVSHMEM_VENDOR_MAJOR_VERSION);  // the NVSHMEM API level the names follow
+  CHECK(minor == NVSHMEM_VENDOR_MINOR_VERSION);
+  CHECK(patch == NVSHMEM_VENDOR_PATCH_VERSION);
+  CHECK(NVSHMEM_VENDOR_VERSION == 30501);
+#if NVSHMEM_VENDOR_MAJOR_VERSION < 3
+  FAIL("programs that pick NVSHMEM 3 APIs with #if would take the old branch");
+#endif
 }

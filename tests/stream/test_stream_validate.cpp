@@ -10,12 +10,15 @@ void *at(std::uintptr_t a) { return reinterpret_cast<void *>(a); }
 }  // namespace
 
 TEST_CASE("cmp and sig_op", "[stream][validate]") {
-  for (int cmp = GSHMEM_CMP_EQ; cmp <= GSHMEM_CMP_LE; ++cmp) CHECK(check_cmp(cmp).ok());
+  for (int cmp : {GSHMEM_CMP_EQ, GSHMEM_CMP_NE, GSHMEM_CMP_GT, GSHMEM_CMP_GE, GSHMEM_CMP_LT, GSHMEM_CMP_LE})
+    CHECK(check_cmp(cmp).ok());
   CHECK(check_cmp(-1).code == GSHMEMX_ERROR_INVALID_VALUE);
   CHECK(check_cmp(6).code == GSHMEMX_ERROR_INVALID_VALUE);
   CHECK(check_sig_op(GSHMEM_SIGNAL_SET).ok());
   CHECK(check_sig_op(GSHMEM_SIGNAL_ADD).ok());
   CHECK(check_sig_op(2).code == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(check_sig_op(0).code == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(check_sig_op(GSHMEM_SIGNAL_ADD + 1).code == GSHMEMX_ERROR_INVALID_VALUE);
 }
 
 TEST_CASE("init, stream device, pe", "[stream][validate]") {

@@ -60,6 +60,7 @@ static inline void nvshmem_finalize(void) { gshmem_finalize(); }
 static inline void *nvshmem_malloc(size_t size) { return gshmem_malloc(size); }
 static inline void *nvshmem_calloc(size_t count, size_t size) { return gshmem_calloc(count, size); }
 static inline void nvshmem_free(void *ptr) { gshmem_free(ptr); }
+static inline void *nvshmem_align(size_t alignment, size_t size) { return gshmem_align(alignment, size); }
 
 /* ------------------------------------------------------ host and device */
 GSHMEMI_NV_HD int nvshmem_my_pe(void) { return gshmem_my_pe(); }
@@ -227,8 +228,7 @@ GSHMEMI_NV_DEVICE void nvshmem_putmem_signal_nbi(void *dest, const void *source,
 /* ======================================================= init, status, exit, info (host)
  * NVSHMEM's init attributes and unique ids are gshmem's (<gshmem/runtime.h>):
  * programs set them with nvshmemx_set_attr_* (<nvshmemx.h>) or the
- * mpi_comm field, as with NVSHMEM. nvshmem_global_exit and
- * nvshmemx_vendor_get_version_info are host only here. */
+ * mpi_comm field, as with NVSHMEM. nvshmem_global_exit is host only here. */
 typedef gshmemx_init_attr_t nvshmemx_init_attr_t;
 typedef gshmemx_uniqueid_t nvshmemx_uniqueid_t;
 #define NVSHMEMX_INIT_ATTR_INITIALIZER GSHMEMX_INIT_ATTR_INITIALIZER
@@ -255,11 +255,20 @@ static inline void nvshmem_global_exit(int status) { gshmem_global_exit(status);
 #define NVSHMEM_VENDOR_STRING GSHMEM_VENDOR_STRING
 GSHMEMI_NV_HD void nvshmem_info_get_version(int *major, int *minor) { gshmem_info_get_version(major, minor); }
 GSHMEMI_NV_HD void nvshmem_info_get_name(char *name) { gshmem_info_get_name(name); }
-/* The version of the library behind these names: gshmem's. */
-static inline void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) {
-  *major = GSHMEM_VERSION_MAJOR;
-  *minor = GSHMEM_VERSION_MINOR;
-  *patch = GSHMEM_VERSION_PATCH;
+/* NVSHMEM's vendor version, at compile time and at run time, is the NVSHMEM
+ * release whose API these headers follow (3.5.1): programs test it to pick
+ * between API generations (#if NVSHMEM_VENDOR_MAJOR_VERSION >= 3), and an
+ * undefined macro would silently read as 0. The library behind the names is
+ * named by nvshmem_info_get_name ("gshmem <version>") and GSHMEM_VERSION_*. */
+#define NVSHMEM_VENDOR_MAJOR_VERSION 3
+#define NVSHMEM_VENDOR_MINOR_VERSION 5
+#define NVSHMEM_VENDOR_PATCH_VERSION 1
+#define NVSHMEM_VENDOR_VERSION \
+  ((NVSHMEM_VENDOR_MAJOR_VERSION)*10000 + (NVSHMEM_VENDOR_MINOR_VERSION)*100 + (NVSHMEM_VENDOR_PATCH_VERSION))
+GSHMEMI_NV_HD void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) {
+  *major = NVSHMEM_VENDOR_MAJOR_VERSION;
+  *minor = NVSHMEM_VENDOR_MINOR_VERSION;
+  *patch = NVSHMEM_VENDOR_PATCH_VERSION;
 }
 /* =================================================== end init, status, exit, info */
 

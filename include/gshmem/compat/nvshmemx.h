@@ -13,6 +13,15 @@
 #define GSHMEMI_NV_STREAM_WAITS(T, TYPE)                                                               \
   static inline void nvshmemx_##T##_wait_until_on_stream(TYPE *ivar, int cmp, TYPE value, cudaStream_t s) { \
     gshmemx_##T##_wait_until_on_stream(ivar, cmp, value, s);                                          \
+  }                                                                                                    \
+  static inline void nvshmemx_##T##_wait_until_all_on_stream(TYPE *ivars, size_t nelems, const int *status, \
+                                                             int cmp, TYPE value, cudaStream_t s) {   \
+    gshmemx_##T##_wait_until_all_on_stream(ivars, nelems, status, cmp, value, s);                     \
+  }                                                                                                    \
+  /* NVSHMEM declares cmp_values without const; it is only read. */                                    \
+  static inline void nvshmemx_##T##_wait_until_all_vector_on_stream(                                  \
+      TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values, cudaStream_t s) {      \
+    gshmemx_##T##_wait_until_all_vector_on_stream(ivars, nelems, status, cmp, cmp_values, s);         \
   }
 GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_NV_STREAM_WAITS)
 #undef GSHMEMI_NV_STREAM_WAITS

@@ -89,7 +89,7 @@ GSHMEM_HD int peer_lost_word() {
 
 // ---------------------------------------------------------------- comparison
 
-GSHMEM_HD constexpr bool is_valid_cmp(int cmp) { return cmp >= GSHMEM_CMP_EQ && cmp <= GSHMEM_CMP_LE; }
+GSHMEM_HD constexpr bool is_valid_cmp(int cmp) { return cmp >= GSHMEMI_CMP_FIRST && cmp <= GSHMEMI_CMP_LAST; }
 
 GSHMEM_HD constexpr const char *cmp_name(int cmp) {
   return cmp == GSHMEM_CMP_EQ   ? "EQ"
@@ -201,7 +201,7 @@ inline void deliver_diagnostic(const sync_diagnostic &d) {
 // handler may throw).
 GSHMEM_HD void fail_invalid_cmp(const wait_context &ctx, const char *routine, int cmp, const void *address) {
 #if GSHMEM_IN_DEVICE_CODE
-  printf("gshmem: PE %d: %s: invalid cmp %d (valid: GSHMEM_CMP_EQ=0 .. GSHMEM_CMP_LE=5)\n", ctx.pe,
+  printf("gshmem: PE %d: %s: invalid cmp %d (valid: 0 .. 5: EQ=0 NE=1 GT=2 LE=3 LT=4 GE=5)\n", ctx.pe,
          routine, cmp);
   (void)address;
   sync_trap();
@@ -214,7 +214,7 @@ GSHMEM_HD void fail_invalid_cmp(const wait_context &ctx, const char *routine, in
   d.cmp = cmp;
   d.address = address;
   std::snprintf(d.line, sizeof d.line,
-                "gshmem: PE %d: %s: invalid cmp %d (valid: GSHMEM_CMP_EQ=0 .. GSHMEM_CMP_LE=5)", ctx.pe,
+                "gshmem: PE %d: %s: invalid cmp %d (valid: 0 .. 5: EQ=0 NE=1 GT=2 LE=3 LT=4 GE=5)", ctx.pe,
                 routine, cmp);
   deliver_diagnostic(d);
 #endif
