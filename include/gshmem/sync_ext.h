@@ -1,6 +1,7 @@
 // Cooperative wait/test forms (gshmem extensions): the _all, _any and _some
-// routines (and their _vector forms), wait and test, executed by a whole
-// warp or a whole block together.
+// routines (and their _vector forms), in their wait_until and test kinds,
+// executed by a whole warp or a whole block together. (The scalar wait_until
+// and test have no cooperative forms: one thread polls one word.)
 //
 //   gshmemx_TYPENAME_<routine>_warp   called by all 32 lanes of a converged warp
 //   gshmemx_TYPENAME_<routine>_block  called by every thread of the block

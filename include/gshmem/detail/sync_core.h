@@ -229,11 +229,16 @@ GSHMEM_HD void fail_timeout(const wait_context &ctx, const char *routine, const 
                             size_t nelems, int cmp, T expected, T seen) {
   const int lost = peer_lost_word() - 1;
 #if GSHMEM_IN_DEVICE_CODE
-  if (lost >= 0)
+  if (lost >= 0 && std::is_signed<T>::value)
     printf("gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element %llu of "
            "%llu] for %s %lld, last seen %lld\n",
            ctx.pe, routine, lost, (const void *)address, (unsigned long long)index, (unsigned long long)nelems,
            cmp_name(cmp), (long long)expected, (long long)seen);
+  else if (lost >= 0)
+    printf("gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element %llu of "
+           "%llu] for %s %llu, last seen %llu\n",
+           ctx.pe, routine, lost, (const void *)address, (unsigned long long)index, (unsigned long long)nelems,
+           cmp_name(cmp), (unsigned long long)expected, (unsigned long long)seen);
   else if (std::is_signed<T>::value)
     printf("gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s %lld, "
            "last seen %lld\n",
