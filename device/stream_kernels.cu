@@ -62,24 +62,12 @@ struct TimeoutClock {
   }
 };
 
-// Prints why the wait ends (a peer is gone, or the timeout) and traps.
+// Prints why the wait ends (a peer is gone, or the timeout) and traps: the
+// device waits' own diagnostic (gd::fail_timeout), one element.
 template <class T>
 __device__ void timeout_trap(const char *routine, const T *addr, int cmp, T expected, T seen) {
-  const int lost = gd::peer_lost_word() - 1;
-  // Values in their own signedness (a uint64 of 2^63 or more is not printed negative).
-  const bool is_signed = std::is_signed<T>::value;
-  const unsigned long long e = (unsigned long long)expected, v = (unsigned long long)seen;
-  if (lost >= 0)
-    printf(is_signed ? "gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p: %s %lld, "
-                       "last seen %lld\n"
-                     : "gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p: %s %llu, "
-                       "last seen %llu\n",
-           gshmemi_state().my_pe, routine, lost, (const void *)addr, gd::cmp_name(cmp), e, v);
-  else
-    printf(is_signed ? "gshmem[PE %d] ERROR %s: wait timed out (GSHMEM_WAIT_TIMEOUT) at %p: %s %lld, last seen %lld\n"
-                     : "gshmem[PE %d] ERROR %s: wait timed out (GSHMEM_WAIT_TIMEOUT) at %p: %s %llu, last seen %llu\n",
-           gshmemi_state().my_pe, routine, (const void *)addr, gd::cmp_name(cmp), e, v);
-  __trap();
+  const gd::wait_context ctx{gshmemi_state().my_pe, gshmemi_state().wait_timeout_ns};
+  gd::fail_timeout(ctx, routine, addr, 0, 1, cmp, expected, seen);
 }
 
 // Launched by the runtime when a peer is gone and on-stream memory-operation

@@ -266,6 +266,13 @@ function(log_steps target)
     "${CMAKE_CURRENT_SOURCE_DIR}/log_step.sh ${LOG_DIR}/${target}.link.log")
 endfunction()
 
+# A program whose library CMake did not find: reported as a missing header,
+# the way a compiler would say it.
+function(report_missing_header target header why)
+  file(WRITE ${LOG_DIR}/${target}.obj.compile.log "fatal error: ${header}: No such file or directory (${why})\n")
+  file(WRITE ${LOG_DIR}/${target}.obj.compile.log.rc "1\n")
+endfunction()
+
 # The perftest helper loads MPI's C API at run time (dlopen), so programs
 # built with MPI support do not link MPI: they must not pull in the C++
 # bindings that Open MPI 4 and MPICH headers declare for C++ sources
@@ -294,19 +301,14 @@ foreach(entry IN LISTS NVSHMEM_PROGRAMS)
     find_package(MPI COMPONENTS CXX)
   endif()
   if(kind STREQUAL "mpi" AND NOT MPI_CXX_FOUND)
-    # Reported as a missing header, the way a compiler would say it.
-    file(WRITE ${LOG_DIR}/${target}.obj.compile.log
-         "fatal error: mpi.h: No such file or directory (CMake found no MPI for this example)\n")
-    file(WRITE ${LOG_DIR}/${target}.obj.compile.log.rc "1\n")
+    report_missing_header(${target} mpi.h "CMake found no MPI for this example")
     continue()
   endif()
   if(kind STREQUAL "shmem" AND NOT OpenSHMEM_FOUND)
     find_package(OpenSHMEM)
   endif()
   if(kind STREQUAL "shmem" AND NOT OpenSHMEM_FOUND)
-    file(WRITE ${LOG_DIR}/${target}.obj.compile.log
-         "fatal error: shmem.h: No such file or directory (CMake found no OpenSHMEM for this example: oshcc)\n")
-    file(WRITE ${LOG_DIR}/${target}.obj.compile.log.rc "1\n")
+    report_missing_header(${target} shmem.h "CMake found no OpenSHMEM for this example: oshcc")
     continue()
   endif()
   # The program's own source compiles as its own target, so its errors are

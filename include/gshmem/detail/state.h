@@ -93,22 +93,13 @@ GSHMEM_HD const gshmemi_device_state_t &gshmemi_state() {
 // gshmemi_state(). Host: a plain read.
 template <class T>
 GSHMEM_HD T gshmemi_state_invariant(const T &field) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "state fields of 4 or 8 bytes");
+  static_assert(sizeof(T) == 8, "state fields of 8 bytes (pointers, sizes)");
 #if GSHMEM_IN_DEVICE_CODE
-  const size_t address = __cvta_generic_to_constant(&field);
-  if constexpr (sizeof(T) == 8) {
-    unsigned long long v;
-    asm("ld.const.u64 %0, [%1];" : "=l"(v) : "l"(address));  // no volatile, no clobber: a pure value
-    T out;
-    memcpy(&out, &v, sizeof(T));
-    return out;
-  } else {
-    unsigned v;
-    asm("ld.const.u32 %0, [%1];" : "=r"(v) : "l"(address));
-    T out;
-    memcpy(&out, &v, sizeof(T));
-    return out;
-  }
+  unsigned long long v;
+  asm("ld.const.u64 %0, [%1];" : "=l"(v) : "l"(__cvta_generic_to_constant(&field)));  // no volatile, no clobber
+  T out;
+  memcpy(&out, &v, sizeof(T));
+  return out;
 #else
   return field;
 #endif

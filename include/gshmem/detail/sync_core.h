@@ -229,27 +229,23 @@ GSHMEM_HD void fail_timeout(const wait_context &ctx, const char *routine, const 
                             size_t nelems, int cmp, T expected, T seen) {
   const int lost = peer_lost_word() - 1;
 #if GSHMEM_IN_DEVICE_CODE
-  if (lost >= 0 && std::is_signed<T>::value)
-    printf("gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element %llu of "
-           "%llu] for %s %lld, last seen %lld\n",
+  // Values in their own signedness (a uint64 at or past 2^63 is not shown negative).
+  const bool is_signed = std::is_signed<T>::value;
+  const unsigned long long e = (unsigned long long)expected, v = (unsigned long long)seen;
+  if (lost >= 0)
+    printf(is_signed ? "gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element "
+                       "%llu of %llu] for %s %lld, last seen %lld\n"
+                     : "gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element "
+                       "%llu of %llu] for %s %llu, last seen %llu\n",
            ctx.pe, routine, lost, (const void *)address, (unsigned long long)index, (unsigned long long)nelems,
-           cmp_name(cmp), (long long)expected, (long long)seen);
-  else if (lost >= 0)
-    printf("gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element %llu of "
-           "%llu] for %s %llu, last seen %llu\n",
-           ctx.pe, routine, lost, (const void *)address, (unsigned long long)index, (unsigned long long)nelems,
-           cmp_name(cmp), (unsigned long long)expected, (unsigned long long)seen);
-  else if (std::is_signed<T>::value)
-    printf("gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s %lld, "
-           "last seen %lld\n",
-           ctx.pe, routine, ctx.timeout_ns, (const void *)address, (unsigned long long)index,
-           (unsigned long long)nelems, cmp_name(cmp), (long long)expected, (long long)seen);
+           cmp_name(cmp), e, v);
   else
-    printf("gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s %llu, "
-           "last seen %llu\n",
+    printf(is_signed ? "gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s "
+                       "%lld, last seen %lld\n"
+                     : "gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s "
+                       "%llu, last seen %llu\n",
            ctx.pe, routine, ctx.timeout_ns, (const void *)address, (unsigned long long)index,
-           (unsigned long long)nelems, cmp_name(cmp), (unsigned long long)expected,
-           (unsigned long long)seen);
+           (unsigned long long)nelems, cmp_name(cmp), e, v);
   sync_trap();
 #else
   sync_diagnostic d{};
