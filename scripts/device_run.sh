@@ -42,6 +42,12 @@
 #                  more PEs run with their PEs sharing it (GSHMEM_TEST_SHARE_GPUS=1;
 #                  correctness only, the benchmark is skipped, tests that need
 #                  a GPU per PE, the NCCL bootstraps, are skipped); 1: always; 0: never
+#   SHARE_GPUS_MPS 1: when PEs share a GPU, run them under a Multi-Process
+#                  Service daemon this script starts (its pipes and logs in a
+#                  private folder; quit at the end), so their kernels run at
+#                  the same time instead of taking turns; stress loops are
+#                  then divided by 10 (GSHMEM_TEST_ITERATION_DIVISOR), not
+#                  1000. 0 (default): plain time-slicing
 set -uo pipefail
 cd "$(dirname "$0")/.."
 run_bench=1
@@ -101,8 +107,17 @@ print_table() {
     END { for (r = 1; r <= NR; ++r) { line = ""; for (i = 1; i <= n[r]; ++i)
       line = line sprintf("%-" w[i] + 2 "s", row[r, i]); print line } }'
 }
+# The MPS daemon this script started, if any (quit in finish).
+mps_pipe=""
+stop_mps() {
+  [[ -n "$mps_pipe" ]] || return 0
+  echo quit | CUDA_MPS_PIPE_DIRECTORY="$mps_pipe" timeout 20 nvidia-cuda-mps-control >/dev/null 2>&1
+  mps_pipe=""
+}
+trap stop_mps EXIT
 # Packs the logs into $out and prints the table last.
 finish() {
+  stop_mps
   summary+=("total|$(( $(date +%s) - all_start ))s|")
   [[ -f "$logs/ctest.log" ]] && cp "$logs/ctest.log" "$out/"
   tar -C "$logs" -czf "$out/device-run-logs.tar.gz" . 2>/dev/null && rm -rf "$logs"
@@ -131,8 +146,28 @@ if [[ "${SHARE_GPUS:-auto}" == 1 || ( "${SHARE_GPUS:-auto}" == auto && $gpus -eq
   # round trip measured on one H200; a 10^6-round litmus would take over an
   # hour), so the stress loops are cut to a thousandth; one-way streams of
   # updates are not slowed as much.
+  sharing="time-sliced"
+  if [[ "${SHARE_GPUS_MPS:-0}" == 1 ]]; then
+    # Under MPS the processes' kernels share the GPU's SMs at the same time,
+    # so a ping-pong round trip no longer waits for a time slice.
+    if command -v nvidia-cuda-mps-control >/dev/null; then
+      mps_pipe=$(mktemp -d "${TMPDIR:-/tmp}/gshmem-mps.XXXXXX")
+      mkdir -p "$logs/mps"
+      export CUDA_MPS_PIPE_DIRECTORY="$mps_pipe" CUDA_MPS_LOG_DIRECTORY="$logs/mps"
+      if nvidia-cuda-mps-control -d && sleep 1 && echo get_server_list | timeout 20 nvidia-cuda-mps-control >/dev/null; then
+        sharing="MPS"
+        export GSHMEM_TEST_ITERATION_DIVISOR=${GSHMEM_TEST_ITERATION_DIVISOR:-10}
+      else
+        echo "device_run.sh: the MPS daemon did not start (see logs/mps); PEs take turns on the GPU" >&2
+        stop_mps
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+      fi
+    else
+      echo "device_run.sh: SHARE_GPUS_MPS=1 but no nvidia-cuda-mps-control; PEs take turns on the GPU" >&2
+    fi
+  fi
   export GSHMEM_TEST_ITERATION_DIVISOR=${GSHMEM_TEST_ITERATION_DIVISOR:-1000}
-  summary+=("mode|$gpus GPU: PEs share it|correctness only (GSHMEM_TEST_SHARE_GPUS=1, stress loops / $GSHMEM_TEST_ITERATION_DIVISOR); no benchmark|")
+  summary+=("mode|$gpus GPU: PEs share it ($sharing)|correctness only (GSHMEM_TEST_SHARE_GPUS=1, stress loops / $GSHMEM_TEST_ITERATION_DIVISOR); no benchmark|")
   if [[ $run_bench == 1 ]]; then run_bench=0; fi
 fi
 echo "== configure + build ($jobs jobs)"
