@@ -6,14 +6,18 @@
 #include <cuda_runtime_api.h>
 
 #include "../src/log.h"
+#include "../src/runtime_internal.h"
 
 namespace {
 
-// How many blocks of `func` can be resident at once on the current GPU.
+// How many blocks of `func` this PE can count on being resident at once: the
+// GPU's capacity, divided among the PEs that share the GPU (their collective
+// launches run at the same time and each needs its whole grid resident).
 struct Fit {
   unsigned long long threads = 0;  // per block
   int per_sm = 0;
   int sms = 0;
+  int sharing_pes = 1;
   long long max_blocks = 0;
 };
 
@@ -48,12 +52,15 @@ int find_fit(const char *fn, const void *func, dim3 block, size_t shmem, Fit *fi
   }
   if (!cooperative)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_SUPPORTED, "%s: GPU %d does not support cooperative launches", fn, device);
-  fit->max_blocks = (long long)fit->per_sm * fit->sms;
+  fit->sharing_pes = gshmemi::pes_sharing_this_gpu() > 1 ? gshmemi::pes_sharing_this_gpu() : 1;
+  fit->max_blocks = (long long)fit->per_sm * fit->sms / fit->sharing_pes;
   if (fit->max_blocks == 0)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
-                         "%s: not even one block of %llu threads with %zu bytes of dynamic shared memory fits on an "
-                         "SM of GPU %d (registers: %d per thread, static shared memory: %zu bytes)",
-                         fn, fit->threads, shmem, device, attr.numRegs, attr.sharedSizeBytes);
+                         "%s: not even one block of %llu threads with %zu bytes of dynamic shared memory fits on "
+                         "GPU %d for this PE (%d per SM x %d SMs, shared by %d PEs; registers: %d per thread, static "
+                         "shared memory: %zu bytes)",
+                         fn, fit->threads, shmem, device, fit->per_sm, fit->sms, fit->sharing_pes, attr.numRegs,
+                         attr.sharedSizeBytes);
   return GSHMEM_SUCCESS;
 }
 
@@ -76,9 +83,10 @@ int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **ar
   if (blocks > (unsigned long long)fit.max_blocks)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
                          "%s: a grid of %llu blocks (%u x %u x %u) cannot be co-resident: at most %lld blocks of "
-                         "%llu threads with %zu bytes of dynamic shared memory fit on this GPU (%d per SM x %d SMs; "
-                         "see gshmemx_collective_launch_query_gridsize)",
-                         fn, blocks, grid.x, grid.y, grid.z, fit.max_blocks, fit.threads, shmem, fit.per_sm, fit.sms);
+                         "%llu threads with %zu bytes of dynamic shared memory fit on this GPU for this PE (%d per "
+                         "SM x %d SMs / %d PEs sharing the GPU; see gshmemx_collective_launch_query_gridsize)",
+                         fn, blocks, grid.x, grid.y, grid.z, fit.max_blocks, fit.threads, shmem, fit.per_sm, fit.sms,
+                         fit.sharing_pes);
   const cudaError_t err = cudaLaunchCooperativeKernel(func, grid, block, args, shmem, stream);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();

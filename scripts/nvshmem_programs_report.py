@@ -251,6 +251,10 @@ def run_result(text, rc):
         status = f"exit {rc}"
     lines = [ln.strip() for ln in (text or "").splitlines()
              if ln.strip() and not ln.startswith("# mpirun")]
+    if any("invalid device ordinal" in ln for ln in lines):
+        # The program picks GPU <node-local PE> itself (cudaSetDevice): with
+        # fewer GPUs than PEs it cannot run, whatever library it links.
+        return status, "needs a GPU per PE: it selects GPU <node-local PE> itself (invalid device ordinal)"
     said = next((ln for ln in lines if CHECK_LINE.search(ln)), None)
     if said is None and lines:
         said = lines[-1]

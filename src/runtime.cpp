@@ -24,6 +24,7 @@
 #include "liveness.h"
 #include "../host/team_internal.h"
 #include "log.h"
+#include "runtime_internal.h"
 
 namespace gshmemi {
 
@@ -34,6 +35,7 @@ struct Runtime {
   std::atomic<bool> initialized{false};
   std::unique_ptr<Bootstrap> boot;
   std::atomic<int> device{-1};
+  std::atomic<int> pes_on_device{0};     // PEs of this node on `device`, this one included
   std::unique_ptr<PeerMonitor> monitor;  // null when GSHMEM_PEER_TIMEOUT=0 or one PE
   int *peer_lost_word = nullptr;         // mapped host memory the device waits read
   std::string fault_point;               // GSHMEM_FAULT_INJECT, parsed
@@ -299,7 +301,10 @@ int select_device(Bootstrap &boot, const NodeLayout &layout, bool allow_sharing,
 // and spin against each other: an error unless sharing was asked for. GPUs
 // are compared by PCI bus id, since device numbers depend on each process's
 // CUDA_VISIBLE_DEVICES. Collective; every PE computes the same verdict.
-int check_distinct_gpus(Bootstrap &boot, const NodeLayout &layout, bool allow_sharing, int device) {
+// On success *pes_on_gpu is how many PEs of this node use this PE's GPU (1
+// unless sharing is allowed).
+int check_distinct_gpus(Bootstrap &boot, const NodeLayout &layout, bool allow_sharing, int device,
+                        int *pes_on_gpu) {
   constexpr std::size_t kIdBytes = 32;
   char mine[kIdBytes] = {};
   if (cudaDeviceGetPCIBusId(mine, kIdBytes - 1, device) != cudaSuccess) {
@@ -308,6 +313,11 @@ int check_distinct_gpus(Bootstrap &boot, const NodeLayout &layout, bool allow_sh
   }
   std::vector<char> all(kIdBytes * static_cast<std::size_t>(boot.size()));
   GSHMEMI_CHECK(boot.allgather(mine, all.data(), kIdBytes));
+  const int me = boot.rank();
+  *pes_on_gpu = 0;
+  for (int b = 0; b < boot.size(); ++b)
+    if (layout.node_of_pe[b] == layout.node_of_pe[me] && std::strncmp(&all[b * kIdBytes], mine, kIdBytes) == 0)
+      ++*pes_on_gpu;
   if (allow_sharing) return GSHMEM_SUCCESS;
   for (int a = 0; a < boot.size(); ++a)
     for (int b = a + 1; b < boot.size(); ++b)
@@ -395,9 +405,11 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
              "selecting a GPU");
   if (rc) return give_up(rc);
   rt.device = device;
-  rc = agree(*boot, check_distinct_gpus(*boot, layout, settings.ALLOW_GPU_SHARING, device),
+  int pes_on_gpu = 1;
+  rc = agree(*boot, check_distinct_gpus(*boot, layout, settings.ALLOW_GPU_SHARING, device, &pes_on_gpu),
              "checking that PEs use distinct GPUs");
   if (rc) return give_up(rc);
+  rt.pes_on_device = pes_on_gpu;
   warn_if_lazy_loading();
 
   HeapConfig config;
@@ -452,6 +464,8 @@ bool require_init(const char *routine) {
 }
 
 }  // namespace
+
+int pes_sharing_this_gpu() { return runtime().pes_on_device.load(); }
 
 // Exported for tests that need the live bootstrap (nullptr when not initialized).
 GSHMEM_API Bootstrap *current_bootstrap() { return runtime().boot.get(); }
@@ -510,6 +524,7 @@ void gshmem_finalize(void) {
   rt.boot.reset();  // closes the bootstrap (and MPI, if gshmem started it)
   stop_peer_monitor(rt);
   rt.device = -1;
+  rt.pes_on_device = 0;
   if (!all_alive()) set_last_error(GSHMEMX_ERROR_PEER_LOST);
   set_log_pe(-1);
 }

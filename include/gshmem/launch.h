@@ -35,7 +35,9 @@ GSHMEM_API int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block
 
 /* The largest grid (in blocks) of `func` with `block` threads and `shmem`
  * bytes of dynamic shared memory per block that can be co-resident on this
- * PE's GPU (blocks per SM at full occupancy x SMs), into *gridsize. `args` is
+ * PE's GPU (blocks per SM at full occupancy x SMs, divided by the number of
+ * PEs that share the GPU under GSHMEM_ALLOW_GPU_SHARING, since their
+ * collective launches run at the same time), into *gridsize. `args` is
  * accepted for NVSHMEM's signature and not read. 0 or an error code as above
  * (*gridsize NULL: GSHMEMX_ERROR_INVALID_VALUE). */
 GSHMEM_API int gshmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args, size_t shmem,

@@ -26,6 +26,7 @@ programs = [
     ("examples/ring", "examples/ring.cu", "example", ""),
     ("examples/linkfail", "examples/linkfail.cu", "example", ""),
     ("examples/slow", "examples/slow.cu", "example", ""),
+    ("examples/pick", "examples/pick.cu", "example", ""),
     ("examples/sub/big", "examples/sub/big.cu", "left_out", "needs CUTLASS"),
 ]
 with open(os.path.join(work, "programs.tsv"), "w") as f:
@@ -86,6 +87,13 @@ write("examples.slow.link.log.rc", "0\n")
 write("examples.slow.built", "/x/bin/examples.slow\n")
 write("examples.slow.np2.run.log", "# mpirun -np 2 examples.slow\nstarting\n")
 write("examples.slow.np2.run.log.rc", "124\n")
+# pick: selects GPU <node-local PE> itself; the machine has one GPU.
+write("examples.pick.obj.compile.log.rc", "0\n")
+write("examples.pick.link.log.rc", "0\n")
+write("examples.pick.built", "/x/bin/examples.pick\n")
+write("examples.pick.np2.run.log", "# mpirun -np 2 examples.pick\n"
+      "[pick.cu:76] cuda failed with invalid device ordinal \nerror: peer gone\n")
+write("examples.pick.np2.run.log.rc", "124\n")
 
 subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_programs_report.py"), work,
                 "--title", "sample"], check=True, stdout=subprocess.DEVNULL)
@@ -105,7 +113,7 @@ def check(cond, what):
         raise AssertionError(what)
 
 
-check("2 of 6 programs built; 1 left out" in report, "counts")
+check("3 of 7 programs built; 1 left out" in report, "counts")
 check("did NOT compile; it misses 2 NVSHMEM name(s)" in report, "helper state")
 check("| no (helper) |" in row("perftest/device/a_bw"), "a_bw fails only through the helper")
 check("its own source compiles" in row("perftest/device/a_bw"), "a_bw's own source compiles")
@@ -124,6 +132,8 @@ check("received message" in r and "mismatch" in r, "the program's own check outp
 check("| no (link) |" in row("examples/linkfail") and "nvshmemx_hostlib_init_attr" in row("examples/linkfail"),
       "link failure names the undefined symbol")
 check("timed out" in row("examples/slow"), "timeout")
+check("needs a GPU per PE" in row("examples/pick") and "error: peer gone" not in row("examples/pick"),
+      "a program that picks a GPU the machine lacks is reported as needing a GPU per PE")
 check("| left out | - | needs CUTLASS |" in row("examples/sub/big"), "left out with the reason")
 
 # Names grouped by feature, each with its users; the helper stands for every perftest.

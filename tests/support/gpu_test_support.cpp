@@ -16,11 +16,25 @@ int launcher_rank() {
   return env_int(names, 0);
 }
 
+namespace {
+const char *const local_rank_names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", nullptr};
+}  // namespace
+
 void select_default_device() {
-  static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", nullptr};
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return;
-  GSHMEM_TEST_CUDA(cudaSetDevice(env_int(names, 0) % count));
+  GSHMEM_TEST_CUDA(cudaSetDevice(env_int(local_rank_names, 0) % count));
+}
+
+int pes_on_this_gpu() {
+  static const char *const local_size_names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", nullptr};
+  int count = 0;
+  GSHMEM_TEST_CUDA(cudaGetDeviceCount(&count));
+  REQUIRE(count > 0);
+  const int local_size = env_int(local_size_names, 1), mine = env_int(local_rank_names, 0) % count;
+  int sharing = 0;
+  for (int r = 0; r < local_size; ++r) sharing += (r % count == mine);
+  return sharing;
 }
 
 unsigned long long scaled_iterations(unsigned long long n) {

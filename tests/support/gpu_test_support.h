@@ -29,6 +29,11 @@ int launcher_rank();
 // init would otherwise keep on every PE.
 void select_default_device();
 
+// How many PEs of this node use this PE's GPU under that default (1 unless
+// there are fewer GPUs than PEs, as in GSHMEM_TEST_SHARE_GPUS mode), counted
+// from the launcher's node-local rank and size.
+int pes_on_this_gpu();
+
 // `n` divided by GSHMEM_TEST_ITERATION_DIVISOR (default 1), at least 1:
 // stress tests scale their iteration counts with it so that a run under
 // compute-sanitizer (tens of times slower) ends in bounded time.
