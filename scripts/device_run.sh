@@ -47,7 +47,8 @@
 #                  private folder; quit at the end), so their kernels run at
 #                  the same time instead of taking turns; stress loops are
 #                  then divided by 10 (GSHMEM_TEST_ITERATION_DIVISOR), not
-#                  1000. 0 (default): plain time-slicing
+#                  1000, and each process asks for 16 hardware work queues
+#                  (CUDA_DEVICE_MAX_CONNECTIONS). 0 (default): plain time-slicing
 set -uo pipefail
 cd "$(dirname "$0")/.."
 run_bench=1
@@ -156,6 +157,11 @@ if [[ "${SHARE_GPUS:-auto}" == 1 || ( "${SHARE_GPUS:-auto}" == auto && $gpus -eq
       export CUDA_MPS_PIPE_DIRECTORY="$mps_pipe" CUDA_MPS_LOG_DIRECTORY="$logs/mps"
       if nvidia-cuda-mps-control -d && sleep 1 && echo get_server_list | timeout 20 nvidia-cuda-mps-control >/dev/null; then
         sharing="MPS"
+        # MPS clients draw their hardware work queues from one pool, fewer
+        # each than the 8 a process gets alone: a test whose 8 streams each
+        # hold a blocked wait then finds two streams behind one queue and
+        # deadlocks (seen on one H100; 16 asked for, it passes).
+        export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-16}
         export GSHMEM_TEST_ITERATION_DIVISOR=${GSHMEM_TEST_ITERATION_DIVISOR:-10}
       else
         echo "device_run.sh: the MPS daemon did not start (see logs/mps); PEs take turns on the GPU" >&2

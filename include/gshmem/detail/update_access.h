@@ -127,9 +127,11 @@ GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
   // 80 ns on sm_90 (the latency perftest's "[gshmem send, raw wait]" rows).
   unsigned long long offset =
       (unsigned long long)((const char*)sym - (const char*)s.heap_base);
-  const unsigned index = (unsigned)pe < (unsigned)GSHMEMI_MAX_PES ? (unsigned)pe : 0u;
-  char* base = gshmemi_state_invariant(s.peer_base[index]);
-  if ((unsigned)pe >= (unsigned)s.n_pes) base = nullptr;
+  // A PE past n_pes needs no check of its own: its entry is NULL (state.h),
+  // so the check stays off the constant loads that follow a poll.
+  const bool in_table = (unsigned)pe < (unsigned)GSHMEMI_MAX_PES;
+  char* base = gshmemi_state_invariant(s.peer_base[in_table ? (unsigned)pe : 0u]);
+  if (!in_table) base = nullptr;
   if (offset >= s.symmetric_span || base == nullptr) {
 #if GSHMEM_IN_DEVICE_CODE
     printf("gshmem: PE %d: %s: address %p is not symmetric (heap or registered buffer) or PE %d is not reachable "
