@@ -30,6 +30,9 @@ static_assert(NVSHMEM_CMP_EQ == 0 && NVSHMEM_CMP_NE == 1 && NVSHMEM_CMP_GT == 2 
                   NVSHMEM_CMP_LT == 4 && NVSHMEM_CMP_GE == 5,
               "NVSHMEM's comparison numbering");
 static_assert(NVSHMEM_SIGNAL_SET == 9 && NVSHMEM_SIGNAL_ADD == 10, "NVSHMEM's signal operator numbering");
+static_assert(NVSHMEM_TEAM_INVALID == -1 && NVSHMEM_TEAM_WORLD == 0 && NVSHMEM_TEAM_SHARED == 1 &&
+                  NVSHMEMX_TEAM_NODE == 2 && NVSHMEMX_TEAM_SAME_MYPE_NODE == 3,
+              "NVSHMEM's team handle numbering");
 #if !defined(NVSHMEM_VENDOR_MAJOR_VERSION) || NVSHMEM_VENDOR_MAJOR_VERSION < 3
 #error "NVSHMEM_VENDOR_MAJOR_VERSION must name the NVSHMEM API generation (3)"
 #endif

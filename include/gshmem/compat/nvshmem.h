@@ -16,7 +16,7 @@
 // (wait_until, test, _all / _any / _some [_vector], signal_wait_until).
 // Device-side collectives (sections at the end of this file and of
 // <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms);
-// teams (WORLD, NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
+// teams (WORLD, SHARED, NODE, SAME_MYPE_NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
 // team_sync and barrier on host, device and stream); collective launch
 // (<nvshmemx.h>); max/min/sum/prod reductions and fcollect (host, device,
 // warp, block, on stream); registration of a program's own buffers
@@ -293,15 +293,19 @@ GSHMEMI_NV_HD void nvshmem_sync_all(void) {
 }
 
 /* =============================================================== teams
- * Handles are gshmem's (<gshmem/team.h>): the same names, other values.
+ * Handles are gshmem's (<gshmem/team.h>), with NVSHMEM's numbers (INVALID
+ * -1, WORLD 0, SHARED 1, NODE 2, SAME_MYPE_NODE 3). On gshmem's single node
+ * the shared and node teams hold every PE and SAME_MYPE_NODE this PE alone.
  * nvshmem_team_config_t is accepted and ignored (gshmem has no contexts).
  * nvshmem_team_sync / nvshmem_barrier: host and device; in device code
  * called by one thread (warp/block forms in <nvshmemx.h>). */
 typedef gshmem_team_t nvshmem_team_t;
 typedef gshmem_team_config_t nvshmem_team_config_t;
-#define NVSHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD
-#define NVSHMEMX_TEAM_NODE GSHMEMX_TEAM_NODE
 #define NVSHMEM_TEAM_INVALID GSHMEM_TEAM_INVALID
+#define NVSHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD
+#define NVSHMEM_TEAM_SHARED GSHMEM_TEAM_SHARED
+#define NVSHMEMX_TEAM_NODE GSHMEMX_TEAM_NODE
+#define NVSHMEMX_TEAM_SAME_MYPE_NODE GSHMEMX_TEAM_SAME_MYPE_NODE
 #define NVSHMEM_TEAM_NUM_CONTEXTS GSHMEM_TEAM_NUM_CONTEXTS
 
 static inline int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride, int size,
