@@ -1,7 +1,8 @@
 // A program written for NVSHMEM, compiled against gshmem's compatibility
-// headers (include/gshmem/compat) without -rdc. Case 0 must compile; the
-// other cases call an NVSHMEM routine gshmem does not provide and must fail
-// with a diagnostic that names it (tests/compat/CMakeLists.txt).
+// headers (include/gshmem/compat) without -rdc. Case 0 must compile; cases
+// 1-2 call an NVSHMEM routine gshmem does not provide, cases 3-6 a name
+// NVSHMEM does not have; each must fail with a diagnostic that names it
+// (tests/compat/CMakeLists.txt).
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
@@ -58,6 +59,19 @@ __global__ void k(int *dest, const int *source) { nvshmem_int_and_reduce(NVSHMEM
 #elif GSHMEM_CHECK_CASE == 2
 // A collective gshmem does not provide.
 __global__ void k(int *dest, const int *source) { nvshmem_int_alltoall(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+// Names gshmem has but NVSHMEM does not: the compatibility headers must not
+// declare them (a program that compiled against them would fail against
+// NVSHMEM).
+#elif GSHMEM_CHECK_CASE == 3
+__global__ void k(int *ivar) { nvshmem_int_wait(ivar, 0); }  // OpenSHMEM's deprecated wait
+#elif GSHMEM_CHECK_CASE == 4
+long mask = NVSHMEM_TEAM_NUM_CONTEXTS;  // NVSHMEM's is NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS
+#elif GSHMEM_CHECK_CASE == 5
+__global__ void k(ptrdiff_t *dest, const ptrdiff_t *source) {
+  nvshmem_ptrdiff_sum_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1);
+}
+#elif GSHMEM_CHECK_CASE == 6
+__global__ void k(float *dest) { nvshmem_float_atomic_compare_swap(dest, 0.f, 1.f, 0); }
 #endif
 
 #if GSHMEM_CHECK_CASE == 0
@@ -99,7 +113,8 @@ int host_program(int rank, int nranks, void *mpi_comm, bool use_uid) {
   long v = nvshmem_long_g(data, peer) + nvshmem_long_atomic_fetch_add(data, 2, peer);
   nvshmem_long_atomic_inc(data, peer);
   nvshmem_uint64_atomic_fetch_xor(sig, 1, peer);
-  nvshmem_double_atomic_compare_swap((double *)data, 0.0, 1.0, peer);
+  nvshmem_double_atomic_swap((double *)data, 1.0, peer);
+  nvshmem_long_atomic_compare_swap(data, 0, 1, peer);
   nvshmem_fence();
   nvshmem_quiet();
   // A program's own VMM allocation made symmetric, as NVSHMEM's perftest

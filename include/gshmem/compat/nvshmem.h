@@ -22,7 +22,11 @@
 // warp, block, on stream); registration of a program's own buffers
 // (nvshmemx_buffer_register_symmetric / _unregister_symmetric, <nvshmemx.h>).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
-// fails to compile and the compiler's message names it.
+// fails to compile and the compiler's message names it. Conversely, only
+// names NVSHMEM (3.5.1) declares are here, so a program that compiles
+// against these headers compiles against NVSHMEM's: gshmem's own additions
+// (ptrdiff reductions, float compare_swap, OpenSHMEM's deprecated _wait)
+// keep their gshmem_ names only.
 #pragma once
 
 #include <gshmem/gshmem.h>
@@ -102,7 +106,6 @@ GSHMEMI_NV_HD void nvshmem_fence(void) { gshmem_fence(); }
   GSHMEMI_NV_DEVICE void nvshmem_##T##_wait_until(TYPE *ivar, int cmp, TYPE value) {               \
     gshmem_##T##_wait_until(ivar, cmp, value);                                                     \
   }                                                                                                \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_wait(TYPE *ivar, TYPE value) { gshmem_##T##_wait(ivar, value); } \
   GSHMEMI_NV_DEVICE int nvshmem_##T##_test(TYPE *ivar, int cmp, TYPE value) {                      \
     return gshmem_##T##_test(ivar, cmp, value);                                                    \
   }                                                                                                \
@@ -154,8 +157,9 @@ GSHMEMI_NV_HD void nvshmem_getmem(void *dest, const void *source, size_t bytes, 
 GSHMEMI_NV_HD void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe) {
   gshmem_getmem_nbi(dest, source, bytes, pe);
 }
-/* Atomics: fetch/set/swap/compare_swap (AMO and float types), inc/add
- * (AMO types), and/or/xor (bitwise types). */
+/* Atomics: fetch/set/swap (AMO and float types), compare_swap, inc/add
+ * (AMO types: NVSHMEM has no float compare_swap), and/or/xor (bitwise
+ * types). */
 #define GSHMEMI_NV_AMO_BASIC(T, TYPE)                                                                       \
   GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_fetch(const TYPE *source, int pe) {                           \
     return gshmem_##T##_atomic_fetch(source, pe);                                                           \
@@ -165,11 +169,11 @@ GSHMEMI_NV_HD void nvshmem_getmem_nbi(void *dest, const void *source, size_t byt
   }                                                                                                         \
   GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_swap(TYPE *dest, TYPE value, int pe) {                        \
     return gshmem_##T##_atomic_swap(dest, value, pe);                                                       \
-  }                                                                                                         \
-  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) {     \
-    return gshmem_##T##_atomic_compare_swap(dest, cond, value, pe);                                         \
   }
 #define GSHMEMI_NV_AMO_ARITH(T, TYPE)                                                                       \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) {     \
+    return gshmem_##T##_atomic_compare_swap(dest, cond, value, pe);                                         \
+  }                                                                                                         \
   GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_fetch_inc(TYPE *dest, int pe) {                               \
     return gshmem_##T##_atomic_fetch_inc(dest, pe);                                                         \
   }                                                                                                         \
@@ -306,7 +310,7 @@ typedef gshmem_team_config_t nvshmem_team_config_t;
 #define NVSHMEM_TEAM_SHARED GSHMEM_TEAM_SHARED
 #define NVSHMEMX_TEAM_NODE GSHMEMX_TEAM_NODE
 #define NVSHMEMX_TEAM_SAME_MYPE_NODE GSHMEMX_TEAM_SAME_MYPE_NODE
-#define NVSHMEM_TEAM_NUM_CONTEXTS GSHMEM_TEAM_NUM_CONTEXTS
+#define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS GSHMEM_TEAM_NUM_CONTEXTS
 
 static inline int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride, int size,
                                              const nvshmem_team_config_t *config, long config_mask,
@@ -324,20 +328,23 @@ GSHMEMI_NV_HD int nvshmem_barrier(nvshmem_team_t team) { return gshmemx_team_bar
 
 /* =================================================== small collectives
  * max/min/sum/prod reductions and fcollect over a team, host and device
- * (one thread), every type of GSHMEM_FOR_EACH_REDUCE_TYPE
- * (<gshmem/collectives.h>). */
+ * (one thread) (<gshmem/collectives.h>): fcollect for every type of
+ * GSHMEM_FOR_EACH_REDUCE_TYPE, the reductions for those NVSHMEM has (all
+ * but ptrdiff). */
 #define GSHMEMI_NV_REDUCE_OP(T, TYPE, OP)                                                                 \
   GSHMEMI_NV_HD int nvshmem_##T##_##OP##_reduce(nvshmem_team_t team, TYPE *dest, const TYPE *source,     \
                                                 size_t nreduce) {                                         \
     return gshmem_##T##_##OP##_reduce(team, dest, source, nreduce);                                       \
   }
-#define GSHMEMI_NV_COLLECTIVES(T, TYPE)                                                                   \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_REDUCE_OP, T, TYPE)                                                \
+#define GSHMEMI_NV_REDUCTIONS(T, TYPE) GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_REDUCE_OP, T, TYPE)
+#define GSHMEMI_NV_FCOLLECT(T, TYPE)                                                                      \
   GSHMEMI_NV_HD int nvshmem_##T##_fcollect(nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t n) { \
     return gshmem_##T##_fcollect(team, dest, source, n);                                                  \
   }
-GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_COLLECTIVES)
-#undef GSHMEMI_NV_COLLECTIVES
+GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(GSHMEMI_NV_REDUCTIONS)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_FCOLLECT)
+#undef GSHMEMI_NV_FCOLLECT
+#undef GSHMEMI_NV_REDUCTIONS
 #undef GSHMEMI_NV_REDUCE_OP
 
 /* NVSHMEM's <nvshmem.h> declares the nvshmemx_ names too (nvshmemx_init_attr,
