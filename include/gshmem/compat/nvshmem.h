@@ -39,6 +39,7 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define NVSHMEM_CMP_EQ GSHMEM_CMP_EQ
 #define NVSHMEM_CMP_NE GSHMEM_CMP_NE
@@ -57,9 +58,26 @@
 #endif
 
 /* ------------------------------------------------------------------- host
- * NVSHMEM's nvshmem_init returns nothing; the status is
- * gshmemx_get_last_error() / the log, as gshmem_init reports it. */
-static inline void nvshmem_init(void) { (void)gshmem_init(); }
+ * nvshmem_init returns nothing. NVSHMEM's, when init fails, prints and ends
+ * the process; gshmem never ends the process on an error, so here a failed
+ * init prints ONE line to stderr, "nvshmem_init: gshmem_init failed: <gshmem's
+ * error string> (GSHMEMX_ERROR code <n>); the program continues
+ * uninitialized ...", after gshmem's own log line (which names the PE where
+ * the job got that far, and the detail), and returns. The program then runs
+ * uninitialized: nvshmemx_init_status() reports
+ * NVSHMEM_STATUS_NOT_INITIALIZED, gshmemx_get_last_error() the code, and
+ * every later call reports use before init as it would without the init
+ * (nvshmem_malloc returns NULL, nvshmem_my_pe -1). Called again once
+ * initialized, it does nothing, as NVSHMEM's. */
+static inline void nvshmem_init(void) {
+  if (gshmemx_initialized()) return;
+  const int status = gshmem_init();
+  if (status != GSHMEM_SUCCESS)
+    fprintf(stderr,
+            "nvshmem_init: gshmem_init failed: %s (GSHMEMX_ERROR code %d); the program continues uninitialized "
+            "(nvshmemx_init_status() is NVSHMEM_STATUS_NOT_INITIALIZED, later calls report use before init)\n",
+            gshmemx_error_string(status), status);
+}
 static inline void nvshmem_finalize(void) { gshmem_finalize(); }
 static inline void *nvshmem_malloc(size_t size) { return gshmem_malloc(size); }
 static inline void *nvshmem_calloc(size_t count, size_t size) { return gshmem_calloc(count, size); }
