@@ -1,6 +1,6 @@
 // A program written for NVSHMEM, compiled against gshmem's compatibility
 // headers (include/gshmem/compat) without -rdc. Case 0 must compile; cases
-// 1-2 call an NVSHMEM routine gshmem does not provide, cases 3-6 a name
+// 1-2 and 7 call an NVSHMEM routine gshmem does not provide, cases 3-6 a name
 // NVSHMEM does not have; each must fail with a diagnostic that names it
 // (tests/compat/CMakeLists.txt).
 #include <nvshmem.h>
@@ -17,6 +17,7 @@ __global__ void k(int *flag, long *data, uint64_t *sig, size_t *idx, int *st, lo
   size_t s = nvshmem_long_test_some_vector(data, 8, idx, st, NVSHMEM_CMP_GE, cv);
   nvshmem_long_wait_until_all(data, 8, NULL, NVSHMEM_CMP_GE, 0);
   uint64_t v = nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, 1);
+  v += nvshmem_signal_fetch(sig);
   nvshmemx_signal_op(sig, v + a + s, NVSHMEM_SIGNAL_ADD, peer);
   nvshmem_long_put_signal(data, data + 8, 8, sig, 1, NVSHMEM_SIGNAL_SET, peer);
   long old = nvshmem_long_atomic_fetch_add(data, 1, peer);
@@ -72,6 +73,10 @@ __global__ void k(ptrdiff_t *dest, const ptrdiff_t *source) {
 }
 #elif GSHMEM_CHECK_CASE == 6
 __global__ void k(float *dest) { nvshmem_float_atomic_compare_swap(dest, 0.f, 1.f, 0); }
+#elif GSHMEM_CHECK_CASE == 7
+// NVSHMEM's device form (through its host proxy thread); gshmem has the
+// host form only (README, "Coming from NVSHMEM").
+__global__ void k(int status) { nvshmem_global_exit(status); }
 #endif
 
 #if GSHMEM_CHECK_CASE == 0
@@ -142,6 +147,7 @@ int host_program(int rank, int nranks, void *mpi_comm, bool use_uid) {
   nvshmemx_long_p_on_stream(data, v, peer, s);
   v += nvshmemx_long_g_on_stream(data, peer, s);
   nvshmemx_signal_op_on_stream(sig, 1, NVSHMEM_SIGNAL_SET, peer, s);
+  v += (long)nvshmem_signal_fetch(sig);  // host form
   nvshmemx_long_put_signal_nbi_on_stream(data, data + 8, 8, sig, 1, NVSHMEM_SIGNAL_ADD, peer, s);
   nvshmemx_sync_all_on_stream(s);
   nvshmemx_barrier_all_on_stream(s);

@@ -41,4 +41,7 @@ TEST_CASE("a failed nvshmem_init prints one line with the cause and leaves the p
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(nvshmem_malloc(64) == nullptr);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  uint64_t signal = 3;
+  CHECK(nvshmem_signal_fetch(&signal) == 0);  // the host form, mapped
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
 }

@@ -136,9 +136,11 @@ GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_NV_SYNC)
 GSHMEMI_NV_DEVICE uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value) {
   return gshmem_signal_wait_until(sig_addr, cmp, value);
 }
-GSHMEMI_NV_DEVICE uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem_signal_fetch(sig_addr); }
 
 #endif  // __CUDACC__
+
+/* Host and device, as NVSHMEM's (<gshmem/update.h>). */
+GSHMEMI_NV_HD uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem_signal_fetch(sig_addr); }
 
 /* ---------------------------------------------------------- host and device
  * RMA, every type of GSHMEM_FOR_EACH_RMA_TYPE, and the untyped forms; the
@@ -250,7 +252,9 @@ GSHMEMI_NV_DEVICE void nvshmem_putmem_signal_nbi(void *dest, const void *source,
 /* ======================================================= init, status, exit, info (host)
  * NVSHMEM's init attributes and unique ids are gshmem's (<gshmem/runtime.h>):
  * programs set them with nvshmemx_set_attr_* (<nvshmemx.h>) or the
- * mpi_comm field, as with NVSHMEM. nvshmem_global_exit is host only here. */
+ * mpi_comm field, as with NVSHMEM. nvshmem_global_exit is host only here:
+ * NVSHMEM's device form ends the job through its host proxy thread, which
+ * gshmem does not have (README, "Coming from NVSHMEM"). */
 typedef gshmemx_init_attr_t nvshmemx_init_attr_t;
 typedef gshmemx_uniqueid_t nvshmemx_uniqueid_t;
 #define NVSHMEMX_INIT_ATTR_INITIALIZER GSHMEMX_INIT_ATTR_INITIALIZER

@@ -141,6 +141,8 @@ static inline int nvshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t si
 
 #if defined(__CUDACC__)
 /* --------------------------------------------------------------- device */
+/* Device only: NVSHMEM 3.5.1 declares a host form but its library defines
+ * none (a host call fails to link there; here it fails to compile). */
 GSHMEMI_NV_DEVICE void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
   gshmemx_signal_op(sig_addr, signal, sig_op, pe);
 }
