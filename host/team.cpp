@@ -150,10 +150,10 @@ int gshmemi_team_init(void) {
   if (!rt.stream) GSHMEMI_CUDA_CHECK(cudaStreamCreateWithFlags(&rt.stream, cudaStreamNonBlocking));
   if (!rt.slot_result) GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&rt.slot_result), sizeof(int)));
   rt.table.fill(gd::team_desc{});
-  // All PEs of a job run on one node (peers are reached by P2P), so the
-  // node team has the world's members under its own handle.
-  rt.table[GSHMEM_TEAM_WORLD] = gd::world_team_desc(s->my_pe, s->n_pes);
-  rt.table[GSHMEMX_TEAM_NODE] = gd::world_team_desc(s->my_pe, s->n_pes);
+  // The predefined teams hold the first slots; a split never takes them
+  // (they are in use on every PE).
+  for (int team = 0; team < GSHMEMI_PREDEFINED_TEAMS; ++team)
+    rt.table[team] = gd::predefined_team_desc(team, s->my_pe, s->n_pes);
   GSHMEMI_CUDA_CHECK(cudaMemcpyAsync(gd::team_table_at(s->heap_base), rt.table.data(), sizeof(rt.table),
                                      cudaMemcpyHostToDevice, rt.stream));
   GSHMEMI_CUDA_CHECK(cudaStreamSynchronize(rt.stream));
@@ -225,7 +225,7 @@ void gshmem_team_destroy(gshmem_team_t team) {
   set_last_error(GSHMEM_SUCCESS);
   if (!initialized(fn)) return;
   if (team == GSHMEM_TEAM_INVALID) return;
-  if (team == GSHMEM_TEAM_WORLD || team == GSHMEMX_TEAM_NODE) {
+  if (team >= 0 && team < GSHMEMI_PREDEFINED_TEAMS) {
     GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: team %d is predefined and cannot be destroyed", fn, team);
     return;
   }

@@ -15,9 +15,9 @@
 
 // gshmemi_team_init: loads the team kernels (never lazily behind a spinning
 //   peer), creates the runtime's team stream and writes the predefined
-//   teams' descriptors (world, node) into this PE's team table. Call it after
-//   the heap exists (its internal region zeroed) and before the last barrier
-//   of gshmem_init. Returns GSHMEM_SUCCESS or an error code (logged).
+//   teams' descriptors (world, shared, node, same_mype_node) into this PE's
+//   team table. Call it after the heap exists (its internal region zeroed)
+//   and before the last barrier of gshmem_init. Returns GSHMEM_SUCCESS or an error code (logged).
 // gshmemi_team_finalize: forgets every team and releases the team stream.
 GSHMEM_EXTERN_C int gshmemi_team_init(void);
 GSHMEM_EXTERN_C void gshmemi_team_finalize(void);

@@ -4,7 +4,7 @@
 #
 #   scripts/nvshmem_programs.sh NVSHMEM_SRC [--prefix DIR] [--np LIST] [--build-only | --run-only]
 #       [--build-dir DIR] [--timeout S] [--jobs N] [--arch SM] [--nvml-include DIR]
-#       [--no-mpi-support] [--all-args] [--only REGEX]
+#       [--no-mpi-support] [--all-args] [--only REGEX] [--names]
 #
 # NVSHMEM_SRC is a checkout of NVSHMEM's source tree; it is only read (the
 # script checks afterwards that nothing in it changed). The programs are
@@ -38,6 +38,10 @@
 #   --all-args         run a perftest once per line of its .args file (default:
 #                      the first line only)
 #   --only REGEX       only the programs whose name matches REGEX
+#   --names            also count NVSHMEM's public names that the installed
+#                      compatibility headers provide, refuse or miss
+#                      (scripts/nvshmem_names.py; one nvcc call, seconds):
+#                      BUILD_DIR/names.txt, and per name names/names.tsv
 #
 # Writes into BUILD_DIR: logs/<program>.{compile,link}.log and one
 # <program>.np<N>[.a<k>].run.log per run, programs.tsv, and report.md (the
@@ -66,6 +70,7 @@ NVML_INCLUDE=""
 MPI_SUPPORT=1
 ALL_ARGS=0
 ONLY=""
+NAMES=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) PREFIX="$2"; shift ;;
@@ -80,6 +85,7 @@ while [ $# -gt 0 ]; do
     --no-mpi-support) MPI_SUPPORT=0 ;;
     --all-args) ALL_ARGS=1 ;;
     --only) ONLY="$2"; shift ;;
+    --names) NAMES=1 ;;
     -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
     -*) die "unknown option '$1' (try --help)" ;;
     *) [ -z "$NV_SRC" ] || die "one NVSHMEM source tree expected, got '$NV_SRC' and '$1'"
@@ -472,6 +478,17 @@ if [ -z "$RUN_NOTE" ]; then
       done
     fi
   done < "$TSV"
+fi
+
+# ---------------------------------------------------------------- names
+if [ "$NAMES" = 1 ]; then
+  say "counting NVSHMEM's public names against $PREFIX/include/gshmem/compat"
+  if python3 "$ROOT/scripts/nvshmem_names.py" "$NV_SRC" --prefix "$PREFIX" --arch "$ARCH" \
+       --work "$BUILD_DIR/names" > "$BUILD_DIR/names.txt" 2>&1; then
+    cat "$BUILD_DIR/names.txt"
+  else
+    say "counting the names failed (see $BUILD_DIR/names.txt)"
+  fi
 fi
 
 # ---------------------------------------------------------------- report

@@ -8,7 +8,7 @@
 // that is not in a new team gets GSHMEM_TEAM_INVALID. Device code reads the
 // team descriptors from device memory (no -rdc needed); a kernel sees the
 // teams that existed when it was launched. At most GSHMEMX_MAX_TEAMS teams
-// exist at once on a PE, the predefined ones included.
+// exist at once on a PE, the four predefined ones included.
 //
 // Synchronization on a team follows the rules of the device barrier
 // (<gshmem/detail/team_sync.h>): every member calls, in the same order as the
@@ -22,9 +22,18 @@
 
 typedef int gshmem_team_t;
 
+/* The predefined teams exist from gshmem_init to gshmem_finalize on every
+ * PE and cannot be destroyed. Their handles have NVSHMEM's numbers (INVALID
+ * -1, WORLD 0, SHARED 1, NODE 2, SAME_MYPE_NODE 3), so a program that stores
+ * or passes the number gets the same team. A gshmem job runs on one node
+ * and every PE maps every other PE's memory, hence the members below. */
 #define GSHMEM_TEAM_INVALID (-1)
-#define GSHMEM_TEAM_WORLD 0  /* every PE of the job */
-#define GSHMEMX_TEAM_NODE 1  /* the PEs of this node: every PE of the job (one node), its own handle */
+#define GSHMEM_TEAM_WORLD GSHMEMI_TEAM_WORLD   /* 0: every PE of the job */
+#define GSHMEM_TEAM_SHARED GSHMEMI_TEAM_SHARED /* 1: the PEs whose memory this PE can map (OpenSHMEM's
+                                                    shared-memory team): every PE of the job */
+#define GSHMEMX_TEAM_NODE GSHMEMI_TEAM_NODE    /* 2: the PEs of this node: every PE of the job */
+#define GSHMEMX_TEAM_SAME_MYPE_NODE GSHMEMI_TEAM_SAME_MYPE_NODE /* 3: one PE per node, the one with this
+                                                                   PE's node-local rank: this PE alone */
 #define GSHMEMX_MAX_TEAMS GSHMEMI_MAX_TEAMS
 
 /* Team options (OpenSHMEM). Accepted and ignored: gshmem has no contexts. */

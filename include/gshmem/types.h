@@ -28,7 +28,14 @@
   X(ptrdiff, ptrdiff_t)
 
 // Standard RMA types (OpenSHMEM 1.5 Table 5): p/g/put/get and put_signal.
-#define GSHMEM_FOR_EACH_RMA_TYPE(X)    \
+#define GSHMEM_FOR_EACH_RMA_TYPE(X)        \
+  GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(X) \
+  X(ptrdiff, ptrdiff_t)
+// The standard RMA types but ptrdiff (the table above, less its last
+// entry). Used alone where ptrdiff has no form: NVSHMEM has no ptrdiff
+// reductions, so the NVSHMEM compatibility headers generate their reduction
+// names from this list.
+#define GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(X) \
   X(float, float)                      \
   X(double, double)                    \
   X(char, char)                        \
@@ -50,8 +57,7 @@
   X(uint16, uint16_t)                  \
   X(uint32, uint32_t)                  \
   X(uint64, uint64_t)                  \
-  X(size, size_t)                      \
-  X(ptrdiff, ptrdiff_t)
+  X(size, size_t)
 
 // Standard AMO types (OpenSHMEM 1.5 Table 6): fetch, set, swap, compare_swap,
 // inc, add and their fetching forms; also the gshmemx_ sub/max/min extensions.

@@ -194,17 +194,28 @@ GSHMEM_DEVICE void gshmem_putmem_signal_nbi(void *dest, const void *source, size
                                       gshmem::detail::group_thread{}, "gshmem_putmem_signal_nbi");
 }
 
+#endif  // __CUDACC__
+
 /* ---------------------------------------------------------------- signals */
 
-/* The value of the local signal object *sig_addr, loaded with acquire at
- * system scope (ld.acquire.sys): data that a put_signal delivered before the
- * signal value read here is visible to the caller's later reads. */
-GSHMEM_DEVICE uint64_t gshmem_signal_fetch(const uint64_t *sig_addr) {
+/* The value of this PE's signal object *sig_addr (symmetric). Host and
+ * device.
+ * Device: loaded with acquire at system scope (ld.acquire.sys): data that a
+ * put_signal delivered before the signal value read here is visible to the
+ * caller's later reads.
+ * Host: read atomically (a relaxed system-scope load by a one-thread kernel)
+ * on the runtime's host RMA stream, so after this PE's earlier host RMA and
+ * atomics and before its later ones; returns once the value is read. Errors
+ * (use before init, an address outside the symmetric heap or not 8-byte
+ * aligned): logged, recorded for gshmemx_get_last_error(), 0 returned. */
+GSHMEM_HD uint64_t gshmem_signal_fetch(const uint64_t *sig_addr) {
+#if GSHMEM_IN_DEVICE_CODE
   return (uint64_t)gshmem::detail::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(
       reinterpret_cast<const unsigned long long *>(sig_addr));
+#else
+  return gshmem::detail::amo_fetch(sig_addr, gshmemi_host_my_pe(), "gshmem_signal_fetch");
+#endif
 }
-
-#endif  // __CUDACC__
 
 /* ------------------------------------------------- fence, quiet, barrier
  * Host and device. */

@@ -1,7 +1,8 @@
 // A program written for NVSHMEM, compiled against gshmem's compatibility
-// headers (include/gshmem/compat) without -rdc. Case 0 must compile; the
-// other cases call an NVSHMEM routine gshmem does not provide and must fail
-// with a diagnostic that names it (tests/compat/CMakeLists.txt).
+// headers (include/gshmem/compat) without -rdc. Case 0 must compile; cases
+// 1-2 and 7 call an NVSHMEM routine gshmem does not provide, cases 3-6 a name
+// NVSHMEM does not have; each must fail with a diagnostic that names it
+// (tests/compat/CMakeLists.txt).
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
@@ -16,6 +17,7 @@ __global__ void k(int *flag, long *data, uint64_t *sig, size_t *idx, int *st, lo
   size_t s = nvshmem_long_test_some_vector(data, 8, idx, st, NVSHMEM_CMP_GE, cv);
   nvshmem_long_wait_until_all(data, 8, NULL, NVSHMEM_CMP_GE, 0);
   uint64_t v = nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, 1);
+  v += nvshmem_signal_fetch(sig);
   nvshmemx_signal_op(sig, v + a + s, NVSHMEM_SIGNAL_ADD, peer);
   nvshmem_long_put_signal(data, data + 8, 8, sig, 1, NVSHMEM_SIGNAL_SET, peer);
   long old = nvshmem_long_atomic_fetch_add(data, 1, peer);
@@ -30,6 +32,9 @@ static_assert(NVSHMEM_CMP_EQ == 0 && NVSHMEM_CMP_NE == 1 && NVSHMEM_CMP_GT == 2 
                   NVSHMEM_CMP_LT == 4 && NVSHMEM_CMP_GE == 5,
               "NVSHMEM's comparison numbering");
 static_assert(NVSHMEM_SIGNAL_SET == 9 && NVSHMEM_SIGNAL_ADD == 10, "NVSHMEM's signal operator numbering");
+static_assert(NVSHMEM_TEAM_INVALID == -1 && NVSHMEM_TEAM_WORLD == 0 && NVSHMEM_TEAM_SHARED == 1 &&
+                  NVSHMEMX_TEAM_NODE == 2 && NVSHMEMX_TEAM_SAME_MYPE_NODE == 3,
+              "NVSHMEM's team handle numbering");
 #if !defined(NVSHMEM_VENDOR_MAJOR_VERSION) || NVSHMEM_VENDOR_MAJOR_VERSION < 3
 #error "NVSHMEM_VENDOR_MAJOR_VERSION must name the NVSHMEM API generation (3)"
 #endif
@@ -55,6 +60,23 @@ __global__ void k(int *dest, const int *source) { nvshmem_int_and_reduce(NVSHMEM
 #elif GSHMEM_CHECK_CASE == 2
 // A collective gshmem does not provide.
 __global__ void k(int *dest, const int *source) { nvshmem_int_alltoall(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+// Names gshmem has but NVSHMEM does not: the compatibility headers must not
+// declare them (a program that compiled against them would fail against
+// NVSHMEM).
+#elif GSHMEM_CHECK_CASE == 3
+__global__ void k(int *ivar) { nvshmem_int_wait(ivar, 0); }  // OpenSHMEM's deprecated wait
+#elif GSHMEM_CHECK_CASE == 4
+long mask = NVSHMEM_TEAM_NUM_CONTEXTS;  // NVSHMEM's is NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS
+#elif GSHMEM_CHECK_CASE == 5
+__global__ void k(ptrdiff_t *dest, const ptrdiff_t *source) {
+  nvshmem_ptrdiff_sum_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1);
+}
+#elif GSHMEM_CHECK_CASE == 6
+__global__ void k(float *dest) { nvshmem_float_atomic_compare_swap(dest, 0.f, 1.f, 0); }
+#elif GSHMEM_CHECK_CASE == 7
+// NVSHMEM's device form (through its host proxy thread); gshmem has the
+// host form only (README, "Coming from NVSHMEM").
+__global__ void k(int status) { nvshmem_global_exit(status); }
 #endif
 
 #if GSHMEM_CHECK_CASE == 0
@@ -96,7 +118,8 @@ int host_program(int rank, int nranks, void *mpi_comm, bool use_uid) {
   long v = nvshmem_long_g(data, peer) + nvshmem_long_atomic_fetch_add(data, 2, peer);
   nvshmem_long_atomic_inc(data, peer);
   nvshmem_uint64_atomic_fetch_xor(sig, 1, peer);
-  nvshmem_double_atomic_compare_swap((double *)data, 0.0, 1.0, peer);
+  nvshmem_double_atomic_swap((double *)data, 1.0, peer);
+  nvshmem_long_atomic_compare_swap(data, 0, 1, peer);
   nvshmem_fence();
   nvshmem_quiet();
   // A program's own VMM allocation made symmetric, as NVSHMEM's perftest
@@ -124,6 +147,7 @@ int host_program(int rank, int nranks, void *mpi_comm, bool use_uid) {
   nvshmemx_long_p_on_stream(data, v, peer, s);
   v += nvshmemx_long_g_on_stream(data, peer, s);
   nvshmemx_signal_op_on_stream(sig, 1, NVSHMEM_SIGNAL_SET, peer, s);
+  v += (long)nvshmem_signal_fetch(sig);  // host form
   nvshmemx_long_put_signal_nbi_on_stream(data, data + 8, 8, sig, 1, NVSHMEM_SIGNAL_ADD, peer, s);
   nvshmemx_sync_all_on_stream(s);
   nvshmemx_barrier_all_on_stream(s);

@@ -63,6 +63,47 @@ TEST_CASE("team descriptor arithmetic", "[team]") {
   CHECK(gd::lowest_slot(1ull << 63) == 63);
 }
 
+TEST_CASE("predefined teams: NVSHMEM's handle numbers; world, shared and node hold every PE, "
+          "same_mype_node this PE alone", "[team]") {
+  CHECK(GSHMEM_TEAM_INVALID == -1);
+  CHECK(GSHMEM_TEAM_WORLD == 0);
+  CHECK(GSHMEM_TEAM_SHARED == 1);
+  CHECK(GSHMEMX_TEAM_NODE == 2);
+  CHECK(GSHMEMX_TEAM_SAME_MYPE_NODE == 3);
+  CHECK(GSHMEMI_PREDEFINED_TEAMS == 4);
+  for (int n : {1, 3, 8}) {
+    for (int me = 0; me < n; ++me) {
+      INFO("PE " << me << " of " << n);
+      const gd::team_desc world = gd::predefined_team_desc(GSHMEM_TEAM_WORLD, me, n);
+      for (int team : {GSHMEM_TEAM_WORLD, GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE}) {
+        INFO("team " << team);
+        const gd::team_desc d = gd::predefined_team_desc(team, me, n);
+        CHECK(d.my_rank == me);  // team_my_pe
+        CHECK(d.size == n);      // team_n_pes
+        for (int rank = 0; rank < n; ++rank) {
+          CHECK(gd::team_translate(d, rank, world) == rank);
+          CHECK(gd::team_translate(world, rank, d) == rank);
+        }
+        CHECK(gd::team_translate(d, n, world) == -1);
+      }
+      const gd::team_desc alone = gd::predefined_team_desc(GSHMEMX_TEAM_SAME_MYPE_NODE, me, n);
+      CHECK(alone.my_rank == 0);
+      CHECK(alone.size == 1);
+      CHECK(gd::team_translate(alone, 0, world) == me);
+      CHECK(gd::team_translate(alone, 1, world) == -1);
+      CHECK(gd::team_translate(world, me, alone) == 0);
+      for (int other = 0; other < n; ++other)
+        if (other != me) CHECK(gd::team_translate(world, other, alone) == -1);
+      // A split of it (its only rank) is this PE again.
+      CHECK(gd::split_strided_problem(alone, 0, 1, 1) == nullptr);
+      CHECK(gd::split_strided_desc(alone, 0, 1, 1, me).my_rank == 0);
+    }
+  }
+  // Any other handle has no predefined descriptor (the runtime leaves its slot free).
+  for (int team : {-1, GSHMEMI_PREDEFINED_TEAMS, GSHMEMX_MAX_TEAMS - 1})
+    CHECK(gd::predefined_team_desc(team, 0, 4).size == 0);
+}
+
 TEST_CASE("team state fits the runtime's internal area, slot 0 is the device barrier's", "[team]") {
   char heap[16] = {};
   CHECK((void *)gd::barrier_area_at(heap) == (void *)gd::team_area_at(heap, 0));
@@ -77,6 +118,8 @@ TEST_CASE("team routines and collective launch before init report NOT_INITIALIZE
   CHECK(gshmem_team_my_pe(GSHMEM_TEAM_WORLD) == -1);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmem_team_n_pes(GSHMEMX_TEAM_NODE) == -1);
+  CHECK(gshmem_team_n_pes(GSHMEM_TEAM_SHARED) == -1);
+  CHECK(gshmem_team_my_pe(GSHMEMX_TEAM_SAME_MYPE_NODE) == -1);
   CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, 0, GSHMEM_TEAM_WORLD) == -1);
   gshmem_team_t t = 12345;
   CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, &t) == GSHMEMX_ERROR_NOT_INITIALIZED);

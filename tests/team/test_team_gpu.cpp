@@ -141,13 +141,19 @@ TEST_CASE("teams: predefined teams, strided splits, queries and syncs on host, d
   const int me = gshmem_my_pe(), n = gshmem_n_pes();
   REQUIRE(n >= 2);
 
-  SECTION("world and node: every PE, distinct handles") {
-    CHECK(GSHMEMX_TEAM_NODE != GSHMEM_TEAM_WORLD);
-    check_team_queries(GSHMEM_TEAM_WORLD, 0, 1, n);
-    check_team_queries(GSHMEMX_TEAM_NODE, 0, 1, n);
-    CHECK(gshmem_team_translate_pe(GSHMEMX_TEAM_NODE, n - 1, GSHMEM_TEAM_WORLD) == n - 1);
-    check_team_sync(GSHMEM_TEAM_WORLD, n);
-    check_team_sync(GSHMEMX_TEAM_NODE, n);
+  SECTION("the predefined teams: world, shared and node hold every PE, same_mype_node this PE alone") {
+    // One node: the shared-memory and node teams are the world under their own handles.
+    for (gshmem_team_t team : {GSHMEM_TEAM_WORLD, GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE}) {
+      INFO("team " << team);
+      check_team_queries(team, 0, 1, n);
+      CHECK(gshmem_team_translate_pe(team, n - 1, GSHMEM_TEAM_WORLD) == n - 1);
+      CHECK(gshmem_team_translate_pe(GSHMEMX_TEAM_SAME_MYPE_NODE, 0, team) == me);
+    }
+    check_team_queries(GSHMEMX_TEAM_SAME_MYPE_NODE, me, 1, 1);
+    CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, (me + 1) % n, GSHMEMX_TEAM_SAME_MYPE_NODE) == -1);
+    for (gshmem_team_t team : {GSHMEM_TEAM_WORLD, GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE})
+      check_team_sync(team, n);
+    check_team_sync(GSHMEMX_TEAM_SAME_MYPE_NODE, 1);
   }
 
   SECTION("even and odd PEs: two teams that sync at the same time, then a split of a split") {
@@ -159,8 +165,7 @@ TEST_CASE("teams: predefined teams, strided splits, queries and syncs on host, d
     CHECK((evens == GSHMEM_TEAM_INVALID) == !even);
     CHECK((odds == GSHMEM_TEAM_INVALID) == even);
     const gshmem_team_t mine = even ? evens : odds;
-    CHECK(mine != GSHMEM_TEAM_WORLD);
-    CHECK(mine != GSHMEMX_TEAM_NODE);
+    CHECK(mine >= GSHMEMI_PREDEFINED_TEAMS);  // a split never takes a predefined team's handle
     check_team_queries(mine, even ? 0 : 1, 2, even ? n_even : n_odd);
     CHECK(gshmem_team_my_pe(even ? odds : evens) == -1);
     CHECK(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, even ? 1 : 0, mine) == -1);
@@ -197,9 +202,11 @@ TEST_CASE("teams: predefined teams, strided splits, queries and syncs on host, d
     CHECK(gshmemx_team_sync_on_stream(GSHMEM_TEAM_INVALID, 0) == GSHMEMX_ERROR_INVALID_VALUE);
     CHECK(gshmemx_team_barrier_on_stream(GSHMEMX_MAX_TEAMS, 0) == GSHMEMX_ERROR_INVALID_VALUE);
     CHECK(gshmem_team_sync(33) == GSHMEMX_ERROR_INVALID_VALUE);
-    gshmem_team_destroy(GSHMEM_TEAM_WORLD);
-    CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_INVALID_VALUE);
-    CHECK(gshmem_team_n_pes(GSHMEM_TEAM_WORLD) == n);  // still there
+    for (gshmem_team_t team : {GSHMEM_TEAM_WORLD, GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE, GSHMEMX_TEAM_SAME_MYPE_NODE}) {
+      gshmem_team_destroy(team);
+      CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_INVALID_VALUE);
+      CHECK(gshmem_team_n_pes(team) == (team == GSHMEMX_TEAM_SAME_MYPE_NODE ? 1 : n));  // still there
+    }
     gshmem_team_destroy(GSHMEM_TEAM_INVALID);          // nothing to do
     CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
     gshmem_barrier_all();
@@ -218,7 +225,7 @@ TEST_CASE("teams: predefined teams, strided splits, queries and syncs on host, d
       made.push_back(t);
     }
     CHECK(rc == GSHMEMX_ERROR_OUT_OF_MEMORY);
-    CHECK(made.size() == GSHMEMX_MAX_TEAMS - 2);  // world and node hold two slots
+    CHECK(made.size() == GSHMEMX_MAX_TEAMS - GSHMEMI_PREDEFINED_TEAMS);  // the predefined teams hold theirs
     REQUIRE(!made.empty());
     CHECK(gshmem_team_sync(made.back()) == 0);  // the last one made works
     for (gshmem_team_t t : made) gshmem_team_destroy(t);

@@ -43,6 +43,9 @@ TEST_CASE("host RMA before init: an error, nothing written, 0 fetched") {
   CHECK(gshmem_float_atomic_swap(&f, 9.0f, 0) == 0.0f);
   CHECK(f == 1.5f);
   CHECK(gshmem_double_atomic_fetch(reinterpret_cast<double *>(&word), 0) == 0.0);
+  uint64_t signal = 9;
+  CHECK(gshmem_signal_fetch(&signal) == 0);  // host form: the error, not the value
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
 
   gshmem_quiet();
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);

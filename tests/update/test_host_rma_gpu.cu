@@ -235,6 +235,9 @@ TEST_CASE("host atomics: concurrent fetch_inc from every PE hands out distinct t
   gshmem_barrier_all();
   const unsigned long long expected_sum = static_cast<unsigned long long>(kPerPe) * n * (n + 1) / 2;
   CHECK(gshmem_ulonglong_atomic_fetch(counter, 0) == expected_sum);
+  // The host signal_fetch reads this PE's own copy (the adds went to PE 0's).
+  CHECK(gshmem_signal_fetch(reinterpret_cast<const uint64_t *>(counter)) == (me == 0 ? expected_sum : 0));
+  CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
   gshmem_barrier_all();
   gshmem_free(tickets);
   gshmem_free(counter);

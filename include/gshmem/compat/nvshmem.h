@@ -16,13 +16,17 @@
 // (wait_until, test, _all / _any / _some [_vector], signal_wait_until).
 // Device-side collectives (sections at the end of this file and of
 // <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms);
-// teams (WORLD, NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
+// teams (WORLD, SHARED, NODE, SAME_MYPE_NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
 // team_sync and barrier on host, device and stream); collective launch
 // (<nvshmemx.h>); max/min/sum/prod reductions and fcollect (host, device,
 // warp, block, on stream); registration of a program's own buffers
 // (nvshmemx_buffer_register_symmetric / _unregister_symmetric, <nvshmemx.h>).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
-// fails to compile and the compiler's message names it.
+// fails to compile and the compiler's message names it. Conversely, only
+// names NVSHMEM (3.5.1) declares are here, so a program that compiles
+// against these headers compiles against NVSHMEM's: gshmem's own additions
+// (ptrdiff reductions, float compare_swap, OpenSHMEM's deprecated _wait)
+// keep their gshmem_ names only.
 #pragma once
 
 #include <gshmem/gshmem.h>
@@ -35,6 +39,7 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define NVSHMEM_CMP_EQ GSHMEM_CMP_EQ
 #define NVSHMEM_CMP_NE GSHMEM_CMP_NE
@@ -53,9 +58,26 @@
 #endif
 
 /* ------------------------------------------------------------------- host
- * NVSHMEM's nvshmem_init returns nothing; the status is
- * gshmemx_get_last_error() / the log, as gshmem_init reports it. */
-static inline void nvshmem_init(void) { (void)gshmem_init(); }
+ * nvshmem_init returns nothing. NVSHMEM's, when init fails, prints and ends
+ * the process; gshmem never ends the process on an error, so here a failed
+ * init prints ONE line to stderr, "nvshmem_init: gshmem_init failed: <gshmem's
+ * error string> (GSHMEMX_ERROR code <n>); the program continues
+ * uninitialized ...", after gshmem's own log line (which names the PE where
+ * the job got that far, and the detail), and returns. The program then runs
+ * uninitialized: nvshmemx_init_status() reports
+ * NVSHMEM_STATUS_NOT_INITIALIZED, gshmemx_get_last_error() the code, and
+ * every later call reports use before init as it would without the init
+ * (nvshmem_malloc returns NULL, nvshmem_my_pe -1). Called again once
+ * initialized, it does nothing, as NVSHMEM's. */
+static inline void nvshmem_init(void) {
+  if (gshmemx_initialized()) return;
+  const int status = gshmem_init();
+  if (status != GSHMEM_SUCCESS)
+    fprintf(stderr,
+            "nvshmem_init: gshmem_init failed: %s (GSHMEMX_ERROR code %d); the program continues uninitialized "
+            "(nvshmemx_init_status() is NVSHMEM_STATUS_NOT_INITIALIZED, later calls report use before init)\n",
+            gshmemx_error_string(status), status);
+}
 static inline void nvshmem_finalize(void) { gshmem_finalize(); }
 static inline void *nvshmem_malloc(size_t size) { return gshmem_malloc(size); }
 static inline void *nvshmem_calloc(size_t count, size_t size) { return gshmem_calloc(count, size); }
@@ -102,7 +124,6 @@ GSHMEMI_NV_HD void nvshmem_fence(void) { gshmem_fence(); }
   GSHMEMI_NV_DEVICE void nvshmem_##T##_wait_until(TYPE *ivar, int cmp, TYPE value) {               \
     gshmem_##T##_wait_until(ivar, cmp, value);                                                     \
   }                                                                                                \
-  GSHMEMI_NV_DEVICE void nvshmem_##T##_wait(TYPE *ivar, TYPE value) { gshmem_##T##_wait(ivar, value); } \
   GSHMEMI_NV_DEVICE int nvshmem_##T##_test(TYPE *ivar, int cmp, TYPE value) {                      \
     return gshmem_##T##_test(ivar, cmp, value);                                                    \
   }                                                                                                \
@@ -115,9 +136,11 @@ GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_NV_SYNC)
 GSHMEMI_NV_DEVICE uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value) {
   return gshmem_signal_wait_until(sig_addr, cmp, value);
 }
-GSHMEMI_NV_DEVICE uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem_signal_fetch(sig_addr); }
 
 #endif  // __CUDACC__
+
+/* Host and device, as NVSHMEM's (<gshmem/update.h>). */
+GSHMEMI_NV_HD uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem_signal_fetch(sig_addr); }
 
 /* ---------------------------------------------------------- host and device
  * RMA, every type of GSHMEM_FOR_EACH_RMA_TYPE, and the untyped forms; the
@@ -154,8 +177,9 @@ GSHMEMI_NV_HD void nvshmem_getmem(void *dest, const void *source, size_t bytes, 
 GSHMEMI_NV_HD void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe) {
   gshmem_getmem_nbi(dest, source, bytes, pe);
 }
-/* Atomics: fetch/set/swap/compare_swap (AMO and float types), inc/add
- * (AMO types), and/or/xor (bitwise types). */
+/* Atomics: fetch/set/swap (AMO and float types), compare_swap, inc/add
+ * (AMO types: NVSHMEM has no float compare_swap), and/or/xor (bitwise
+ * types). */
 #define GSHMEMI_NV_AMO_BASIC(T, TYPE)                                                                       \
   GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_fetch(const TYPE *source, int pe) {                           \
     return gshmem_##T##_atomic_fetch(source, pe);                                                           \
@@ -165,11 +189,11 @@ GSHMEMI_NV_HD void nvshmem_getmem_nbi(void *dest, const void *source, size_t byt
   }                                                                                                         \
   GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_swap(TYPE *dest, TYPE value, int pe) {                        \
     return gshmem_##T##_atomic_swap(dest, value, pe);                                                       \
-  }                                                                                                         \
-  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) {     \
-    return gshmem_##T##_atomic_compare_swap(dest, cond, value, pe);                                         \
   }
 #define GSHMEMI_NV_AMO_ARITH(T, TYPE)                                                                       \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) {     \
+    return gshmem_##T##_atomic_compare_swap(dest, cond, value, pe);                                         \
+  }                                                                                                         \
   GSHMEMI_NV_HD TYPE nvshmem_##T##_atomic_fetch_inc(TYPE *dest, int pe) {                               \
     return gshmem_##T##_atomic_fetch_inc(dest, pe);                                                         \
   }                                                                                                         \
@@ -228,7 +252,9 @@ GSHMEMI_NV_DEVICE void nvshmem_putmem_signal_nbi(void *dest, const void *source,
 /* ======================================================= init, status, exit, info (host)
  * NVSHMEM's init attributes and unique ids are gshmem's (<gshmem/runtime.h>):
  * programs set them with nvshmemx_set_attr_* (<nvshmemx.h>) or the
- * mpi_comm field, as with NVSHMEM. nvshmem_global_exit is host only here. */
+ * mpi_comm field, as with NVSHMEM. nvshmem_global_exit is host only here:
+ * NVSHMEM's device form ends the job through its host proxy thread, which
+ * gshmem does not have (README, "Coming from NVSHMEM"). */
 typedef gshmemx_init_attr_t nvshmemx_init_attr_t;
 typedef gshmemx_uniqueid_t nvshmemx_uniqueid_t;
 #define NVSHMEMX_INIT_ATTR_INITIALIZER GSHMEMX_INIT_ATTR_INITIALIZER
@@ -293,16 +319,20 @@ GSHMEMI_NV_HD void nvshmem_sync_all(void) {
 }
 
 /* =============================================================== teams
- * Handles are gshmem's (<gshmem/team.h>): the same names, other values.
+ * Handles are gshmem's (<gshmem/team.h>), with NVSHMEM's numbers (INVALID
+ * -1, WORLD 0, SHARED 1, NODE 2, SAME_MYPE_NODE 3). On gshmem's single node
+ * the shared and node teams hold every PE and SAME_MYPE_NODE this PE alone.
  * nvshmem_team_config_t is accepted and ignored (gshmem has no contexts).
  * nvshmem_team_sync / nvshmem_barrier: host and device; in device code
  * called by one thread (warp/block forms in <nvshmemx.h>). */
 typedef gshmem_team_t nvshmem_team_t;
 typedef gshmem_team_config_t nvshmem_team_config_t;
-#define NVSHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD
-#define NVSHMEMX_TEAM_NODE GSHMEMX_TEAM_NODE
 #define NVSHMEM_TEAM_INVALID GSHMEM_TEAM_INVALID
-#define NVSHMEM_TEAM_NUM_CONTEXTS GSHMEM_TEAM_NUM_CONTEXTS
+#define NVSHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD
+#define NVSHMEM_TEAM_SHARED GSHMEM_TEAM_SHARED
+#define NVSHMEMX_TEAM_NODE GSHMEMX_TEAM_NODE
+#define NVSHMEMX_TEAM_SAME_MYPE_NODE GSHMEMX_TEAM_SAME_MYPE_NODE
+#define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS GSHMEM_TEAM_NUM_CONTEXTS
 
 static inline int nvshmem_team_split_strided(nvshmem_team_t parent_team, int start, int stride, int size,
                                              const nvshmem_team_config_t *config, long config_mask,
@@ -320,20 +350,23 @@ GSHMEMI_NV_HD int nvshmem_barrier(nvshmem_team_t team) { return gshmemx_team_bar
 
 /* =================================================== small collectives
  * max/min/sum/prod reductions and fcollect over a team, host and device
- * (one thread), every type of GSHMEM_FOR_EACH_REDUCE_TYPE
- * (<gshmem/collectives.h>). */
+ * (one thread) (<gshmem/collectives.h>): fcollect for every type of
+ * GSHMEM_FOR_EACH_REDUCE_TYPE, the reductions for those NVSHMEM has (all
+ * but ptrdiff). */
 #define GSHMEMI_NV_REDUCE_OP(T, TYPE, OP)                                                                 \
   GSHMEMI_NV_HD int nvshmem_##T##_##OP##_reduce(nvshmem_team_t team, TYPE *dest, const TYPE *source,     \
                                                 size_t nreduce) {                                         \
     return gshmem_##T##_##OP##_reduce(team, dest, source, nreduce);                                       \
   }
-#define GSHMEMI_NV_COLLECTIVES(T, TYPE)                                                                   \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_REDUCE_OP, T, TYPE)                                                \
+#define GSHMEMI_NV_REDUCTIONS(T, TYPE) GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_REDUCE_OP, T, TYPE)
+#define GSHMEMI_NV_FCOLLECT(T, TYPE)                                                                      \
   GSHMEMI_NV_HD int nvshmem_##T##_fcollect(nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t n) { \
     return gshmem_##T##_fcollect(team, dest, source, n);                                                  \
   }
-GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_COLLECTIVES)
-#undef GSHMEMI_NV_COLLECTIVES
+GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(GSHMEMI_NV_REDUCTIONS)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_FCOLLECT)
+#undef GSHMEMI_NV_FCOLLECT
+#undef GSHMEMI_NV_REDUCTIONS
 #undef GSHMEMI_NV_REDUCE_OP
 
 /* NVSHMEM's <nvshmem.h> declares the nvshmemx_ names too (nvshmemx_init_attr,

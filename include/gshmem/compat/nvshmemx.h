@@ -141,6 +141,8 @@ static inline int nvshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t si
 
 #if defined(__CUDACC__)
 /* --------------------------------------------------------------- device */
+/* Device only: NVSHMEM 3.5.1 declares a host form but its library defines
+ * none (a host call fails to link there; here it fails to compile). */
 GSHMEMI_NV_DEVICE void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
   gshmemx_signal_op(sig_addr, signal, sig_op, pe);
 }
@@ -248,14 +250,17 @@ static inline int nvshmemx_cumodule_finalize(CUmodule module) { return gshmemx_c
                                                            cudaStream_t stream) {                        \
     return gshmemx_##T##_##OP##_reduce_on_stream(team, dest, source, nreduce, stream);                    \
   }
-#define GSHMEMI_NV_STREAM_COLLECTIVES(T, TYPE)                                                            \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_STREAM_REDUCE_OP, T, TYPE)                                         \
+#define GSHMEMI_NV_STREAM_REDUCTIONS(T, TYPE) GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_STREAM_REDUCE_OP, T, TYPE)
+#define GSHMEMI_NV_STREAM_FCOLLECT(T, TYPE)                                                               \
   static inline int nvshmemx_##T##_fcollect_on_stream(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
                                                       size_t n, cudaStream_t stream) {                    \
     return gshmemx_##T##_fcollect_on_stream(team, dest, source, n, stream);                               \
   }
-GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_STREAM_COLLECTIVES)
-#undef GSHMEMI_NV_STREAM_COLLECTIVES
+/* As in <nvshmem.h>: NVSHMEM has no ptrdiff reductions. */
+GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(GSHMEMI_NV_STREAM_REDUCTIONS)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_STREAM_FCOLLECT)
+#undef GSHMEMI_NV_STREAM_FCOLLECT
+#undef GSHMEMI_NV_STREAM_REDUCTIONS
 #undef GSHMEMI_NV_STREAM_REDUCE_OP
 #if defined(__CUDACC__)
 #define GSHMEMI_NV_GROUP_REDUCE_OP(T, TYPE, OP)                                                           \
@@ -267,8 +272,8 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_STREAM_COLLECTIVES)
                                                            size_t nreduce) {                              \
     return gshmemx_##T##_##OP##_reduce_block(team, dest, source, nreduce);                                \
   }
-#define GSHMEMI_NV_GROUP_COLLECTIVES(T, TYPE)                                                             \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_GROUP_REDUCE_OP, T, TYPE)                                          \
+#define GSHMEMI_NV_GROUP_REDUCTIONS(T, TYPE) GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_GROUP_REDUCE_OP, T, TYPE)
+#define GSHMEMI_NV_GROUP_FCOLLECT(T, TYPE)                                                                \
   GSHMEMI_NV_DEVICE int nvshmemx_##T##_fcollect_warp(nvshmem_team_t team, TYPE *dest, const TYPE *source,  \
                                                      size_t n) {                                          \
     return gshmemx_##T##_fcollect_warp(team, dest, source, n);                                            \
@@ -277,8 +282,10 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_STREAM_COLLECTIVES)
                                                       size_t n) {                                         \
     return gshmemx_##T##_fcollect_block(team, dest, source, n);                                           \
   }
-GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_GROUP_COLLECTIVES)
-#undef GSHMEMI_NV_GROUP_COLLECTIVES
+GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(GSHMEMI_NV_GROUP_REDUCTIONS)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_GROUP_FCOLLECT)
+#undef GSHMEMI_NV_GROUP_FCOLLECT
+#undef GSHMEMI_NV_GROUP_REDUCTIONS
 #undef GSHMEMI_NV_GROUP_REDUCE_OP
 #endif  // __CUDACC__
 

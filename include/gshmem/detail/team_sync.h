@@ -54,6 +54,16 @@
 // (public name: GSHMEMX_MAX_TEAMS in <gshmem/team.h>).
 #define GSHMEMI_MAX_TEAMS 64
 
+// The predefined teams' handles, numbered as NVSHMEM numbers them (public
+// names in <gshmem/team.h>). They hold slots 0 .. GSHMEMI_PREDEFINED_TEAMS - 1
+// of every PE from init to finalize; teams made by a split take the slots
+// after them.
+#define GSHMEMI_TEAM_WORLD 0
+#define GSHMEMI_TEAM_SHARED 1
+#define GSHMEMI_TEAM_NODE 2
+#define GSHMEMI_TEAM_SAME_MYPE_NODE 3
+#define GSHMEMI_PREDEFINED_TEAMS 4
+
 namespace gshmem {
 namespace detail {
 
@@ -93,6 +103,7 @@ static_assert(sizeof(team_area) <= kTeamAreaBytes, "team state exceeds its area"
 static_assert(kTeamTableOffset + GSHMEMI_MAX_TEAMS * sizeof(team_desc) <= GSHMEMI_INTERNAL_SYNC_BYTES,
               "team areas and table exceed the internal sync area");
 static_assert(GSHMEMI_MAX_TEAMS <= 64, "team creation agrees on a slot with one 64-bit mask");
+static_assert(GSHMEMI_PREDEFINED_TEAMS < GSHMEMI_MAX_TEAMS, "no slot left for split teams");
 
 GSHMEM_HD team_area* team_area_at(char* heap, int slot) {
   return reinterpret_cast<team_area*>(heap + GSHMEMI_INTERNAL_SYNC_OFFSET + (size_t)slot * kTeamAreaBytes);
@@ -106,6 +117,18 @@ GSHMEM_HD team_desc* team_table_at(char* heap) {
 // Pure functions (host and device; the CPU tests check them).
 
 GSHMEM_HD_CONSTEXPR team_desc world_team_desc(int my_pe, int n_pes) { return team_desc{0, 1, n_pes, my_pe}; }
+
+// The descriptor of predefined team `team` on world PE my_pe of n_pes; size
+// 0 for any other handle. Every PE of a gshmem job is on one node and maps
+// every other PE's memory, so the shared-memory team and the node team have
+// the world's members, and the team of the PEs with this PE's node-local
+// rank (one per node) is this PE alone.
+GSHMEM_HD_CONSTEXPR team_desc predefined_team_desc(int team, int my_pe, int n_pes) {
+  return team == GSHMEMI_TEAM_WORLD || team == GSHMEMI_TEAM_SHARED || team == GSHMEMI_TEAM_NODE
+             ? world_team_desc(my_pe, n_pes)
+         : team == GSHMEMI_TEAM_SAME_MYPE_NODE ? team_desc{my_pe, 1, 1, 0}
+                                               : team_desc{0, 0, 0, -1};
+}
 
 // The world PE of team rank `rank` (no range check).
 GSHMEM_HD_CONSTEXPR int team_member_pe(const team_desc& t, int rank) { return t.start + rank * t.stride; }
@@ -186,7 +209,7 @@ GSHMEM_DEVICE void wait_at_least(const unsigned long long* p, unsigned long long
 GSHMEM_DEVICE bool device_team(int team, team_desc* out) {
   const gshmemi_device_state_t& s = gshmemi_state();
   if (team < 0 || team >= GSHMEMI_MAX_TEAMS || s.heap_base == nullptr) return false;
-  if (team == 0) {
+  if (team == GSHMEMI_TEAM_WORLD) {
     *out = world_team_desc(s.my_pe, s.n_pes);
     return true;
   }

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Counts how much of NVSHMEM's public API gshmem's compatibility headers
+cover, name by name.
+
+usage: nvshmem_names.py NVSHMEM_SRC [--prefix DIR | --build-dir DIR]
+                        [--nvcc NVCC] [--arch SM] [--work DIR] [--list KIND...]
+
+NVSHMEM_SRC is a checkout of NVSHMEM's source tree (only read). The names are
+what a program that includes NVSHMEM's <nvshmem.h> and <nvshmemx.h> can use:
+the two headers are run through nvcc's preprocessor (with stand-ins, in
+--work, for the two headers NVSHMEM's build generates from .in files), and
+the public names (nvshmem_ / nvshmemx_ functions and types, NVSHMEM_ /
+NVSHMEMX_ constants and object-like macros; not NVSHMEM's internal nvshmemi_
+names, function-like helper macros or include guards) are read from the
+result. Then one generated translation unit, compiled once with nvcc against
+gshmem's compatibility headers (the installed ones with --prefix, else this
+tree's include/ and the generated headers of --build-dir, default build/),
+probes each name on its own line, and the compiler's messages sort them:
+
+  provided  the name is declared (the probe compiled, or failed for a reason
+            other than the name being unknown: host-only, overloaded, ...)
+  refused   the probe failed with a message saying gshmem does not provide it
+            ("not provided")
+  missing   the name is unknown ("identifier ... is undefined")
+
+Prints the counts per kind and in all, and writes WORK/names.tsv (name, kind,
+verdict). --list missing (or provided, refused) also prints those names.
+Needs NVSHMEM's source, so it is no CI test; tests/compat/nvshmem_names_test.py
+tests the parsing on text made up there. Exit status: 0 when the counts were
+made, 2 when the script could not do its job.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KINDS = ("function", "type", "constant", "macro")
+VERDICTS = ("provided", "refused", "missing")
+# What NVSHMEM's build generates from .in files under src/include; the
+# stand-ins take 0 for every @VARIABLE@ and leave every #cmakedefine off.
+GENERATED_HEADERS = ("non_abi/nvshmem_version.h", "non_abi/nvshmem_build_options.h")
+
+
+def fail(message):
+    print("nvshmem_names: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
+# ------------------------------------------------------------------ parsing
+# Pure functions of text: tests/compat/nvshmem_names_test.py calls them.
+
+_STRING_OR_CHAR = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+_LINE_MARKER = re.compile(r"^\s*#.*$", re.MULTILINE)
+
+
+def strip_literals(text):
+    """The preprocessed text without string and character literals and line
+    markers (names inside messages are not declarations)."""
+    return _LINE_MARKER.sub("", _STRING_OR_CHAR.sub('""', text))
+
+
+def names_from_preprocessed(text):
+    """{name: kind} of the public functions, types and constants in the
+    preprocessed text of NVSHMEM's headers: a lower-case nvshmem_/nvshmemx_
+    name followed by '(' is a function, one ending in _t a type, an
+    upper-case NVSHMEM_/NVSHMEMX_ name left after preprocessing a constant
+    (an enumerator)."""
+    code = strip_literals(text)
+    names = {}
+    for m in re.finditer(r"\b(nvshmemx?_[A-Za-z0-9_]+)\b(\s*\()?", code):
+        name, call = m.group(1), m.group(2)
+        if name.endswith("_t"):
+            names.setdefault(name, "type")
+        elif call:
+            names[name] = "function"
+    for m in re.finditer(r"\b(NVSHMEMX?_[A-Z0-9_]+)\b", code):
+        names.setdefault(m.group(1), "constant")
+    return names
+
+
+def macros_from_defines(text):
+    """The public object-like macros in `cpp -dM` output: NVSHMEM_/NVSHMEMX_
+    (or nvshmem_/nvshmemx_) names, less function-like helpers (NVSHMEM's
+    headers use those to generate its routines) and include guards (_H)."""
+    macros = set()
+    for m in re.finditer(r"^#define\s+((?:NVSHMEMX?|nvshmemx?)_[A-Za-z0-9_]+)(\()?", text, re.MULTILINE):
+        name, function_like = m.group(1), m.group(2)
+        if function_like or re.search(r"_H_?$", name):
+            continue
+        macros.add(name)
+    return macros
+
+
+def probe_source(names, includes=("nvshmem.h", "nvshmemx.h")):
+    """The translation unit that probes `names` ([(name, kind)]), and
+    {line: name}: each probe is on a line of its own. A name defined as a
+    macro counts as declared whatever it expands to; otherwise a function
+    is probed by its address, anything else by sizeof."""
+    lines = ["#include <%s>" % h for h in includes]
+    line_of = {}
+    for k, (name, kind) in enumerate(names):
+        lines.append("#if !defined(%s)" % name)
+        operand = "&" + name if kind == "function" else name
+        lines.append("__host__ __device__ inline void gshmem_probe_%d() { (void)sizeof(%s); }" % (k, operand))
+        line_of[len(lines)] = name
+        lines.append("#endif")
+    return "\n".join(lines) + "\n", line_of
+
+
+_DIAGNOSTIC = re.compile(r"^(?P<file>.*?)\((?P<line>\d+)\): (?:catastrophic )?error[^:]*: (?P<text>.*)$")
+
+
+def classify(compiler_output, probe_file, line_of):
+    """{name: verdict} for every probed name, from nvcc's messages on the
+    probe file (EDG format: 'file(line): error: text'). A diagnostic saying
+    "not provided" refuses the name; "is undefined" (or "undeclared") leaves
+    it missing; no diagnostic, or any other, means it is declared."""
+    verdict = {name: "provided" for name in line_of.values()}
+    base = os.path.basename(probe_file)
+    for raw in compiler_output.splitlines():
+        m = _DIAGNOSTIC.match(raw.strip())
+        if not m or os.path.basename(m.group("file")) != base:
+            continue
+        name = line_of.get(int(m.group("line")))
+        if name is None:
+            continue
+        text = m.group("text")
+        if "not provided" in text:
+            verdict[name] = "refused"
+        elif ("is undefined" in text or "undeclared" in text) and verdict[name] != "refused":
+            verdict[name] = "missing"
+    return verdict
+
+
+def summary(kinds, verdicts):
+    """Lines of counts: per kind, then all."""
+    rows = []
+    for kind in KINDS + ("all",):
+        mine = [n for n in verdicts if kind == "all" or kinds[n] == kind]
+        if not mine:
+            continue
+        count = {v: sum(1 for n in mine if verdicts[n] == v) for v in VERDICTS}
+        rows.append("%-9s %5d names: provided %5d, refused %4d, missing %5d"
+                    % (kind, len(mine), count["provided"], count["refused"], count["missing"]))
+    return rows
+
+
+# ------------------------------------------------------------- the tools
+
+
+def run(command, what):
+    try:
+        return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except OSError as e:
+        fail("%s: cannot run %s: %s" % (what, command[0], e))
+
+
+def write_generated_headers(src_include, out_dir):
+    for relative in GENERATED_HEADERS:
+        template = os.path.join(src_include, relative + ".in")
+        if not os.path.isfile(template):
+            fail("%s is missing (not an NVSHMEM 3.x source tree?)" % template)
+        with open(template) as f:
+            text = f.read()
+        text = re.sub(r"^#cmakedefine.*$", "", text, flags=re.MULTILINE)
+        text = re.sub(r"@[A-Za-z0-9_]+@", "0", text)
+        os.makedirs(os.path.dirname(os.path.join(out_dir, relative)), exist_ok=True)
+        with open(os.path.join(out_dir, relative), "w") as f:
+            f.write(text)
+
+
+def nvshmem_names(args, src_include):
+    stand_ins = os.path.join(args.work, "nvshmem-generated")
+    write_generated_headers(src_include, stand_ins)
+    main = os.path.join(args.work, "nvshmem_headers.cu")
+    with open(main, "w") as f:
+        f.write("#include <nvshmem.h>\n#include <nvshmemx.h>\n")
+    common = [args.nvcc, "-std=c++17", "-x", "cu", "-I" + stand_ins, "-I" + src_include]
+    pre = run(common + ["-E", main], "preprocessing NVSHMEM's headers")
+    if pre.returncode != 0:
+        fail("preprocessing NVSHMEM's headers failed:\n" + pre.stdout[-4000:])
+    defines = run(common + ["-E", "-Xcompiler", "-dM", main], "listing NVSHMEM's macros")
+    if defines.returncode != 0:
+        fail("listing NVSHMEM's macros failed:\n" + defines.stdout[-4000:])
+    names = names_from_preprocessed(pre.stdout)
+    for macro in macros_from_defines(defines.stdout):
+        names[macro] = "macro"
+    return names
+
+
+def gshmem_includes(args):
+    if args.prefix:
+        dirs = [os.path.join(args.prefix, "include", "gshmem", "compat"), os.path.join(args.prefix, "include")]
+    else:
+        dirs = [os.path.join(ROOT, "include", "gshmem", "compat"), os.path.join(ROOT, "include"),
+                os.path.join(args.build_dir, "include")]
+    if not os.path.isfile(os.path.join(dirs[0], "nvshmem.h")):
+        fail("%s has no nvshmem.h (gshmem's compatibility headers)" % dirs[0])
+    return dirs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("nvshmem_src")
+    place = parser.add_mutually_exclusive_group()
+    place.add_argument("--prefix", help="an installed gshmem to test")
+    place.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
+                       help="this tree's build folder (its generated headers); default build/")
+    parser.add_argument("--nvcc", default="nvcc")
+    parser.add_argument("--arch", default="90")
+    parser.add_argument("--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "gshmem-nvshmem-names"))
+    parser.add_argument("--list", nargs="*", default=[], choices=VERDICTS, help="print these verdicts' names")
+    args = parser.parse_args()
+
+    src_include = os.path.join(args.nvshmem_src, "src", "include")
+    if not (os.path.isfile(os.path.join(src_include, "nvshmem.h")) and
+            os.path.isfile(os.path.join(src_include, "nvshmemx.h"))):
+        fail("%s is not an NVSHMEM source tree (no src/include/nvshmem.h and nvshmemx.h)" % args.nvshmem_src)
+    os.makedirs(args.work, exist_ok=True)
+    includes = gshmem_includes(args)
+
+    names = nvshmem_names(args, src_include)
+    if not names:
+        fail("no public names found in NVSHMEM's headers")
+    ordered = sorted(names.items())
+    source, line_of = probe_source(ordered)
+    probe = os.path.join(args.work, "gshmem_probes.cu")
+    with open(probe, "w") as f:
+        f.write(source)
+    compiled = run([args.nvcc, "-std=c++17", "-arch=sm_" + args.arch, "-Xcudafe", "--error_limit=1000000"] +
+                   ["-I" + d for d in includes] + ["-x", "cu", "-c", probe, "-o", os.devnull],
+                   "compiling the probes")
+    with open(os.path.join(args.work, "gshmem_probes.log"), "w") as f:
+        f.write(compiled.stdout)
+    verdicts = classify(compiled.stdout, probe, line_of)
+    elsewhere = [l for l in compiled.stdout.splitlines()
+                 if _DIAGNOSTIC.match(l.strip()) and os.path.basename(_DIAGNOSTIC.match(l.strip()).group("file"))
+                 != os.path.basename(probe)]
+    if elsewhere:
+        fail("gshmem's headers themselves failed to compile (see %s):\n%s"
+             % (os.path.join(args.work, "gshmem_probes.log"), "\n".join(elsewhere[:10])))
+
+    with open(os.path.join(args.work, "names.tsv"), "w") as f:
+        for name, kind in ordered:
+            f.write("%s\t%s\t%s\n" % (name, kind, verdicts[name]))
+    print("NVSHMEM's public names (%s) against gshmem's compatibility headers (%s):"
+          % (args.nvshmem_src, includes[0]))
+    for row in summary(names, verdicts):
+        print("  " + row)
+    for wanted in args.list:
+        print("%s:" % wanted)
+        for name, kind in ordered:
+            if verdicts[name] == wanted:
+                print("  %-9s %s" % (kind, name))
+    print("per name: %s" % os.path.join(args.work, "names.tsv"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

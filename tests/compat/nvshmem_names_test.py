@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""scripts/nvshmem_names.py without NVSHMEM's source: its parsing of a small
+made-up header (preprocessed here by the C++ compiler, as the script has
+nvcc do it with NVSHMEM's), the probe file it generates, its reading of
+nvcc's messages, the counts, and its refusal of a folder that is not an
+NVSHMEM source tree.
+usage: nvshmem_names_test.py SCRIPTS_DIR WORKDIR CXX"""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+
+scripts, work, cxx = sys.argv[1:4]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+spec = importlib.util.spec_from_file_location("nvshmem_names", os.path.join(scripts, "nvshmem_names.py"))
+names_script = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(names_script)
+
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAILED: " + what)
+
+
+# ---- parsing: a header with every kind of name, and the kinds to leave out
+header = os.path.join(work, "made_up_nvshmem.h")
+with open(header, "w") as f:
+    f.write(r"""
+#ifndef MADE_UP_NVSHMEM_H
+#define MADE_UP_NVSHMEM_H
+#define NVSHMEM_API_H_                  /* an include guard: not a name */
+#define NVSHMEM_ANSWER 42               /* public object-like macro */
+#define NVSHMEMI_INTERNAL 1             /* internal macro */
+#define NVSHMEM_GENERATE_P(T) void nvshmem_##T##_p(T *dest, T value, int pe);
+typedef enum { NVSHMEM_CMP_EQ = 0, NVSHMEM_CMP_NE = 1 } nvshmemx_cmp_type_t;
+typedef int nvshmem_team_t;
+NVSHMEM_GENERATE_P(int)
+NVSHMEM_GENERATE_P(long)
+void nvshmemi_internal_call(void);
+int printf(const char *, ...);
+static inline void nvshmem_init(void) {
+  nvshmemi_internal_call();
+  printf("nvshmem_not_a_routine(%d) NVSHMEM_NOT_A_CONSTANT\n", NVSHMEM_ANSWER);
+}
+#endif
+""")
+pre = subprocess.run([cxx, "-E", "-x", "c++", header], stdout=subprocess.PIPE, text=True, check=True).stdout
+defines = subprocess.run([cxx, "-E", "-dM", "-x", "c++", header], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout
+found = names_script.names_from_preprocessed(pre)
+for macro in names_script.macros_from_defines(defines):
+    found[macro] = "macro"
+expected = {
+    "nvshmem_int_p": "function",
+    "nvshmem_long_p": "function",
+    "nvshmem_init": "function",
+    "nvshmemx_cmp_type_t": "type",
+    "nvshmem_team_t": "type",
+    "NVSHMEM_CMP_EQ": "constant",
+    "NVSHMEM_CMP_NE": "constant",
+    "NVSHMEM_ANSWER": "macro",
+}
+check(found == expected, "names of the made-up header: got %s" % sorted(found.items()))
+
+# ---- the probe file: one line per name, macros guarded, functions by address
+source, line_of = names_script.probe_source(sorted(expected.items()))
+lines = source.splitlines()
+check(lines[0] == "#include <nvshmem.h>" and lines[1] == "#include <nvshmemx.h>", "probe file includes")
+check(sorted(line_of.values()) == sorted(expected), "every name probed once")
+for line, name in line_of.items():
+    text = lines[line - 1]
+    check(name in text and lines[line - 2] == "#if !defined(%s)" % name, "probe of %s on line %d" % (name, line))
+    if expected[name] == "function":
+        check("sizeof(&%s)" % name in text, "function %s probed by address" % name)
+    else:
+        check("sizeof(%s)" % name in text, "%s probed by sizeof" % name)
+
+# ---- nvcc's messages: undefined -> missing, "not provided" -> refused,
+# other errors or none -> provided; messages about other files are ignored.
+line_by_name = {name: line for line, name in line_of.items()}
+probe = "/somewhere/gshmem_probes.cu"
+output = "\n".join([
+    '%s(%d): error: identifier "nvshmem_long_p" is undefined' % (probe, line_by_name["nvshmem_long_p"]),
+    "            (void)sizeof(&nvshmem_long_p);",
+    "                           ^",
+    '%s(%d): error: identifier "NVSHMEM_CMP_NE" is undefined' % (probe, line_by_name["NVSHMEM_CMP_NE"]),
+    "%s(%d): error: static assertion failed with \"nvshmem_init is not provided by gshmem\""
+    % (probe, line_by_name["nvshmem_init"]),
+    '%s(%d): error: identifier "nvshmem_init" is undefined' % (probe, line_by_name["nvshmem_init"]),
+    "%s(%d): error: a __device__ function cannot be referenced here" % (probe, line_by_name["nvshmem_int_p"]),
+    '/other/header.h(%d): error: identifier "x" is undefined' % line_by_name["nvshmem_team_t"],
+    "4 errors detected in the compilation of \"%s\"." % probe,
+])
+verdicts = names_script.classify(output, probe, line_of)
+check(verdicts["nvshmem_long_p"] == "missing", "undefined identifier: missing")
+check(verdicts["NVSHMEM_CMP_NE"] == "missing", "undefined constant: missing")
+check(verdicts["nvshmem_init"] == "refused", "'not provided': refused, also with an undefined message after it")
+check(verdicts["nvshmem_int_p"] == "provided", "another error: declared, provided")
+check(verdicts["nvshmem_team_t"] == "provided", "a message about another file does not count")
+check(verdicts["NVSHMEM_ANSWER"] == "provided", "no message: provided")
+
+rows = names_script.summary(expected, verdicts)
+check(rows[-1].split() == ["all", "8", "names:", "provided", "5,", "refused", "1,", "missing", "2"],
+      "counts in all: %s" % rows[-1])
+check(any(r.split()[:2] == ["function", "3"] for r in rows), "per kind: %s" % rows)
+
+# ---- a folder that is not an NVSHMEM source tree is refused
+refused = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_names.py"), work, "--work",
+                          os.path.join(work, "names-work")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+check(refused.returncode == 2 and "is not an NVSHMEM source tree" in refused.stdout,
+      "refuses a folder without NVSHMEM's headers: %d %s" % (refused.returncode, refused.stdout))
+
+if failures:
+    print("%d check(s) failed" % len(failures))
+    sys.exit(1)
+print("all checks passed")
