@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
 #include "../src/log.h"
 #include "../src/runtime_internal.h"
 
@@ -52,7 +54,7 @@ int find_fit(const char *fn, const void *func, dim3 block, size_t shmem, Fit *fi
   }
   if (!cooperative)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_SUPPORTED, "%s: GPU %d does not support cooperative launches", fn, device);
-  fit->sharing_pes = gshmemi::pes_sharing_this_gpu() > 1 ? gshmemi::pes_sharing_this_gpu() : 1;
+  fit->sharing_pes = std::max(1, gshmemi::pes_sharing_this_gpu());
   fit->max_blocks = (long long)fit->per_sm * fit->sms / fit->sharing_pes;
   if (fit->max_blocks == 0)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,

@@ -115,7 +115,7 @@ constexpr BitInterval satisfying_interval(int cmp, unsigned width_bits, bool is_
   return r;
 }
 
-constexpr bool is_valid_cmp(int cmp) { return cmp >= GSHMEMI_CMP_FIRST && cmp <= GSHMEMI_CMP_LAST; }
+using gshmem::detail::is_valid_cmp;  // the device waits' own check (detail/sync_core.h)
 
 // The plan for "x cmp value" on a W-bit word (2 <= W <= 64), ignoring which
 // widths the hardware has: the method itself, tested exhaustively for small W.

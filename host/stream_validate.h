@@ -6,6 +6,7 @@
 // name; the CPU tests call these directly with a made-up heap range.
 #pragma once
 
+#include <gshmem/detail/sync_core.h>
 #include <gshmem/runtime.h>
 #include <gshmem/types.h>
 
@@ -37,7 +38,7 @@ inline Verdict check_initialized(bool initialized) {
 }
 
 inline Verdict check_cmp(int cmp) {
-  return (cmp >= GSHMEMI_CMP_FIRST && cmp <= GSHMEMI_CMP_LAST)
+  return gshmem::detail::is_valid_cmp(cmp)
              ? Verdict{}
              : fail(GSHMEMX_ERROR_INVALID_VALUE, "cmp is not one of GSHMEM_CMP_EQ/NE/GT/GE/LT/LE");
 }

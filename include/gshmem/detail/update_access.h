@@ -116,15 +116,15 @@ struct group_block {
 template <class T>
 GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
   const gshmemi_device_state_t& s = gshmemi_state();
-  // The scalars are plain constant loads, which the compiler may hoist out
-  // of a loop (it knows they can be read anywhere). The table entry, at a
-  // variable index, it cannot prove readable anywhere: it is read with the
-  // index clamped into the table (the range check applied after) as an
-  // invariant load (gshmemi_state_invariant), which at least is not tied to
-  // the memory clobbers of the polls around it, so that in a ping-pong it is
-  // issued once, before the loop. Read plainly, it is loaded again after
-  // every poll's acquire, and an indexed constant load there costs about
-  // 80 ns on sm_90 (the latency perftest's "[gshmem send, raw wait]" rows).
+  // The table entry, at a variable index, is read with the index clamped
+  // into the table (the range check applied after) as an invariant load
+  // (gshmemi_state_invariant), which is not tied to the memory clobbers of
+  // the polls around it: in a ping-pong it is issued once, before the loop
+  // (SASS, sm_90), instead of after every poll's acquire. The scalars
+  // (heap base, span) are immediate-offset constant loads that ptxas
+  // re-issues in the loop either way. Measured with both PEs on one H100,
+  // neither this nor dropping the n_pes check moved the send half of the
+  // latency perftest's one-way exchange (README, Measured performance).
   unsigned long long offset =
       (unsigned long long)((const char*)sym - (const char*)s.heap_base);
   // A PE past n_pes needs no check of its own: its entry is NULL (state.h),
