@@ -35,14 +35,17 @@ endfunction()
 #   [LIBS <targets>]  extra link libraries
 #   [ENV <VAR=value>...] extra environment
 #   [ARGS <args...>]  command-line arguments
-#   [LABELS <labels>] [TIMEOUT <s>])
+#   [LABELS <labels>] [TIMEOUT <s>]
+#   [WRAPPER <cmd...>] a command the test runs through (before the launcher)
+#   [FIXTURES_SETUP <f>] [FIXTURES_REQUIRED <f>] CTest fixtures)
 function(gshmem_add_test name)
   # Every keyword is named here, so SOURCES/LIBS stop at the next one.
-  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER" "SOURCES;LIBS;ENV;ARGS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER;FIXTURES_SETUP;FIXTURES_REQUIRED"
+                        "SOURCES;LIBS;ENV;ARGS;LABELS;WRAPPER" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE gshmem_test_support ${T_LIBS})
   set(forward)
-  foreach(key NP GPUS TIMEOUT LAUNCHER ENV ARGS LABELS)
+  foreach(key NP GPUS TIMEOUT LAUNCHER ENV ARGS LABELS WRAPPER FIXTURES_SETUP FIXTURES_REQUIRED)
     if(DEFINED T_${key})
       list(APPEND forward ${key} ${T_${key}})
     endif()
@@ -51,9 +54,11 @@ function(gshmem_add_test name)
 endfunction()
 
 # gshmem_add_test_variant(<new-name> <existing-test-target> ...)
-# Registers another run of an already-built test binary (other NP, other ENV).
+# Registers another run of an already-built test binary (other NP, other ENV),
+# or a run of any executable target of the project (same keywords).
 function(gshmem_add_test_variant name target)
-  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER" "ENV;ARGS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER;FIXTURES_SETUP;FIXTURES_REQUIRED"
+                        "ENV;ARGS;LABELS;WRAPPER" ${ARGN})
   set(cmd $<TARGET_FILE:${target}>)
   set(labels ${T_LABELS})
   if(T_NP)
@@ -83,7 +88,12 @@ function(gshmem_add_test_variant name target)
     list(APPEND T_ENV "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0:abort_on_error=1"
                       "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
   endif()
-  add_test(NAME ${name} COMMAND ${cmd} ${T_ARGS})
+  add_test(NAME ${name} COMMAND ${T_WRAPPER} ${cmd} ${T_ARGS})
+  foreach(key FIXTURES_SETUP FIXTURES_REQUIRED)
+    if(T_${key})
+      set_tests_properties(${name} PROPERTIES ${key} ${T_${key}})
+    endif()
+  endforeach()
   set_tests_properties(${name} PROPERTIES
     LABELS "${labels}" TIMEOUT ${T_TIMEOUT}
     SKIP_RETURN_CODE ${GSHMEM_SKIP_RETURN_CODE}

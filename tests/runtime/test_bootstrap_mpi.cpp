@@ -11,6 +11,7 @@
 #include "bootstrap_checks.h"
 #include "bootstrap_loader.h"
 #include "catch.hpp"
+#include "test_support.h"
 
 using gshmem_test::check_barrier_orders;
 
@@ -21,9 +22,7 @@ TEST_CASE("MPI bootstrap: rank, size, allgather and barrier") {
   CHECK(std::string(boot->name()) == "mpi");
   CHECK(boot->device() == -1);
   const int n = boot->size(), me = boot->rank();
-  const char *expect = std::getenv("GSHMEM_TEST_EXPECT_NP");
-  REQUIRE(expect != nullptr);
-  CHECK(n == std::atoi(expect));
+  CHECK(n == gshmem_test::expected_pes());
   REQUIRE(me >= 0);
   REQUIRE(me < n);
   if (const char *ompi = std::getenv("OMPI_COMM_WORLD_RANK")) CHECK(me == std::atoi(ompi));

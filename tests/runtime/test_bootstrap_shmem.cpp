@@ -56,9 +56,7 @@ TEST_CASE("OpenSHMEM bootstrap over OSHMEM: rank, size, allgather and barrier") 
   const int n = boot->size(), me = boot->rank();
   CHECK(me == shmem_my_pe());
   CHECK(n == shmem_n_pes());
-  const char *expect = std::getenv("GSHMEM_TEST_EXPECT_NP");
-  REQUIRE(expect != nullptr);
-  CHECK(n == std::atoi(expect));
+  CHECK(n == gshmem_test::expected_pes());
 
   int mine = 7 * me + 1;
   std::vector<int> all(n, -1);

@@ -12,7 +12,7 @@ TEST_CASE("init, init twice, finalize") {
   gshmem_test::ScopedEnv size("GSHMEM_SYMMETRIC_SIZE", "64M");
   REQUIRE(gshmem_init() == GSHMEM_SUCCESS);
   const int me = gshmem_my_pe(), n = gshmem_n_pes();
-  CHECK(n == std::atoi(std::getenv("GSHMEM_TEST_EXPECT_NP")));
+  CHECK(n == gshmem_test::expected_pes());
   REQUIRE(me >= 0);
   REQUIRE(me < n);
   if (const char *ompi = std::getenv("OMPI_COMM_WORLD_RANK")) CHECK(me == std::atoi(ompi));

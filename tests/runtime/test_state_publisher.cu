@@ -41,14 +41,15 @@ Seen run_kernel() {
 
 TEST_CASE("a kernel without -rdc sees my_pe, n_pes and the heap") {
   gshmem_test::ScopedEnv size("GSHMEM_SYMMETRIC_SIZE", "64M");
+  gshmem_test::ScopedEnv timeout("GSHMEM_WAIT_TIMEOUT", "2.5");  // read by init, published to the device
   REQUIRE(gshmem_init() == GSHMEM_SUCCESS);
   const Seen seen = run_kernel();
   GSHMEM_TEST_CUDA(cudaGetLastError());
   CHECK(seen.my_pe == gshmem_my_pe());
   CHECK(seen.n_pes == gshmem_n_pes());
-  CHECK(seen.n_pes == std::atoi(std::getenv("GSHMEM_TEST_EXPECT_NP")));
+  CHECK(seen.n_pes == gshmem_test::expected_pes());
   CHECK(seen.initialized == 1);
-  CHECK(seen.wait_timeout_ns == 2500000000ull);  // GSHMEM_WAIT_TIMEOUT=2.5 from CTest
+  CHECK(seen.wait_timeout_ns == 2500000000ull);  // GSHMEM_WAIT_TIMEOUT=2.5 above
   CHECK(seen.heap_base == gshmemi_host_state()->heap_base);
   CHECK(seen.ptr_to_self == gshmemi_host_state()->heap_base + GSHMEMI_INTERNAL_REGION_BYTES);
   gshmemi_host_barrier_all();

@@ -57,6 +57,27 @@ inline bool gpus_or_sharing(int needed, int found = visible_gpus()) {
 // are not tried then.
 inline bool pes_share_gpus(int n_pes) { return visible_gpus() < n_pes; }
 
+// The number of PEs this test process was started with, for checks of
+// n_pes. CTest states it (GSHMEM_TEST_EXPECT_NP); started by hand or under
+// compute-sanitizer, the launcher's own count is used (Open MPI, PMI, PMIx);
+// a process started without a launcher is a single PE, as gshmem_init makes
+// it. A value that is not a positive number is reported, naming the variable,
+// and 0 returned, so the check that uses it fails instead of crashing.
+inline int expected_pes() {
+  for (const char *name : {"GSHMEM_TEST_EXPECT_NP", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    const char *value = std::getenv(name);
+    if (!value) continue;
+    char *end = nullptr;
+    const long n = std::strtol(value, &end, 10);
+    if (end == value || *end != '\0' || n <= 0) {
+      std::fprintf(stderr, "test setup: %s='%s' is not a positive PE count\n", name, value);
+      return 0;
+    }
+    return static_cast<int>(n);
+  }
+  return 1;
+}
+
 // Sets an environment variable for the duration of a scope.
 class ScopedEnv {
  public:
