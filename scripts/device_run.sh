@@ -7,7 +7,8 @@
 # kept to a handful of files: summary.txt (the table), ctest.log,
 # bench-summary.md with the two headline plots, the benchmark's results
 # tarball, and device-run-logs.tar.gz with every other log (configure, build,
-# ctest JUnit XML, bench, compile times).
+# ctest JUnit XML, bench, compile times, each example's output: the examples
+# run inside ctest as the test examples_run).
 #   scripts/device_run.sh [--no-bench] [--no-ctest] [--compile-times] [--sanitize]
 #                         [--nvshmem-programs NVSHMEM_SRC]
 #   --nvshmem-programs  also builds NVSHMEM's examples and pt-to-pt perftests
@@ -242,6 +243,14 @@ list_section() {
 skipped=$(list_section "tests did not run" | awk '{print $1}' | paste -sd' ' -)
 [[ -n "$skipped" ]] && summary+=("ctest skipped|$skipped|(each says why in ctest.log)")
 while read -r line; do [[ -n "$line" ]] && summary+=("  FAILED|$line|"); done < <(list_section "tests FAILED")
+# The examples ran inside ctest (test examples_run, scripts/run_examples.sh):
+# their table and each one's output.
+if [[ -f "$build/examples-logs/summary.txt" ]]; then
+  cp -r "$build/examples-logs" "$logs/examples"
+  passed=$(grep -c ' passed ' "$build/examples-logs/summary.txt")
+  total=$(( $(wc -l < "$build/examples-logs/summary.txt") - 1 ))
+  summary+=("examples|$passed of $total passed|$(grep -v -e ' passed ' -e '^example ' "$build/examples-logs/summary.txt" | awk '{print $1}' | paste -sd' ' -)|")
+fi
 else
   summary+=("ctest|not run (--no-ctest)||")
 fi
