@@ -41,3 +41,13 @@ foreach(plugin gshmem_bootstrap_mpi gshmem_bootstrap_nccl)
     set_target_properties(${plugin} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
   endif()
 endforeach()
+
+# pkg-config files for builds without CMake (gshmem.pc; gshmem-nvshmem.pc for
+# NVSHMEM programs). Relocatable: the prefix is found from the file's own
+# place (${pcfiledir}), so an install with --prefix elsewhere still works.
+file(RELATIVE_PATH GSHMEM_PC_TO_PREFIX "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
+string(REGEX REPLACE "/$" "" GSHMEM_PC_TO_PREFIX "${GSHMEM_PC_TO_PREFIX}")
+foreach(pc gshmem gshmem-nvshmem)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
+endforeach()

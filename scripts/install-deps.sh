@@ -97,6 +97,11 @@ if command -v oshcc >/dev/null 2>&1 && oshcc --showme:compile >/dev/null 2>&1; t
 else missing_optional+=("OpenSHMEM (oshcc: Open MPI's OSHMEM, in libopenmpi-dev + openmpi-bin): the OpenSHMEM bootstrap's tests over a real library are not built without it")
 fi
 
+# ---- optional: pkg-config (the install test builds a program without CMake through gshmem.pc)
+if command -v pkg-config >/dev/null 2>&1; then say "pkg-config: $(command -v pkg-config)"
+else missing_pkgs+=(pkg-config); missing_optional+=("pkg-config (apt-get install pkg-config): the build without CMake is not checked without it")
+fi
+
 # ---- optional: NCCL headers (NCCL bootstrap plugin)
 if h=$(have_header nccl.h /usr/local/cuda/include ${NCCL_ROOT:+$NCCL_ROOT/include}); then say "NCCL: $h"
 else missing_optional+=("NCCL headers (libnccl-dev from NVIDIA's repository, or NCCL_ROOT): the NCCL bootstrap is not built without them")

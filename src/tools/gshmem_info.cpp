@@ -73,11 +73,40 @@ void print_gpus() {
   }
 }
 
+void print_usage(std::FILE *to) {
+  std::fprintf(to,
+               "usage: gshmem-info [--version | --env | --help]\n"
+               "  (no option)  version, GSHMEM_* variables, GPUs and their peer access\n"
+               "  --version    the gshmem version and the CUDA runtime it was built with; touches no GPU\n"
+               "  --env        the GSHMEM_* variables only\n"
+               "  --help       this text\n");
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  if (argc > 2) {
+    std::fprintf(stderr, "gshmem-info: one option at most\n");
+    print_usage(stderr);
+    return 2;
+  }
+  const std::string option = argc == 2 ? argv[1] : "";
+  if (option == "--help" || option == "-h") {
+    print_usage(stdout);
+    return 0;
+  }
+  if (option == "--version") {
+    std::printf("gshmem %s (built with CUDA runtime %d.%d)\n", GSHMEM_VERSION_STRING, CUDART_VERSION / 1000,
+                CUDART_VERSION % 1000 / 10);
+    return 0;
+  }
+  if (!option.empty() && option != "--env") {
+    std::fprintf(stderr, "gshmem-info: unknown option '%s'\n", option.c_str());
+    print_usage(stderr);
+    return 2;
+  }
   std::printf("gshmem %s\n", GSHMEM_VERSION_STRING);
   print_environment();
-  print_gpus();
+  if (option.empty()) print_gpus();
   return 0;
 }

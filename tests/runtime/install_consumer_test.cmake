@@ -32,8 +32,50 @@ message(STATUS "installed plugins: ${plugins}")
 
 run_step("configure consumer" ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build
   -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}
-  -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER})
+  -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -DEXPECTED_GSHMEM_VERSION=${PROJECT_VERSION})
 run_step("build consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+
+# A version the package cannot satisfy must be refused by find_package.
+file(WRITE ${WORK_DIR}/too_new/CMakeLists.txt
+  "cmake_minimum_required(VERSION 3.25)\nproject(too_new LANGUAGES NONE)\nfind_package(gshmem 9.0 CONFIG REQUIRED)\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK_DIR}/too_new -B ${WORK_DIR}/too_new/build
+  -DCMAKE_PREFIX_PATH=${prefix} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT "${out}${err}" MATCHES "9\\.0")
+  message(FATAL_ERROR "find_package(gshmem 9.0) should fail naming the version (rc ${rc}):\n${out}\n${err}")
+endif()
+message(STATUS "find_package(gshmem 9.0) refused: ok")
+
+# Without CMake: plain nvcc with the installed pkg-config file.
+find_program(PKG_CONFIG_EXECUTABLE pkg-config)
+if(PKG_CONFIG_EXECUTABLE)
+  set(ENV{PKG_CONFIG_PATH} "${prefix}/${LIBDIR}/pkgconfig")
+  run_step("pkg-config gshmem" ${PKG_CONFIG_EXECUTABLE} --modversion gshmem)
+  string(STRIP "${step_output}" pc_version)
+  if(NOT pc_version STREQUAL PROJECT_VERSION)
+    message(FATAL_ERROR "pkg-config --modversion gshmem says '${pc_version}', the project is ${PROJECT_VERSION}")
+  endif()
+  foreach(module gshmem gshmem-nvshmem)
+    run_step("pkg-config ${module}" ${PKG_CONFIG_EXECUTABLE} --cflags --libs ${module})
+    string(STRIP "${step_output}" flags)
+    separate_arguments(flags UNIX_COMMAND "${flags}")
+    list(GET CUDA_ARCHITECTURES 0 CUDA_ARCHITECTURES)
+    set(source ${CONSUMER_SOURCE}/kernel.cu)
+    if(module STREQUAL gshmem-nvshmem)
+      set(source ${CONSUMER_SOURCE}/nvshmem_program.cu)
+    endif()
+    run_step("nvcc with pkg-config ${module}" ${CUDA_COMPILER} -std=c++17 -cudart shared
+      -arch=sm_${CUDA_ARCHITECTURES} -c ${source} -o ${WORK_DIR}/pc_${module}.o ${flags})
+  endforeach()
+  run_step("nvcc link with pkg-config gshmem" ${CUDA_COMPILER} -std=c++17 -cudart shared
+    -arch=sm_${CUDA_ARCHITECTURES} ${CONSUMER_SOURCE}/main.cpp ${CONSUMER_SOURCE}/kernel.cu -o ${WORK_DIR}/pc_program ${flags} -Xlinker -rpath=${prefix}/${LIBDIR})
+  run_step("run the pkg-config program" ${WORK_DIR}/pc_program)
+else()
+  message(STATUS "pkg-config not found: the build without CMake is not checked (Debian: apt-get install pkg-config)")
+endif()
+run_step("installed gshmem-info --version" ${prefix}/bin/gshmem-info --version)
+if(NOT step_output MATCHES "^gshmem ${PROJECT_VERSION} ")
+  message(FATAL_ERROR "gshmem-info --version printed '${step_output}', expected 'gshmem ${PROJECT_VERSION} ...'")
+endif()
 
 # The installed tool runs from the prefix (finds libgshmem by its RPATH).
 run_step("run installed gshmem-info" ${prefix}/bin/gshmem-info)
