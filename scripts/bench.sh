@@ -37,6 +37,7 @@ DO_DEPS=1
 VS_NVSHMEM=0
 NVSHMEM_DIR="${NVSHMEM_HOME:-}"
 BUILD_ONLY=0
+COMMAND_LINE="scripts/bench.sh $*"   # recorded in machine.txt (docs/performance.md cites it)
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick|-q) QUICK=1 ;;
@@ -194,6 +195,7 @@ MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVL
   echo "gpus: $GPUS x ${GPU_NAME:-unknown}"
   echo "mode: $([ "$QUICK" = 1 ] && echo quick || echo full)"
   echo "commit: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
+  echo "command: $COMMAND_LINE"
   nvidia-smi topo -m 2>/dev/null | head -12
 } > "$RES/machine.txt"
 
