@@ -44,6 +44,11 @@ function(gshmem_add_test name)
                         "SOURCES;LIBS;ENV;ARGS;LABELS;WRAPPER" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE gshmem_test_support ${T_LIBS})
+  if(T_GPUS AND NOT GSHMEM_BUILD_GPU_TESTS)
+    # Defined (so that later target_* calls work) but neither built nor registered.
+    set_target_properties(${name} PROPERTIES EXCLUDE_FROM_ALL ON)
+    return()
+  endif()
   set(forward)
   foreach(key NP GPUS TIMEOUT LAUNCHER ENV ARGS LABELS WRAPPER FIXTURES_SETUP FIXTURES_REQUIRED)
     if(DEFINED T_${key})
@@ -59,6 +64,9 @@ endfunction()
 function(gshmem_add_test_variant name target)
   cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER;FIXTURES_SETUP;FIXTURES_REQUIRED"
                         "ENV;ARGS;LABELS;WRAPPER" ${ARGN})
+  if(T_GPUS AND NOT GSHMEM_BUILD_GPU_TESTS)
+    return()
+  endif()
   set(cmd $<TARGET_FILE:${target}>)
   set(labels ${T_LABELS})
   if(T_NP)
@@ -72,7 +80,7 @@ function(gshmem_add_test_variant name target)
   if(T_GPUS)
     list(APPEND labels gpu)
     # Test kernels are user kernels: under lazy loading their first launch can
-    # deadlock against a spinning kernel on a peer GPU (see README). A test
+    # deadlock against a spinning kernel on a peer GPU (docs/environment.md). A test
     # that sets CUDA_MODULE_LOADING itself keeps its value (later wins).
     list(PREPEND T_ENV CUDA_MODULE_LOADING=EAGER)
     list(APPEND T_ENV GSHMEM_TEST_GPUS=${T_GPUS})

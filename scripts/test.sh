@@ -27,7 +27,8 @@ extra=()
 ctest_args=()
 if [[ $sanitize == 1 ]]; then
   build_dir=${BUILD_DIR:-build-sanitize}
-  extra=(-DGSHMEM_SANITIZE=address,undefined)
+  # Only what the CPU tests need: no GPU test binaries, no examples.
+  extra=(-DGSHMEM_SANITIZE=address,undefined -DGSHMEM_BUILD_GPU_TESTS=OFF -DGSHMEM_BUILD_EXAMPLES=OFF)
   # CPU tests only; the install test builds a consumer without sanitizers.
   ctest_args=(-L cpu -LE install)
 fi

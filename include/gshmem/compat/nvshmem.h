@@ -254,7 +254,7 @@ GSHMEMI_NV_DEVICE void nvshmem_putmem_signal_nbi(void *dest, const void *source,
  * programs set them with nvshmemx_set_attr_* (<nvshmemx.h>) or the
  * mpi_comm field, as with NVSHMEM. nvshmem_global_exit is host only here:
  * NVSHMEM's device form ends the job through its host proxy thread, which
- * gshmem does not have (README, "Coming from NVSHMEM"). */
+ * gshmem does not have (docs/nvshmem.md). */
 typedef gshmemx_init_attr_t nvshmemx_init_attr_t;
 typedef gshmemx_uniqueid_t nvshmemx_uniqueid_t;
 #define NVSHMEMX_INIT_ATTR_INITIALIZER GSHMEMX_INIT_ATTR_INITIALIZER
