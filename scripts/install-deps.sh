@@ -5,7 +5,8 @@
 #   required: CMake >= 3.25, a C++17 compiler, make or ninja, nvcc (CUDA 12/13),
 #             MPI (mpicxx/mpirun + headers), Catch2 v2 or v3
 #   optional: Python 3 with matplotlib (plots), NCCL headers (NCCL bootstrap),
-#             OpenSHMEM (oshcc: the OpenSHMEM bootstrap's tests over a real library)
+#             OpenSHMEM (oshcc: the OpenSHMEM bootstrap's tests over a real library),
+#             cuobjdump (the register checks of tests/launch; pip: nvidia-cuda-cuobjdump)
 # Where something is missing it uses apt-get (as root, on Debian/Ubuntu, when a
 # package registry answers); otherwise it prints exactly what to install. A
 # missing optional piece is reported and the script goes on; a missing
@@ -90,6 +91,30 @@ elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VI
 else
   missing_optional+=("matplotlib for $(command -v python3 || echo python3) (plots; python3 -m pip install matplotlib)")
   command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
+fi
+
+# ---- optional: cuobjdump (tests/launch reads every test kernel's register count
+# with it; the test is reported as skipped without). The CUDA toolkit has it;
+# where a toolkit came without it, NVIDIA's pip package carries it.
+cuobjdump_in_pip() {
+  command -v python3 >/dev/null 2>&1 || return 1
+  python3 - <<'PY' 2>/dev/null
+import glob, os, site, sys
+dirs = site.getsitepackages() + [site.getusersitepackages()]
+hits = [p for d in dirs for p in glob.glob(os.path.join(d, "nvidia", "*", "bin", "cuobjdump"))]
+print(hits[0]) if hits else sys.exit(1)
+PY
+}
+nvcc_bin=$(dirname "$(command -v nvcc 2>/dev/null || echo /nonexistent/nvcc)")
+if [[ -x "$nvcc_bin/cuobjdump" ]]; then say "cuobjdump: $nvcc_bin/cuobjdump"
+elif command -v cuobjdump >/dev/null 2>&1; then say "cuobjdump: $(command -v cuobjdump)"
+elif c=$(cuobjdump_in_pip); then say "cuobjdump: $c (pip)"
+elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VIRTUAL_ENV:-}" ]]; } &&
+     [[ $after_install == no ]] && python3 -m pip install --quiet nvidia-cuda-cuobjdump >/dev/null 2>&1 &&
+     c=$(cuobjdump_in_pip); then
+  say "cuobjdump: installed with pip: $c"
+else
+  missing_optional+=("cuobjdump (the register checks of tests/launch; python3 -m pip install nvidia-cuda-cuobjdump)")
 fi
 
 # ---- optional: OpenSHMEM (Open MPI's OSHMEM, which Debian's MPI packages above bring)

@@ -63,17 +63,16 @@
 //     (see detail/sync_core.h); if no handler is set it goes to stderr, and the
 //     process traps unless the handler throws.
 //
-// Registers: the one-thread array forms (gshmem::wait_until_all/any/some
-// [_vector], test_*) keep up to 32 loads in flight and need about 170
-// registers per thread, and ptxas gives a kernel the registers of its
-// largest routine. A kernel that calls them and is launched with more than
-// 65536 / registers threads per block (384 for 170) fails to launch with
-// cudaErrorLaunchOutOfResources unless it declares __launch_bounds__(its
-// block size): ptxas then caps the registers (64 at 1024 threads) and the
-// scan spills, correct but slower. In a large block, prefer the warp form
-// called by one warp (gshmemx_TYPENAME_wait_until_all_warp, ...): it fits
-// 1024-thread blocks as is and scans faster. Tested by
-// tests/sync "one-thread scans in a 1024-thread block".
+// Registers: every routine here, inlined into a kernel (also into its
+// loop) that declares no __launch_bounds__, leaves the kernel within 64
+// registers per thread, so it launches with 1024 threads per block
+// (tests/launch checks every form from the compiled binary and launches
+// each on a GPU). The one-thread array forms keep 24 registers' worth of
+// loads in flight per batch (12 of 8-byte elements, 24 of smaller ones,
+// half with per-element values): a pass over n elements costs about
+// n / batch load latencies. For arrays of thousands of elements the warp
+// form called by one warp (gshmemx_TYPENAME_wait_until_all_warp, ...)
+// scans faster.
 #pragma once
 
 #include <gshmem/detail/config.h>

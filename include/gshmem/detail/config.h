@@ -20,6 +20,26 @@
 #endif
 
 #if defined(__cplusplus)
+// An opaque copy of an 8-byte value (a size, a pointer): the compiler cannot
+// know it equals the input, so nothing a routine computes from it can be
+// hoisted above this point, out of a caller's loop, and kept live across
+// that loop in registers that count towards the caller's kernel. A routine
+// launders the argument all its setup depends on (an array length) at
+// entry. Device: an empty asm volatile (no instruction); host: v itself.
+template <class T>
+GSHMEM_HD T gshmemi_opaque(T v) {
+  static_assert(sizeof(T) == 8, "8-byte values");
+#if GSHMEM_IN_DEVICE_CODE
+  unsigned long long u;
+  __builtin_memcpy(&u, &v, 8);
+  asm volatile("" : "+l"(u));
+  __builtin_memcpy(&v, &u, 8);
+#endif
+  return v;
+}
+#endif
+
+#if defined(__cplusplus)
 #  define GSHMEM_EXTERN_C extern "C"
 #  define GSHMEM_BEGIN_EXTERN_C extern "C" {
 #  define GSHMEM_END_EXTERN_C }

@@ -3,19 +3,31 @@
 //
 // Every access with semantics (polls, flag stores, remote atomics, fences)
 // goes through these functions. They map (memory_order x thread_scope) onto
-// cuda::atomic_ref, which lowers to exactly one PTX instruction with the
-// matching qualifiers (ld.acquire.sys, st.release.sys, atom.add.relaxed.sys,
-// fence.acq_rel.sys, ...). The same functions compile for the host, where
-// they become the host compiler's atomics: that is how the CPU test suite
-// runs the device algorithms with host threads playing the remote PEs.
+// one PTX instruction with the matching qualifiers (ld.acquire.sys,
+// st.release.sys, atom.add.relaxed.sys, fence.acq_rel.sys, ...): through
+// cuda::atomic_ref, or, for the accesses it lacks or makes too costly,
+// through the inline PTX below, whose qualifiers all come from one table
+// (GSHMEMI_PTX_SCOPE and the GSHMEMI_PTX_*_SEM macros) that follows the
+// same mapping. The same functions compile for the host, where they become
+// the host compiler's atomics: that is how the CPU test suite runs the
+// device algorithms with host threads playing the remote PEs.
 //
 // Order and scope are template parameters; an order an operation cannot have
 // (a release load, an acquire store) is rejected at compile time.
+//
+// Besides the order the hardware keeps, an access has an order the
+// COMPILER keeps (compiler_order): `pinned` (the default) keeps every other
+// memory access of the thread on its side of the access (asm volatile with
+// a "memory" clobber, as libcu++ does); `movable`, for relaxed accesses
+// only, lets the compiler move the thread's ordinary loads and stores
+// across it and issue independent accesses back to back (asm volatile
+// without the clobber). See "compiler order" below for what each promises.
 #pragma once
 
 #include <gshmem/detail/config.h>
 
 #include <cuda/atomic>
+#include <cstring>
 #include <type_traits>
 #if !GSHMEM_IN_DEVICE_CODE
 #include <chrono>
@@ -31,6 +43,37 @@ enum class memory_order : int { relaxed, consume, acquire, release, acq_rel, seq
 enum class thread_scope : int { thread, block, device, system };
 
 namespace detail {
+
+// -------------------------------------------------------------- compiler order
+//
+// pinned   asm volatile with a "memory" clobber (libcu++'s form, and this
+//          file's inline PTX). The compiler issues the access exactly where
+//          the program has it: no load or store of the thread moves across
+//          it, values in memory are re-read after it. Required of every
+//          access that orders something (acquire, release, seq_cst, fences)
+//          and of polls, and kept by the C++ API's atomics.
+// movable  relaxed order at system scope only: a C++ volatile access
+//          (ld.volatile / st.volatile, which PTX gives exactly the
+//          semantics of ld/st.relaxed.sys; on sm_90 the same
+//          LDG/STG.E.STRONG.SYS) and, for the no-return updates, CUDA's
+//          system-scope atomics (atom.sys, relaxed, which ptxas turns into
+//          RED). The compiler sees them as memory accesses: every one is
+//          performed (never merged, never hoisted out of a loop, so a loop
+//          that calls one loads again on each pass), they keep their order
+//          among themselves and with every asm volatile (fences, pinned
+//          accesses: a movable load followed by a fence is still an acquire
+//          pattern, a fence followed by a movable store a release pattern),
+//          and with every ordinary access that may alias them. But ordinary
+//          accesses to other memory may move across them, and a load need
+//          not wait for the ordinary stores before it, so independent
+//          relaxed loads can be in flight together. (Inline asm cannot do
+//          this: nvcc treats every asm volatile as reading and writing all
+//          memory, with or without the "memory" clobber, and a non-volatile
+//          asm load may be hoisted out of a polling loop.) For the routines
+//          that promise no ordering until a fence, quiet or barrier: the
+//          data accesses of p, g, put and get, atomic_fetch/set, the
+//          non-fetching OpenSHMEM atomics and signal_op.
+enum class compiler_order : int { pinned, movable };
 
 GSHMEM_HD_CONSTEXPR bool is_load_order(memory_order o) {
   return o == memory_order::relaxed || o == memory_order::consume ||
@@ -73,21 +116,133 @@ GSHMEM_HD cuda::atomic_ref<T, cuda_scope<S>::value> ref(const T* p) {
   return cuda::atomic_ref<T, cuda_scope<S>::value>(*const_cast<T*>(p));
 }
 
-// ---------------------------------------------------------------- loads/stores
+// --------------------------------------------------- the PTX of order x scope
+//
+// The qualifiers of every access this file writes as inline PTX, in one
+// place (cuda::atomic_ref applies the same mapping to the others):
+//   scope   system -> .sys, device -> .gpu, block and thread -> .cta
+//   load    relaxed -> .relaxed; consume, acquire -> .acquire;
+//           seq_cst -> fence.sc, then .acquire
+//   store   relaxed -> .relaxed; release -> .release;
+//           seq_cst -> fence.sc, then .release
+//   RMW     relaxed, release, acq_rel -> the same; consume, acquire ->
+//           .acquire; seq_cst -> fence.sc, then .acquire
+//   red     relaxed, release (the only orders `red` has)
+//   clobber "memory" for compiler_order::pinned; none for movable (only
+//           the 16-byte accesses: the other movable accesses are no inline
+//           PTX, see compiler order)
+//   movable relaxed at system scope: ld/st.volatile (= .relaxed.sys) of
+//           1, 2, 4 or 8 bytes, atom.sys (relaxed) for red, and the
+//           16-byte ld/st.relaxed.sys.v2 without the clobber
+// The macros expand MAC(sem, scope, clobber) for the template parameters O
+// (order), S (scope) and C (compiler order) of the function they are used
+// in; MAC pastes the strings into its asm statement.
+#if GSHMEM_IN_DEVICE_CODE
+#define GSHMEMI_PTX_CLOBBER_pinned "memory"
+#define GSHMEMI_PTX_CLOBBER_movable
+#define GSHMEMI_PTX_SCOPE(MAC, sem, clobber)                                                 \
+  if constexpr (S == thread_scope::system) MAC(sem, "sys", clobber);                        \
+  else if constexpr (S == thread_scope::device) MAC(sem, "gpu", clobber);                   \
+  else MAC(sem, "cta", clobber);
+#define GSHMEMI_PTX_CLOBBER(MAC, sem)                                                        \
+  if constexpr (C == compiler_order::movable) { GSHMEMI_PTX_SCOPE(MAC, sem, movable) }     \
+  else { GSHMEMI_PTX_SCOPE(MAC, sem, pinned) }
+#define GSHMEMI_PTX_LOAD_SEM(MAC)                                                            \
+  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();       \
+  if constexpr (O == memory_order::relaxed) { GSHMEMI_PTX_CLOBBER(MAC, "relaxed") }         \
+  else { GSHMEMI_PTX_CLOBBER(MAC, "acquire") }
+#define GSHMEMI_PTX_STORE_SEM(MAC)                                                           \
+  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();       \
+  if constexpr (O == memory_order::relaxed) { GSHMEMI_PTX_CLOBBER(MAC, "relaxed") }         \
+  else { GSHMEMI_PTX_CLOBBER(MAC, "release") }
+#define GSHMEMI_PTX_RMW_SEM(MAC)                                                             \
+  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();       \
+  if constexpr (O == memory_order::relaxed) { GSHMEMI_PTX_CLOBBER(MAC, "relaxed") }         \
+  else if constexpr (O == memory_order::release) { GSHMEMI_PTX_CLOBBER(MAC, "release") }    \
+  else if constexpr (O == memory_order::acq_rel) { GSHMEMI_PTX_CLOBBER(MAC, "acq_rel") }    \
+  else { GSHMEMI_PTX_CLOBBER(MAC, "acquire") }
+#define GSHMEMI_PTX_RED_SEM(MAC)                                                             \
+  if constexpr (O == memory_order::release) { GSHMEMI_PTX_CLOBBER(MAC, "release") }         \
+  else { GSHMEMI_PTX_CLOBBER(MAC, "relaxed") }
+#endif
 
-template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
+// --------------------------------------------------------------------- fences
+
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+GSHMEM_HD void atomic_fence() {
+  static_assert(is_fence_order(O), "a relaxed fence orders nothing");
+  cuda::atomic_thread_fence(to_cuda(O), cuda_scope<S>::value);
+}
+
+// ---------------------------------------------------------------- loads/stores
+//
+// Pinned: cuda::atomic_ref (one ld/st with the order's qualifiers, asm
+// volatile with a "memory" clobber). Movable (relaxed, system scope): a C++
+// volatile access of the same width (see compiler order). Bytes: see
+// "1-byte loads/stores" below.
+
+template <memory_order O, thread_scope S, compiler_order C>
+GSHMEM_HD_CONSTEXPR bool compiler_order_valid() {
+  return C == compiler_order::pinned || (O == memory_order::relaxed && S == thread_scope::system);
+}
+#define GSHMEMI_CHECK_COMPILER_ORDER                                                          \
+  static_assert(compiler_order_valid<O, S, C>(),                                              \
+                "a movable access is relaxed at system scope (ld/st.volatile)")
+
+// The unsigned type of 1, 2, 4 or 8 bytes.
+template <class T>
+using word_of_t = typename std::conditional<
+    sizeof(T) == 8, unsigned long long,
+    typename std::conditional<sizeof(T) == 4, unsigned int,
+                              typename std::conditional<sizeof(T) == 2, unsigned short, unsigned char>::type>::type>::type;
+
+#if GSHMEM_IN_DEVICE_CODE
+template <class T>
+__device__ __forceinline__ T movable_load(const T* p) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "1, 2, 4 or 8 bytes");
+  using W = word_of_t<T>;
+  const W w = *reinterpret_cast<const volatile W*>(p);  // ld.volatile = ld.relaxed.sys
+  T out;
+  memcpy(&out, &w, sizeof(T));
+  return out;
+}
+template <class T>
+__device__ __forceinline__ void movable_store(T* p, T v) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "1, 2, 4 or 8 bytes");
+  using W = word_of_t<T>;
+  W w;
+  memcpy(&w, &v, sizeof(T));
+  *reinterpret_cast<volatile W*>(p) = w;  // st.volatile = st.relaxed.sys
+}
+#endif
+
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,
+          compiler_order C = compiler_order::pinned, class T>
 GSHMEM_HD T atomic_load(const T* p) {
   static_assert(is_load_order(O), "a load cannot have release or acq_rel order");
+  GSHMEMI_CHECK_COMPILER_ORDER;
+#if GSHMEM_IN_DEVICE_CODE
+  if constexpr (C == compiler_order::movable) return movable_load(p);
+#endif
   return ref<T, S>(p).load(to_cuda(O));
 }
 
-template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,
+          compiler_order C = compiler_order::pinned, class T>
 GSHMEM_HD void atomic_store(T* p, T v) {
   static_assert(is_store_order(O), "a store cannot have acquire, consume or acq_rel order");
+  GSHMEMI_CHECK_COMPILER_ORDER;
+#if GSHMEM_IN_DEVICE_CODE
+  if constexpr (C == compiler_order::movable) {
+    movable_store(p, v);
+    return;
+  }
+#endif
   ref<T, S>(p).store(v, to_cuda(O));
 }
 
 // ------------------------------------------------------------ read-modify-write
+// Always pinned: a read-modify-write returns a value the caller acts on.
 
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
 GSHMEM_HD T atomic_exchange(T* p, T v) {
@@ -117,21 +272,15 @@ GSHMEMI_DEFINE_FETCH_OP(max)
 GSHMEMI_DEFINE_FETCH_OP(min)
 #undef GSHMEMI_DEFINE_FETCH_OP
 
-// --------------------------------------------------------------------- fences
-
-template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
-GSHMEM_HD void atomic_fence() {
-  static_assert(is_fence_order(O), "a relaxed fence orders nothing");
-  cuda::atomic_thread_fence(to_cuda(O), cuda_scope<S>::value);
-}
-
 // ------------------------------------------------- no-return updates (red)
 //
 // A read-modify-write whose old value nobody reads. On the GPU this is one
 // `red.<sem>.<scope>.<op>` instruction: the issuing thread does not wait for
 // the old value to travel back over NVLink, so it costs a store, not a round
 // trip. Orders: relaxed and release (the only ones `red` has); any other
-// order falls back to the fetching form, whose result is dropped.
+// order falls back to the fetching form, whose result is dropped. Movable
+// (relaxed, system scope): CUDA's atomicAdd/And/Or/Xor_system, whose
+// result is unused (atom.sys, relaxed; ptxas emits RED for it).
 
 enum class reduce_op : int { add, and_, or_, xor_ };
 
@@ -141,36 +290,47 @@ using uint_of = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned
 }  // namespace reduce_detail
 
 #if GSHMEM_IN_DEVICE_CODE
-#define GSHMEMI_RED_ASM(sem, scope, op, w, cons)                                             \
-  asm volatile("red." sem "." scope "." op "." w " [%0], %1;" ::"l"(p), cons(u) : "memory")
-#define GSHMEMI_RED_SCOPES(sem, op, w, cons)                                                  \
-  if constexpr (S == thread_scope::system) GSHMEMI_RED_ASM(sem, "sys", op, w, cons);          \
-  else if constexpr (S == thread_scope::device) GSHMEMI_RED_ASM(sem, "gpu", op, w, cons);     \
-  else GSHMEMI_RED_ASM(sem, "cta", op, w, cons);
-#define GSHMEMI_RED_SEMS(op, w, cons)                                                         \
-  if constexpr (O == memory_order::release) { GSHMEMI_RED_SCOPES("release", op, w, cons) }    \
-  else { GSHMEMI_RED_SCOPES("relaxed", op, w, cons) }
+#define GSHMEMI_RED_ASM(sem, scope, clobber, op, cons)                                        \
+  asm volatile("red." sem "." scope "." op " [%0], %1;" ::"l"(p), cons(u) : GSHMEMI_PTX_CLOBBER_##clobber)
+#define GSHMEMI_RED_ADD32(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "add.u32", "r")
+#define GSHMEMI_RED_AND32(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "and.b32", "r")
+#define GSHMEMI_RED_OR32(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "or.b32", "r")
+#define GSHMEMI_RED_XOR32(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "xor.b32", "r")
+#define GSHMEMI_RED_ADD64(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "add.u64", "l")
+#define GSHMEMI_RED_AND64(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "and.b64", "l")
+#define GSHMEMI_RED_OR64(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "or.b64", "l")
+#define GSHMEMI_RED_XOR64(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "xor.b64", "l")
 #endif
 
-template <reduce_op Op, memory_order O = memory_order::relaxed,
-          thread_scope S = thread_scope::system, class T>
+template <reduce_op Op, memory_order O = memory_order::relaxed, thread_scope S = thread_scope::system,
+          compiler_order C = compiler_order::pinned, class T>
 GSHMEM_HD void atomic_reduce(T* p, T v) {
   static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
                 "atomic_reduce needs a 4- or 8-byte integral type");
+  GSHMEMI_CHECK_COMPILER_ORDER;
 #if GSHMEM_IN_DEVICE_CODE
+  if constexpr (C == compiler_order::movable) {
+    using U = reduce_detail::uint_of<T>;
+    U* q = reinterpret_cast<U*>(p);  // two's complement: signed and unsigned add are the same bits
+    if constexpr (Op == reduce_op::add) (void)atomicAdd_system(q, (U)v);
+    else if constexpr (Op == reduce_op::and_) (void)atomicAnd_system(q, (U)v);
+    else if constexpr (Op == reduce_op::or_) (void)atomicOr_system(q, (U)v);
+    else (void)atomicXor_system(q, (U)v);
+    return;
+  }
   if constexpr (O == memory_order::relaxed || O == memory_order::release) {
     using U = reduce_detail::uint_of<T>;
     U u = (U)v;  // two's complement: signed and unsigned add are the same bits
     if constexpr (sizeof(T) == 4) {
-      if constexpr (Op == reduce_op::add) { GSHMEMI_RED_SEMS("add", "u32", "r") }
-      else if constexpr (Op == reduce_op::and_) { GSHMEMI_RED_SEMS("and", "b32", "r") }
-      else if constexpr (Op == reduce_op::or_) { GSHMEMI_RED_SEMS("or", "b32", "r") }
-      else { GSHMEMI_RED_SEMS("xor", "b32", "r") }
+      if constexpr (Op == reduce_op::add) { GSHMEMI_PTX_RED_SEM(GSHMEMI_RED_ADD32) }
+      else if constexpr (Op == reduce_op::and_) { GSHMEMI_PTX_RED_SEM(GSHMEMI_RED_AND32) }
+      else if constexpr (Op == reduce_op::or_) { GSHMEMI_PTX_RED_SEM(GSHMEMI_RED_OR32) }
+      else { GSHMEMI_PTX_RED_SEM(GSHMEMI_RED_XOR32) }
     } else {
-      if constexpr (Op == reduce_op::add) { GSHMEMI_RED_SEMS("add", "u64", "l") }
-      else if constexpr (Op == reduce_op::and_) { GSHMEMI_RED_SEMS("and", "b64", "l") }
-      else if constexpr (Op == reduce_op::or_) { GSHMEMI_RED_SEMS("or", "b64", "l") }
-      else { GSHMEMI_RED_SEMS("xor", "b64", "l") }
+      if constexpr (Op == reduce_op::add) { GSHMEMI_PTX_RED_SEM(GSHMEMI_RED_ADD64) }
+      else if constexpr (Op == reduce_op::and_) { GSHMEMI_PTX_RED_SEM(GSHMEMI_RED_AND64) }
+      else if constexpr (Op == reduce_op::or_) { GSHMEMI_PTX_RED_SEM(GSHMEMI_RED_OR64) }
+      else { GSHMEMI_PTX_RED_SEM(GSHMEMI_RED_XOR64) }
     }
     return;
   }
@@ -181,8 +341,14 @@ GSHMEM_HD void atomic_reduce(T* p, T v) {
   else (void)atomic_fetch_xor<O, S>(p, v);
 }
 #if GSHMEM_IN_DEVICE_CODE
-#undef GSHMEMI_RED_SEMS
-#undef GSHMEMI_RED_SCOPES
+#undef GSHMEMI_RED_XOR64
+#undef GSHMEMI_RED_OR64
+#undef GSHMEMI_RED_AND64
+#undef GSHMEMI_RED_ADD64
+#undef GSHMEMI_RED_XOR32
+#undef GSHMEMI_RED_OR32
+#undef GSHMEMI_RED_AND32
+#undef GSHMEMI_RED_ADD32
 #undef GSHMEMI_RED_ASM
 #endif
 
@@ -193,33 +359,31 @@ GSHMEM_HD void atomic_reduce(T* p, T v) {
 // the access as a whole; the PTX memory model promises single-copy atomicity
 // per 8-byte half only, so a racing reader may see halves from two writes:
 // these are for copies, never for a 16-byte atomic object (see
-// atomic_load128 below).
-// seq_cst follows the PTX mapping of C++: `fence.sc` before the access.
+// atomic_load128 below). C++ has no access of this width, so a movable one
+// is the same inline PTX without the "memory" clobber, which nvcc keeps in
+// place like a pinned access (see compiler order); that costs a copy
+// nothing, since its loop issues all its loads before its stores.
 // On the host the halves are two 8-byte atomics (the same guarantee).
 
 struct alignas(16) wide16 { unsigned long long lo, hi; };
 
 #if GSHMEM_IN_DEVICE_CODE
-#define GSHMEMI_LD16_ASM(sem, scope)                                                          \
-  asm volatile("ld." sem "." scope ".v2.b64 {%0, %1}, [%2];" : "=l"(r.lo), "=l"(r.hi) : "l"(p) \
-               : "memory")
-#define GSHMEMI_ST16_ASM(sem, scope)                                                          \
-  asm volatile("st." sem "." scope ".v2.b64 [%0], {%1, %2};" ::"l"(p), "l"(v.lo), "l"(v.hi)   \
-               : "memory")
-#define GSHMEMI_WIDE_SCOPES(MAC, sem)                                                         \
-  if constexpr (S == thread_scope::system) MAC(sem, "sys");                                   \
-  else if constexpr (S == thread_scope::device) MAC(sem, "gpu");                              \
-  else MAC(sem, "cta");
+#define GSHMEMI_LD16_ASM(sem, scope, clobber)                                                          \
+  asm volatile("ld." sem "." scope ".v2.b64 {%0, %1}, [%2];" : "=l"(r.lo), "=l"(r.hi) : "l"(p)         \
+               : GSHMEMI_PTX_CLOBBER_##clobber)
+#define GSHMEMI_ST16_ASM(sem, scope, clobber)                                                          \
+  asm volatile("st." sem "." scope ".v2.b64 [%0], {%1, %2};" ::"l"(p), "l"(v.lo), "l"(v.hi)            \
+               : GSHMEMI_PTX_CLOBBER_##clobber)
 #endif
 
-template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,
+          compiler_order C = compiler_order::pinned>
 GSHMEM_HD wide16 atomic_load16(const wide16* p) {
   static_assert(is_load_order(O), "a load cannot have release or acq_rel order");
+  GSHMEMI_CHECK_COMPILER_ORDER;
 #if GSHMEM_IN_DEVICE_CODE
   wide16 r;
-  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();
-  if constexpr (O == memory_order::relaxed) { GSHMEMI_WIDE_SCOPES(GSHMEMI_LD16_ASM, "relaxed") }
-  else { GSHMEMI_WIDE_SCOPES(GSHMEMI_LD16_ASM, "acquire") }
+  GSHMEMI_PTX_LOAD_SEM(GSHMEMI_LD16_ASM)
   return r;
 #else
   wide16 r;
@@ -229,20 +393,19 @@ GSHMEM_HD wide16 atomic_load16(const wide16* p) {
 #endif
 }
 
-template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,
+          compiler_order C = compiler_order::pinned>
 GSHMEM_HD void atomic_store16(wide16* p, wide16 v) {
   static_assert(is_store_order(O), "a store cannot have acquire, consume or acq_rel order");
+  GSHMEMI_CHECK_COMPILER_ORDER;
 #if GSHMEM_IN_DEVICE_CODE
-  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();
-  if constexpr (O == memory_order::relaxed) { GSHMEMI_WIDE_SCOPES(GSHMEMI_ST16_ASM, "relaxed") }
-  else { GSHMEMI_WIDE_SCOPES(GSHMEMI_ST16_ASM, "release") }
+  GSHMEMI_PTX_STORE_SEM(GSHMEMI_ST16_ASM)
 #else
   atomic_store<O, S>(&p->lo, v.lo);
   atomic_store<O, S>(&p->hi, v.hi);
 #endif
 }
 #if GSHMEM_IN_DEVICE_CODE
-#undef GSHMEMI_WIDE_SCOPES
 #undef GSHMEMI_ST16_ASM
 #undef GSHMEMI_LD16_ASM
 #endif
@@ -256,43 +419,33 @@ GSHMEM_HD void atomic_store16(wide16* p, wide16 v) {
 // `atom.<sem>.<scope>.exch.b128`. A load is a compare-and-swap of {0, 0}
 // with {0, 0} (it writes only the value already there), a store is an
 // exchange whose result is dropped: each costs a round trip, unlike the
-// vector accesses above, which is why bulk copies keep those. seq_cst is
-// `fence.sc` then the acquire form (the PTX mapping of C++ read-modify-writes).
+// vector accesses above, which is why bulk copies keep those. Orders: the
+// read-modify-write row of the table above. Always pinned.
 // On the host they take one of 64 spin locks chosen by address, so host
 // threads (the CPU tests) get the same indivisibility among themselves.
 
 #if GSHMEM_IN_DEVICE_CODE
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 #define GSHMEMI_HAVE_ATOM128 1
-#define GSHMEMI_CAS128_ASM(sem, scope)                                                         \
+#define GSHMEMI_CAS128_ASM(sem, scope, clobber)                                                       \
   asm volatile("{\n\t.reg .b128 d, b, c;\n\tmov.b128 b, {%2, %3};\n\tmov.b128 c, {%4, %5};\n\t"     \
                "atom." sem "." scope ".cas.b128 d, [%6], b, c;\n\tmov.b128 {%0, %1}, d;\n\t}"        \
                : "=l"(r.lo), "=l"(r.hi)                                                          \
                : "l"(expected.lo), "l"(expected.hi), "l"(desired.lo), "l"(desired.hi), "l"(p)    \
-               : "memory")
-#define GSHMEMI_EXCH128_ASM(sem, scope)                                                        \
+               : GSHMEMI_PTX_CLOBBER_##clobber)
+#define GSHMEMI_EXCH128_ASM(sem, scope, clobber)                                                      \
   asm volatile("{\n\t.reg .b128 d, b;\n\tmov.b128 b, {%2, %3};\n\t"                             \
                "atom." sem "." scope ".exch.b128 d, [%4], b;\n\tmov.b128 {%0, %1}, d;\n\t}"          \
                : "=l"(r.lo), "=l"(r.hi)                                                          \
                : "l"(v.lo), "l"(v.hi), "l"(p)                                                    \
-               : "memory")
-#define GSHMEMI_ATOM128_SCOPES(MAC, sem)                                                       \
-  if constexpr (S == thread_scope::system) MAC(sem, "sys");                                   \
-  else if constexpr (S == thread_scope::device) MAC(sem, "gpu");                              \
-  else MAC(sem, "cta");
-#define GSHMEMI_ATOM128_SEMS(MAC)                                                              \
-  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();          \
-  if constexpr (O == memory_order::relaxed) { GSHMEMI_ATOM128_SCOPES(MAC, "relaxed") }        \
-  else if constexpr (O == memory_order::release) { GSHMEMI_ATOM128_SCOPES(MAC, "release") }   \
-  else if constexpr (O == memory_order::acq_rel) { GSHMEMI_ATOM128_SCOPES(MAC, "acq_rel") }   \
-  else { GSHMEMI_ATOM128_SCOPES(MAC, "acquire") }
+               : GSHMEMI_PTX_CLOBBER_##clobber)
 // Half-precision add, `atom.<sem>.<scope>.add.noftz.f16` (sm_70+), on the
 // bit pattern so that this header needs no <cuda_fp16.h>. Device only.
-#define GSHMEMI_ADD_F16_ASM(sem, scope)                                                        \
+#define GSHMEMI_ADD_F16_ASM(sem, scope, clobber)                                                      \
   asm volatile("atom." sem "." scope ".add.noftz.f16 %0, [%1], %2;"                             \
                : "=h"(r)                                                                         \
                : "l"(p), "h"(v)                                                                  \
-               : "memory")
+               : GSHMEMI_PTX_CLOBBER_##clobber)
 #endif
 #else
 inline int wide_host_locks[64];
@@ -312,8 +465,9 @@ struct wide_host_guard {
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
 __device__ unsigned short atomic_fetch_add_f16_bits(unsigned short* p, unsigned short v) {
 #if GSHMEM_IN_DEVICE_CODE && GSHMEMI_HAVE_ATOM128
+  constexpr compiler_order C = compiler_order::pinned;
   unsigned short r;
-  GSHMEMI_ATOM128_SEMS(GSHMEMI_ADD_F16_ASM)
+  GSHMEMI_PTX_RMW_SEM(GSHMEMI_ADD_F16_ASM)
   return r;
 #elif GSHMEM_IN_DEVICE_CODE
   static_assert(O != O, "gshmem builds its half-precision atomics for sm_90 or later");
@@ -330,8 +484,9 @@ template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope:
 GSHMEM_HD wide16 atomic_compare_exchange128(wide16* p, wide16 expected, wide16 desired) {
 #if GSHMEM_IN_DEVICE_CODE
 #if GSHMEMI_HAVE_ATOM128
+  constexpr compiler_order C = compiler_order::pinned;
   wide16 r;
-  GSHMEMI_ATOM128_SEMS(GSHMEMI_CAS128_ASM)
+  GSHMEMI_PTX_RMW_SEM(GSHMEMI_CAS128_ASM)
   return r;
 #else
   static_assert(O != O, "16-byte atomics need sm_90 or later");
@@ -349,8 +504,9 @@ template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope:
 GSHMEM_HD wide16 atomic_exchange128(wide16* p, wide16 v) {
 #if GSHMEM_IN_DEVICE_CODE
 #if GSHMEMI_HAVE_ATOM128
+  constexpr compiler_order C = compiler_order::pinned;
   wide16 r;
-  GSHMEMI_ATOM128_SEMS(GSHMEMI_EXCH128_ASM)
+  GSHMEMI_PTX_RMW_SEM(GSHMEMI_EXCH128_ASM)
   return r;
 #else
   static_assert(O != O, "16-byte atomics need sm_90 or later");
@@ -377,8 +533,7 @@ GSHMEM_HD void atomic_store128(wide16* p, wide16 v) {
   (void)atomic_exchange128<O, S>(p, v);
 }
 #if GSHMEM_IN_DEVICE_CODE && GSHMEMI_HAVE_ATOM128
-#undef GSHMEMI_ATOM128_SEMS
-#undef GSHMEMI_ATOM128_SCOPES
+#undef GSHMEMI_ADD_F16_ASM
 #undef GSHMEMI_EXCH128_ASM
 #undef GSHMEMI_CAS128_ASM
 #endif
@@ -387,47 +542,51 @@ GSHMEM_HD void atomic_store128(wide16* p, wide16 v) {
 //
 // cuda::atomic_ref stores a byte with a compare-and-swap loop on the
 // enclosing word (two round trips over NVLink). PTX has byte-wide strong
-// accesses (`st.relaxed.sys.b8`), so these are single instructions.
+// accesses (`st.relaxed.sys.b8`), so these are single instructions: inline
+// PTX when pinned, a volatile byte access when movable.
 
 #if GSHMEM_IN_DEVICE_CODE
-#define GSHMEMI_LD8_ASM(sem, scope)                                                           \
-  asm volatile("ld." sem "." scope ".b8 %0, [%1];" : "=r"(r) : "l"(p) : "memory")
-#define GSHMEMI_ST8_ASM(sem, scope)                                                           \
-  asm volatile("st." sem "." scope ".b8 [%0], %1;" ::"l"(p), "r"(w) : "memory")
-#define GSHMEMI_BYTE_SCOPES(MAC, sem)                                                         \
-  if constexpr (S == thread_scope::system) MAC(sem, "sys");                                   \
-  else if constexpr (S == thread_scope::device) MAC(sem, "gpu");                              \
-  else MAC(sem, "cta");
+#define GSHMEMI_LD8_ASM(sem, scope, clobber)                                                  \
+  asm volatile("ld." sem "." scope ".b8 %0, [%1];" : "=r"(w) : "l"(p) : GSHMEMI_PTX_CLOBBER_##clobber)
+#define GSHMEMI_ST8_ASM(sem, scope, clobber)                                                  \
+  asm volatile("st." sem "." scope ".b8 [%0], %1;" ::"l"(p), "r"(w) : GSHMEMI_PTX_CLOBBER_##clobber)
 #endif
 
-template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,
+          compiler_order C = compiler_order::pinned>
 GSHMEM_HD unsigned char atomic_load8(const unsigned char* p) {
   static_assert(is_load_order(O), "a load cannot have release or acq_rel order");
+  GSHMEMI_CHECK_COMPILER_ORDER;
 #if GSHMEM_IN_DEVICE_CODE
-  unsigned int r;
-  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();
-  if constexpr (O == memory_order::relaxed) { GSHMEMI_BYTE_SCOPES(GSHMEMI_LD8_ASM, "relaxed") }
-  else { GSHMEMI_BYTE_SCOPES(GSHMEMI_LD8_ASM, "acquire") }
-  return (unsigned char)r;
+  if constexpr (C == compiler_order::movable) {
+    return movable_load(p);
+  } else {
+    unsigned int w;
+    GSHMEMI_PTX_LOAD_SEM(GSHMEMI_LD8_ASM)
+    return (unsigned char)w;
+  }
 #else
   return atomic_load<O, S>(p);
 #endif
 }
 
-template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,
+          compiler_order C = compiler_order::pinned>
 GSHMEM_HD void atomic_store8(unsigned char* p, unsigned char v) {
   static_assert(is_store_order(O), "a store cannot have acquire, consume or acq_rel order");
+  GSHMEMI_CHECK_COMPILER_ORDER;
 #if GSHMEM_IN_DEVICE_CODE
-  unsigned int w = v;
-  if constexpr (O == memory_order::seq_cst) atomic_fence<memory_order::seq_cst, S>();
-  if constexpr (O == memory_order::relaxed) { GSHMEMI_BYTE_SCOPES(GSHMEMI_ST8_ASM, "relaxed") }
-  else { GSHMEMI_BYTE_SCOPES(GSHMEMI_ST8_ASM, "release") }
+  if constexpr (C == compiler_order::movable) {
+    movable_store(p, v);
+  } else {
+    const unsigned int w = v;
+    GSHMEMI_PTX_STORE_SEM(GSHMEMI_ST8_ASM)
+  }
 #else
   atomic_store<O, S>(p, v);
 #endif
 }
 #if GSHMEM_IN_DEVICE_CODE
-#undef GSHMEMI_BYTE_SCOPES
 #undef GSHMEMI_ST8_ASM
 #undef GSHMEMI_LD8_ASM
 #endif
@@ -453,6 +612,18 @@ GSHMEM_HD unsigned long long now_ns() {
              std::chrono::steady_clock::now().time_since_epoch()).count();
 #endif
 }
+
+#if GSHMEM_IN_DEVICE_CODE
+#undef GSHMEMI_PTX_RED_SEM
+#undef GSHMEMI_PTX_RMW_SEM
+#undef GSHMEMI_PTX_STORE_SEM
+#undef GSHMEMI_PTX_LOAD_SEM
+#undef GSHMEMI_PTX_CLOBBER
+#undef GSHMEMI_PTX_SCOPE
+#undef GSHMEMI_PTX_CLOBBER_movable
+#undef GSHMEMI_PTX_CLOBBER_pinned
+#endif
+#undef GSHMEMI_CHECK_COMPILER_ORDER
 
 }  // namespace detail
 }  // namespace gshmem

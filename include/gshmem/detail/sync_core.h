@@ -130,6 +130,12 @@ struct comparison {
   GSHMEM_HD bool operator()(T a, T b) const {
     return a < b ? if_less : (b < a ? if_greater : if_equal);
   }
+  // The same for a batch at once: bit j of `less` / `greater` tells whether
+  // element j compared less / greater than its value; returns the mask of
+  // the elements that satisfy the comparison.
+  GSHMEM_HD unsigned holding(unsigned less, unsigned greater) const {
+    return (if_less ? less : 0u) | (if_greater ? greater : 0u) | (if_equal ? ~(less | greater) : 0u);
+  }
 };
 
 // ------------------------------------------------------------ element access
@@ -412,10 +418,10 @@ struct any_cursor {
   GSHMEM_HD size_t start(const any_cursor_entry &e, size_t nelems) const {
     if (nelems == 0) return 0;
     if (e.tag == tag) {
-      // This caller's own cursor, usually in [0, nelems]: skip the division.
-      if (e.next < nelems) return (size_t)e.next;
-      if (e.next == nelems) return 0;
-      return (size_t)(e.next % nelems);
+      // This caller's own cursor, in [0, nelems] unless the caller's last
+      // call on this array had more elements: past the end, start over at
+      // 0 (no division, which costs registers in every kernel that waits).
+      return e.next < nelems ? (size_t)e.next : 0;
     }
     return random_below(nelems);
   }
@@ -434,8 +440,12 @@ struct any_cursor {
     static thread_local unsigned long long sequence = 0;
     const unsigned long long r = mix64(++sequence ^ tag ^ now_ns());
 #endif
-    if (n <= 0xFFFFFFFFull) return (size_t)(((r >> 32) * (unsigned long long)n) >> 32);
-    return (size_t)(r % n);
+    // floor(r * n / 2^64): in [0, n), no division.
+#if GSHMEM_IN_DEVICE_CODE
+    return (size_t)__umul64hi(r, (unsigned long long)n);
+#else
+    return (size_t)(((unsigned __int128)r * (unsigned long long)n) >> 64);
+#endif
   }
 };
 

@@ -6,17 +6,27 @@
 //   block_group    every thread of the block (gshmemx_*_block)
 //
 // Operations (all collective: every member calls them in the same order):
-//   kScanBatch    loads each member keeps in flight per scan step: 32 for
-//                 one thread (latency-bound: a pass over n elements costs
-//                 about n/32 load latencies); 8 per lane for a warp and 4 per
-//                 thread for a block, whose members already have many loads
-//                 in flight together, so that the group forms stay within
-//                 64 registers and are usable from 1024-thread blocks
+//   kScanRegisters one thread (the only member with nothing else in
+//                 flight): registers of polled values per scan step, 24
+//                 (12 loads of 8-byte elements, 24 of elements of 4 bytes
+//                 or less; half as many with per-element comparison values,
+//                 which take registers beside them), the most that keeps
+//                 every one-thread form within 64 registers, with margin,
+//                 when inlined into a kernel's loop, so that the kernel
+//                 launches with 1024 threads without __launch_bounds__
+//                 (tests/launch). A pass over n elements costs about
+//                 n / batch load latencies. 0 for the groups, which use:
+//   kScanBatch    loads each member keeps in flight per scan step: 8 per
+//                 lane for a warp and 4 per thread for a block, whose
+//                 members already have many loads in flight together, so
+//                 that the group forms stay within 64 registers and are
+//                 usable from 1024-thread blocks
 //   kAllScanBatch the same for the _all scans with one comparison value,
-//                 whose loop keeps less state: 12 per lane for a warp (a
+//                 whose loop keeps less state: 11 per lane for a warp (a
 //                 one-pass scan of n elements costs about n / (32 * batch)
-//                 load latencies; 12 is the most that keeps a warp _all
-//                 within 64 registers with a run-time cmp and status array)
+//                 load latencies). 12 made a warp _all with a run-time cmp,
+//                 length and status array, called in a kernel's loop,
+//                 exactly 64 registers (sm_90, nvcc 13.0); 11 gives 56
 //   rank(), size(), is_leader()
 //   any(b)        true on every member if b is true on any member
 //   min(x)        the minimum of x over the group, on every member
@@ -55,8 +65,7 @@ namespace gshmem {
 namespace detail {
 
 struct single_group {
-  static constexpr unsigned kScanBatch = 32;
-  static constexpr unsigned kAllScanBatch = 32;
+  static constexpr unsigned kScanRegisters = 24;
   static constexpr bool kAcquireBeforeAgreement = false;
   static constexpr unsigned kLeadWarpAll = 0;
   size_t claimed_ = 0;
@@ -84,8 +93,9 @@ __device__ __forceinline__ unsigned linear_thread_index() {
 
 struct warp_group {
   static constexpr unsigned kFull = 0xffffffffu;
+  static constexpr unsigned kScanRegisters = 0;
   static constexpr unsigned kScanBatch = 8;
-  static constexpr unsigned kAllScanBatch = 12;
+  static constexpr unsigned kAllScanBatch = 11;
   static constexpr bool kAcquireBeforeAgreement = false;
   static constexpr unsigned kLeadWarpAll = 0;
   unsigned lane_;
@@ -176,6 +186,7 @@ struct block_scratch {
 // at the top of this file): __syncthreads_or and bar.sync have the same
 // memory semantics.
 struct block_group {
+  static constexpr unsigned kScanRegisters = 0;
   static constexpr unsigned kScanBatch = 4;
   static constexpr unsigned kAllScanBatch = 4;
   // Members confirm their own candidates before the group agrees on a

@@ -3,12 +3,12 @@
 // (one value, or one per element). The same code is compiled for the GPU and,
 // for the CPU test suite, for the host.
 //
-// Scanning: each member loads a batch of G::kScanBatch elements
-// (G::kAllScanBatch for _all with one comparison value; stride = group
-// size, so a warp's loads coalesce) with relaxed system-scope loads
-// into registers, all in flight at once, and only then compares. A success is ordered by one
-// acquire reload (_any) or one acquire fence per member that loaded (_all,
-// _some).
+// Scanning: each member loads a batch of elements (scan_batch_of; stride =
+// group size, so a warp's loads coalesce) with relaxed system-scope loads
+// into registers, all in flight at once, and only then compares. A success
+// is ordered by one acquire reload (_any) or one acquire fence per member
+// that loaded (_all, _some). Every routine is sized to leave a kernel that
+// inlines it (in a loop) launchable with 1024 threads: 64 registers.
 // One thread (single_group) polls a one-element array with acquire loads
 // like a single-element wait (no reload, fence or cursor); a block polls an
 // _all array of at most 32 elements with its first warp alone, one acquire
@@ -31,123 +31,179 @@ GSHMEM_HD constexpr bool is_one_thread() {
   return std::is_same<typename std::remove_cv<G>::type, single_group>::value;
 }
 
-// The timeout report of the block scans, kept out of line: inlined, its
-// loop and printf made ptxas preserve the scan's state across the call and
-// spill in the kernels that wait. Arguments by value so that nothing of
-// the caller has to live in local memory for it.
+// The timeout report of the array scans, kept out of line and fed from
+// memory: each scan stores its arguments once at entry into a local
+// record whose address escapes there (pin_report), and the watchdog's rare
+// report reads them back. Inlined, the report's loop and printf made ptxas
+// preserve the scan's state across the call and spill; passed by value,
+// its arguments (the context, the routine name, cmp) stayed live in
+// registers through the whole wait.
 #if defined(__CUDACC__)
 #  define GSHMEMI_SYNC_COLD __host__ __device__ __noinline__
 #else
 #  define GSHMEMI_SYNC_COLD inline
 #endif
 template <class T, class Expect>
-GSHMEMI_SYNC_COLD void report_array_timeout(wait_context ctx, const char *routine, const T *ivars, size_t nelems,
-                                            const int *status, int cmp, Expect expect) {
-  fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+struct array_wait_report {
+  wait_context ctx;
+  const char *routine;
+  const T *ivars;
+  size_t nelems;
+  const int *status;
+  int cmp;
+  Expect expect;
+};
+template <class T, class Expect>
+GSHMEMI_SYNC_COLD void report_array_timeout(const array_wait_report<T, Expect> *r) {
+  fail_array_timeout(r->ctx, r->routine, r->ivars, r->nelems, r->status, r->cmp, r->expect);
 }
+// Makes the record's stores happen at entry (they could otherwise be sunk
+// to the report call, keeping their values live until then).
+template <class R>
+GSHMEM_HD void pin_report(const R &r) {
+#if GSHMEM_IN_DEVICE_CODE
+  asm volatile("" ::"l"(&r) : "memory");
+#else
+  (void)r;
+#endif
+}
+#define GSHMEMI_ARRAY_WAIT_REPORT                                                          \
+  const array_wait_report<T, Expect> report{ctx, routine, ivars, nelems, status, cmp, expect}; \
+  pin_report(report)
 
-// Loads in flight per member and batch: G::kScanBatch (see sync_group.h).
-// One thread needs many to hide the load latency; a warp or block already
-// has many in flight across its members and must keep registers low enough
-// for 1024-thread blocks (<= 64 per thread).
-// Per-element comparison values take registers too: with them, one thread
-// keeps at most 16 loads in flight so that it fits in 64 registers (the
-// one-thread _any on at most 32 elements loads them all in one batch: see
-// scan_any).
+// Loads in flight per member and batch (see sync_group.h). A warp or block
+// has many in flight across its members and takes its group's fixed
+// numbers. One thread has only its own, and the budget is registers: every
+// routine inlined into a kernel must leave it launchable with 1024 threads
+// (64 registers per thread) without __launch_bounds__ (tests/launch checks
+// every form, inlined into a loop). One thread polls G::kScanRegisters (24)
+// registers' worth of elements per batch: 12 loads in flight for 8-byte
+// elements, 24 for elements of 4 bytes or less (a batch mask has 32 bits),
+// half as many with per-element comparison values, which are loaded beside
+// them. The trade-off: a pass over n elements costs about n / batch load
+// latencies, so an 8-byte one-thread pass takes about 8/3 times the load
+// latencies of the former 32 in flight (which needed about 170 registers
+// and __launch_bounds__ beyond 384 threads), a 4-byte one 4/3 times. (How
+// many of a batch's loads ptxas really issues before it compares the first
+// is its own scheduling choice; with these batches the SASS issues whole
+// batches.) A warp form scans 8 to 11 elements per lane, n / (32 * 11)
+// latencies per pass: for arrays of thousands of elements one warp is the
+// fast choice.
 template <class G, class Expect>
 GSHMEM_HD constexpr unsigned scan_batch_of() {
-  return std::is_same<Expect, per_element_value<typename Expect::value_type>>::value && G::kScanBatch > 16
-             ? 16u
-             : G::kScanBatch;
+  using T = typename Expect::value_type;
+  constexpr bool per_element = std::is_same<Expect, per_element_value<T>>::value;
+  if constexpr (G::kScanRegisters > 0) {
+    constexpr unsigned regs = per_element ? G::kScanRegisters / 2 : G::kScanRegisters;
+    constexpr unsigned per_value = sizeof(T) <= 4 ? 1u : (unsigned)(sizeof(T) / 4);
+    constexpr unsigned n = regs / per_value;
+    return n > 32u ? 32u : (n < 1u ? 1u : n);
+  } else {
+    return per_element && G::kScanBatch > 16 ? 16u : G::kScanBatch;
+  }
 }
 
 // The batch of the _all scans: G::kAllScanBatch with one comparison value
 // (see sync_group.h), else that of the other scans.
 template <class G, class Expect>
 GSHMEM_HD constexpr unsigned all_scan_batch_of() {
-  return std::is_same<Expect, same_value<typename Expect::value_type>>::value ? G::kAllScanBatch
-                                                                              : scan_batch_of<G, Expect>();
+  if constexpr (G::kScanRegisters > 0) return scan_batch_of<G, Expect>();
+  else
+    return std::is_same<Expect, same_value<typename Expect::value_type>>::value ? G::kAllScanBatch
+                                                                                : scan_batch_of<G, Expect>();
 }
 
-struct batch_masks {
-  unsigned satisfied;  // bit j: element j of the batch is included and satisfied
-  unsigned included;   // bit j: element j exists and is not excluded by status
+// What a batch reports: the elements the scan is looking for (_all: those
+// included and not satisfied; _any and _some: those included and
+// satisfied).
+enum class batch_want { unsatisfied, satisfied };
+
+struct batch_result {
+  unsigned hits;  // bit j: element j of the batch is one the scan wants
+  bool loaded;    // the batch had an element in range (status aside)
 };
 
-// Loads the member's batch of logical positions p = first + j*stride
-// (j < B, p < nelems); position p is element (start + p) mod nelems, with
-// start < nelems. All B relaxed loads are issued before any is compared.
+// Loads the member's batch, elements i = first + j*stride (j < B, i <
+// limit), with relaxed system-scope loads, all B issued before any is
+// compared; returns the elements wanted (batch_want).
 //
-// The common case (the whole batch inside the array and not crossing the
-// wrap point) is straight-line code: one base address, B loads at constant
-// offsets, no per-element bounds or wrap arithmetic and no branches between
-// the loads, so they all stay in flight together. Only a batch at the end or
-// across the wrap takes the checked path.
-//
-// Wrap = false (the _all and _some scans, whose start is always 0): position
-// p is element p, so the checked path needs no wrap arithmetic either; its
-// loads are predicated on p < nelems and addressed from the one base, like
-// the straight-line ones. The wrapping checked path keeps an address per
-// element, which made it the register peak of the warp scans (64 registers
-// for a warp _all with a run-time cmp and status array; 43 without wrap).
-template <unsigned B, bool Wrap, class T, class Expect>
-GSHMEM_HD batch_masks scan_batch(const T *ivars, size_t nelems, const int *status, int cmp,
-                                 const Expect &expect, size_t start, size_t first, size_t stride) {
+// Registers: the batch's values are the only per-element state live at
+// once. The whole batch inside the array (the common case) is
+// straight-line code: one base address, B loads at constant offsets, no
+// per-element bound and no branch between the loads. Only a batch at the
+// end of its range is predicated per element, from the same base. An
+// element's status entry is read only once its comparison is known, and
+// only for the outcome the scan wants, so status values never sit beside
+// the polled ones. There is no wrap-around here: the _any scans split their
+// rotated order into two linear ranges (see scan_any), since a per-element
+// wrapped address made the old wrapping batch the register peak.
+template <unsigned B, batch_want Want, class T, class Expect>
+GSHMEM_HD batch_result scan_batch(const T *ivars, size_t limit, const int *status, const comparison &holds,
+                                  const Expect &expect, size_t first, size_t stride) {
   static_assert(B >= 1 && B <= 32, "a batch mask has 32 bits");
-  const comparison holds(cmp);
+  constexpr bool kWantSatisfied = Want == batch_want::satisfied;
+  constexpr unsigned kAll = B == 32 ? ~0u : (1u << B) - 1u;
+  // Element j is in range when j * stride < ahead: one subtraction per
+  // batch, then a compare with a constant per element (stride is a
+  // constant for one thread and a warp).
+  const size_t ahead = first < limit ? limit - first : 0;
+  const bool whole = (size_t)(B - 1) * stride < ahead;
+  const T *q = ivars + first;
+  // The elements in range and included, as a mask, before any poll: the
+  // status values die before the polled ones are loaded.
+  unsigned included = kAll;
+  if (!whole) {
+    included = 0;
+    GSHMEMI_UNROLL
+    for (unsigned j = 0; j < B; ++j)
+      if ((size_t)j * stride < ahead) included |= 1u << j;
+  }
+  if (status != nullptr) {
+    const int *st = status + first;
+    const unsigned in_range = included;
+    GSHMEMI_UNROLL
+    for (unsigned j = 0; j < B; ++j)
+      if ((in_range >> j & 1u) && st[(size_t)j * stride] != 0) included &= ~(1u << j);
+  }
   T value[B];
-  batch_masks m{0u, 0u};
-  const size_t last = first + (size_t)(B - 1) * stride;
-  size_t i0 = start + first;
-  if (Wrap && i0 >= nelems) i0 -= nelems;
-  if (last < nelems && i0 + (size_t)(B - 1) * stride < nelems) {
-    const T *q = ivars + i0;
+  if (whole) {
     GSHMEMI_UNROLL
     for (unsigned j = 0; j < B; ++j) value[j] = poll_relaxed(q + (size_t)j * stride);
-    GSHMEMI_UNROLL
-    for (unsigned j = 0; j < B; ++j) {
-      const size_t i = i0 + (size_t)j * stride;
-      if (is_included(status, i)) {
-        m.included |= 1u << j;
-        if (holds(value[j], expect(i))) m.satisfied |= 1u << j;
-      }
-    }
-    return m;
-  }
-  if constexpr (!Wrap) {
-    GSHMEMI_UNROLL
-    for (unsigned j = 0; j < B; ++j) {
-      const size_t i = first + (size_t)j * stride;
-      value[j] = i < nelems ? poll_relaxed(ivars + i) : T{};
-    }
-    GSHMEMI_UNROLL
-    for (unsigned j = 0; j < B; ++j) {
-      const size_t i = first + (size_t)j * stride;
-      if (i < nelems && is_included(status, i)) {
-        m.included |= 1u << j;
-        if (holds(value[j], expect(i))) m.satisfied |= 1u << j;
-      }
-    }
   } else {
     GSHMEMI_UNROLL
-    for (unsigned j = 0; j < B; ++j) {
-      size_t p = first + j * stride;
-      size_t i = start + p;
-      if (i >= nelems) i -= nelems;
-      value[j] = p < nelems ? poll_relaxed(ivars + i) : T{};
-    }
-    GSHMEMI_UNROLL
-    for (unsigned j = 0; j < B; ++j) {
-      size_t p = first + j * stride;
-      size_t i = start + p;  // recomputed rather than kept: registers are scarce here
-      if (i >= nelems) i -= nelems;
-      if (p < nelems && is_included(status, i)) {
-        m.included |= 1u << j;
-        if (holds(value[j], expect(i))) m.satisfied |= 1u << j;
-      }
-    }
+    for (unsigned j = 0; j < B; ++j) value[j] = (size_t)j * stride < ahead ? poll_relaxed(q + (size_t)j * stride) : T{};
   }
-  return m;
+  // Two compares per element into two masks; the comparison is applied to
+  // the masks once (out-of-range elements are dropped by `included`).
+  unsigned less = 0, greater = 0;
+  GSHMEMI_UNROLL
+  for (unsigned j = 0; j < B; ++j) {
+    const size_t i = first + (size_t)j * stride;
+    const T want = whole || (size_t)j * stride < ahead ? expect(i) : T{};  // a per-element value only in range
+    less |= (unsigned)(value[j] < want) << j;
+    greater |= (unsigned)(want < value[j]) << j;
+  }
+  const unsigned satisfied = holds.holding(less, greater);
+  return batch_result{(kWantSatisfied ? satisfied : ~satisfied) & included, ahead != 0};
+}
+
+// Whether any of the n elements is included (status NULL: n > 0), on every
+// member: the empty-set test of _any and _some, made only when a whole
+// pass found nothing (the batches read status only for satisfied
+// elements). Each member reads its share.
+template <class G>
+GSHMEM_HD bool any_included(G &g, const int *status, size_t n) {
+  bool mine = false;
+  if (status == nullptr) {
+    mine = n > 0;
+  } else {
+    for (size_t i = g.rank(); i < n; i += g.size())
+      if (status[i] == 0) {
+        mine = true;
+        break;
+      }
+  }
+  return g.any(mine);
 }
 
 template <class G>
@@ -218,6 +274,7 @@ GSHMEM_HD int test_one(const wait_context &ctx, const char *routine, T *ivar, in
 template <bool Wait, class G, class T, class Expect>
 __device__ bool scan_all_lead_warp(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                                    const int *status, int cmp, const Expect &expect) {
+  GSHMEMI_ARRAY_WAIT_REPORT;
   bool satisfied = true;
   if (g.rank() < 32u) {  // warp 0, whole: every thread of the block calls, and they are converged
     const unsigned lane = g.rank();
@@ -236,7 +293,7 @@ __device__ bool scan_all_lead_warp(G &g, const wait_context &ctx, const char *ro
         break;
       }
       lo = lowest_bit(pending);
-      if (wd.expired(1)) report_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+      if (wd.expired(1)) report_array_timeout(&report);
     }
   }
   // The one block barrier: it publishes the outcome and hands the lanes'
@@ -259,6 +316,8 @@ __device__ bool scan_all_lead_warp(G &g, const wait_context &ctx, const char *ro
 template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                         const int *status, int cmp, const Expect &expect) {
+  nelems = gshmemi_opaque(nelems);  // see config.h: no setup hoisted into the caller's loop
+  GSHMEMI_ARRAY_WAIT_REPORT;
   check_cmp(g, ctx, routine, cmp, ivars);
 #if defined(__CUDACC__)
   if constexpr (G::kLeadWarpAll > 0) {
@@ -274,22 +333,24 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
       for (;;) {
         if (compare(cmp, poll_acquire(ivars), expect(0))) return true;
         if (!Wait) return false;
-        if (wd.expired(1)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+        if (wd.expired(1)) report_array_timeout(&report);
       }
     }
   }
   constexpr unsigned B = all_scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
+  const comparison holds(cmp);
   size_t lo = 0;
-  bool loaded = false;  // this member has loaded an included element in this call
+  bool loaded = false;  // this member has loaded an element in this call
   for (;;) {
     bool complete = true;
     unsigned steps = 0;
     for (size_t base = lo; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B, false>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
-      unsigned unsatisfied = m.included & ~m.satisfied;
-      loaded |= m.included != 0;
+      const batch_result r = scan_batch<B, batch_want::unsatisfied>(ivars, nelems, status, holds, expect,
+                                                                     base + g.rank(), g.size());
+      const unsigned unsatisfied = r.hits;
+      loaded |= r.loaded;
       // Block: on the pass's last step, a member that loaded elements and
       // saw all of them satisfied (this pass and, before `lo`, earlier
       // ones) acquires now, before the vote. If the vote finds nothing
@@ -297,8 +358,10 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
       // own loads and the vote's barrier hands the ordering to the whole
       // block: no barrier follows. A member that loaded nothing has nothing
       // to acquire (the barrier orders it after the others' fences) and
-      // skips the fence, which on sm_90 is a MEMBAR.SYS per warp. A failed
-      // vote wastes the fence of the satisfied members, only on last steps.
+      // skips the fence, which on sm_90 is a MEMBAR.SYS per warp. (A member
+      // whose elements are all excluded by status fences all the same: the
+      // batch does not read status for satisfied elements.) A failed vote
+      // wastes the fence of the satisfied members, only on last steps.
       if (G::kAcquireBeforeAgreement && loaded && unsatisfied == 0 && base + step >= nelems) acquire_fence();
       if (g.any(unsatisfied != 0)) {
         unsigned long long mine =
@@ -320,78 +383,88 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
       return true;
     }
     if (!Wait) return false;
-    if (wd.expired(steps * B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+    if (wd.expired(steps * B)) report_array_timeout(&report);
   }
 }
 
 // ------------------------------------------------------------------- _any
 //
-// Scans from the rotation cursor, wrapping around. Every satisfied position
-// found is confirmed by the member that loaded it with an acquire reload
-// (which also orders the success); if the value changed meanwhile, the next
-// candidate is tried. Returns the element index, or kNone when no element
-// is included (or, for a test, none is satisfied).
+// Scans from the rotation cursor `start`, wrapping around: elements start
+// .. nelems-1, then 0 .. start-1, each of the two ranges in batches (a
+// batch never crosses the wrap point, so it is a plain linear batch).
+// Every satisfied element found is confirmed by the member that loaded it
+// with an acquire reload (which also orders the success); if the value
+// changed meanwhile, the next candidate is tried. Within a batch the lowest
+// element is the first in scan order. Returns the element index, or kNone
+// when no element is included (or, for a test, none is satisfied). The
+// empty-set test reads status only when a whole pass found nothing.
 //
 // One thread and warp: the group first agrees on the lowest candidate, then
 // its owner confirms it and the group agrees on the outcome. Block
 // (kAcquireBeforeAgreement, where each agreement is a block barrier): every
 // member confirms its own lowest candidate first, then one min() agrees on
-// the lowest confirmed position, on whether anything was included, and,
-// through its barrier, passes the winner's acquire to every member.
+// the lowest confirmed element and, through its barrier, passes the
+// winner's acquire to every member.
 template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const char *routine, T *ivars,
                                         size_t nelems, const int *status, int cmp, const Expect &expect) {
-  // min() keys: a confirmed position (< nelems), else one of these.
-  constexpr unsigned long long kIncludedOnly = ~0ull - 1;  // included elements, none confirmed
-  constexpr unsigned long long kNothing = ~0ull;           // no included element
+  GSHMEMI_ARRAY_WAIT_REPORT;
+  constexpr unsigned long long kNothing = ~0ull;  // min() key: nothing confirmed
   watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
   constexpr unsigned B = scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
+  const comparison holds(cmp);
   // Every member must use the same start: take the leader's reading.
   const any_cursor cursor(ivars, any_caller_id());
   const size_t start = (size_t)g.broadcast(g.is_leader() ? (unsigned long long)cursor.load(nelems) : 0ull);
+  bool nonempty = status == nullptr;  // nelems > 0 here
   for (;;) {
-    bool any_included = false;
     unsigned steps = 0;
-    for (size_t base = 0; base < nelems; base += step) {
-      ++steps;
-      batch_masks m = scan_batch<B, true>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
-      unsigned long long mine = m.included ? kIncludedOnly : kNothing;
-      for (unsigned candidates = m.satisfied; candidates; candidates &= candidates - 1) {
-        const size_t position = base + g.rank() + (size_t)lowest_bit(candidates) * g.size();
-        size_t index = start + position;
-        if (index >= nelems) index -= nelems;
-        if (compare(cmp, poll_acquire(ivars + index), expect(index))) {
-          mine = position;
-          break;
+    for (unsigned range = 0; range < 2; ++range) {
+      const size_t end = range == 0 ? nelems : start;
+      for (size_t base = range == 0 ? start : 0; base < end; base += step) {
+        ++steps;
+        const batch_result r =
+            scan_batch<B, batch_want::satisfied>(ivars, end, status, holds, expect, base + g.rank(), g.size());
+        unsigned long long mine = kNothing;
+        for (unsigned candidates = r.hits; candidates; candidates &= candidates - 1) {
+          const size_t index = base + g.rank() + (size_t)lowest_bit(candidates) * g.size();
+          if (compare(cmp, poll_acquire(ivars + index), expect(index))) {
+            mine = index;
+            break;
+          }
+        }
+        // The member owning the winner acquired before this barrier.
+        const unsigned long long first = g.min(mine);
+        if (first != kNothing) {
+          if (g.is_leader()) cursor.store((size_t)first + 1);
+          return (size_t)first;
         }
       }
-      // The member owning the winner acquired before this barrier.
-      const unsigned long long first = g.min(mine);
-      if (first < kIncludedOnly) {
-        size_t index = start + (size_t)first;
-        if (index >= nelems) index -= nelems;
-        if (g.is_leader()) cursor.store(index + 1);
-        return index;
-      }
-      any_included |= first == kIncludedOnly;
     }
-    if (!any_included) return kNone;  // empty set (the same on every member)
     if (!Wait) return kNone;
-    if (wd.expired(steps * B)) report_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+    if (!nonempty) {
+      if (!any_included(g, status, nelems)) return kNone;  // empty set (the same on every member)
+      nonempty = true;
+    }
+    if (wd.expired(steps * B)) report_array_timeout(&report);
   }
 }
 
 template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                           const int *status, int cmp, const Expect &expect) {
+  nelems = gshmemi_opaque(nelems);  // see config.h: no setup hoisted into the caller's loop
   check_cmp(g, ctx, routine, cmp, ivars);
   if (nelems == 0) return kNone;
   if constexpr (G::kAcquireBeforeAgreement) {
     return scan_any_confirm_first<Wait>(g, ctx, routine, ivars, nelems, status, cmp, expect);
   } else {
+    GSHMEMI_ARRAY_WAIT_REPORT;
     watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
     constexpr unsigned B = scan_batch_of<G, Expect>();
+    const comparison holds(cmp);
+    bool nonempty = status == nullptr;  // nelems > 0 here
     if constexpr (is_one_thread<G>()) {
       if (nelems == 1) {
         if (!is_included(status, 0)) return kNone;  // empty set
@@ -400,85 +473,74 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
         for (;;) {
           if (compare(cmp, poll_acquire(ivars), expect(0))) return 0;
           if (!Wait) return kNone;
-          if (wd.expired(1)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
-        }
-      }
-      // The whole array in one batch of up to G::kScanBatch (32) loads,
-      // with per-element comparison values too (their scans otherwise keep
-      // 16 in flight): one step per poll instead of two at 17..32 elements.
-      constexpr unsigned W = G::kScanBatch;
-      if (nelems <= W) {
-        // The whole array is one batch: load it from index 0, with the
-        // cursor load issued first but used only after the batch loads, so
-        // its latency hides behind theirs. The rotation is applied to the
-        // masks instead: the pick is the lowest candidate at or after the
-        // start, else the lowest one (the same order as a scan from start).
-        const any_cursor cursor(ivars, any_caller_id());
-        const any_cursor_entry reading = cursor.load_raw();
-        unsigned start = ~0u;
-        for (;;) {
-          batch_masks m = scan_batch<W, false>(ivars, nelems, status, cmp, expect, 0, 0, 1);
-          if (!m.included) return kNone;  // empty set
-          if (start == ~0u) start = (unsigned)cursor.start(reading, nelems);
-          for (unsigned candidates = m.satisfied; candidates;) {
-            const unsigned from_start = candidates & (~0u << start);  // start < nelems <= 32
-            const unsigned index = lowest_bit(from_start ? from_start : candidates);
-            if (compare(cmp, poll_acquire(ivars + index), expect(index))) {
-              cursor.store((size_t)index + 1);
-              return index;
-            }
-            candidates &= ~(1u << index);
-          }
-          if (!Wait) return kNone;
-          if (wd.expired(W)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+          if (wd.expired(1)) report_array_timeout(&report);
         }
       }
     }
+    // One thread and an array of at most one batch: the whole array is one
+    // batch loaded from index 0 (one load latency per pass, where the two
+    // ranges would take two), and the rotation is applied to the candidate
+    // mask instead: the pick is the lowest candidate at or after the start,
+    // else the lowest one (the order of a scan from the start). There the
+    // batch's addresses do not depend on the start, so the batch loads need
+    // not wait for the cursor's. Otherwise the batches follow the two ranges
+    // and the pick is the lowest candidate of a batch.
+    const bool one_batch = is_one_thread<G>() && nelems <= B;
     const size_t step = (size_t)g.size() * B;
-    // Every member must use the same start: take the leader's reading.
-    const any_cursor cursor(ivars, any_caller_id());
-    const size_t start = (size_t)g.min(g.is_leader() ? (unsigned long long)cursor.load(nelems) : ~0ull);
+    // Every member must use the same start: take the leader's reading. The
+    // cursor (a hash of the array and the caller) is built again to store
+    // the result rather than kept in registers through the wait.
+    const size_t start =
+        (size_t)g.min(g.is_leader() ? (unsigned long long)any_cursor(ivars, any_caller_id()).load(nelems) : ~0ull);
     for (;;) {
-      bool any_included = false;
       unsigned steps = 0;
-      // Every kRecheckEvery-th step re-reads the step at the start instead of
-      // advancing: the start is just after the last element returned, where
-      // a producer filling slots in order lands next, so such an update is
-      // found within a few steps rather than after a whole pass. Every
-      // element is still read at least once per pass.
+      // Every kRecheckEvery-th step re-reads the first batch from the start
+      // instead of advancing: the start is just after the last element
+      // returned, where a producer filling slots in order lands next, so
+      // such an update is found within a few steps rather than after a
+      // whole pass. Every element is still read at least once per pass.
       constexpr unsigned kRecheckEvery = 4;
-      for (size_t next = 0; next < nelems;) {
-        ++steps;
-        size_t base = next;
-        if (next != 0 && steps % kRecheckEvery == 0) {
-          base = 0;
-        } else {
-          next += step;
-        }
-        batch_masks m = scan_batch<B, true>(ivars, nelems, status, cmp, expect, start, base + g.rank(), g.size());
-        any_included |= m.included != 0;
-        unsigned candidates = m.satisfied;
-        while (g.any(candidates != 0)) {
-          unsigned long long mine =
-              candidates ? base + g.rank() + (size_t)lowest_bit(candidates) * g.size() : ~0ull;
-          size_t winner = (size_t)g.min(mine);
-          size_t index = start + winner;
-          if (index >= nelems) index -= nelems;
-          bool confirmed = false;
-          if (mine == winner) {
-            confirmed = compare(cmp, poll_acquire(ivars + index), expect(index));
-            candidates &= candidates - 1;
+      const size_t from_start = one_batch ? 0 : start;  // the first element of a pass
+      for (unsigned range = 0; range < (one_batch ? 1u : 2u); ++range) {
+        const size_t end = range == 0 ? nelems : start;
+        for (size_t next = range == 0 ? from_start : 0; next < end;) {
+          ++steps;
+          size_t base = next, limit = end;
+          if (next != from_start && steps % kRecheckEvery == 0) {
+            base = from_start;
+            limit = nelems;
+          } else {
+            next += step;
           }
-          if (g.min(confirmed ? 0ull : 1ull) == 0ull) {
-            g.sync();  // the confirming member acquired; the barrier passes it on
-            if (g.is_leader()) cursor.store(index + 1);
-            return index;
+          const batch_result r =
+              scan_batch<B, batch_want::satisfied>(ivars, limit, status, holds, expect, base + g.rank(), g.size());
+          unsigned candidates = r.hits;
+          // Candidates below bit `from` come after the others.
+          const unsigned from = one_batch ? (unsigned)start : 0u;  // start < nelems <= 32
+          while (g.any(candidates != 0)) {
+            const unsigned later = candidates & (~0u << from);
+            const unsigned pick = candidates ? lowest_bit(later ? later : candidates) : 0u;
+            const unsigned long long mine = candidates ? base + g.rank() + (size_t)pick * g.size() : ~0ull;
+            const size_t winner = (size_t)g.min(mine);
+            bool confirmed = false;
+            if (mine == winner) {
+              confirmed = compare(cmp, poll_acquire(ivars + winner), expect(winner));
+              candidates &= ~(1u << pick);
+            }
+            if (g.min(confirmed ? 0ull : 1ull) == 0ull) {
+              g.sync();  // the confirming member acquired; the barrier passes it on
+              if (g.is_leader()) any_cursor(gshmemi_opaque(ivars), any_caller_id()).store(winner + 1);
+              return winner;
+            }
           }
         }
       }
-      if (!g.any(any_included)) return kNone;  // empty set
       if (!Wait) return kNone;
-      if (wd.expired(steps * B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+      if (!nonempty) {
+        if (!any_included(g, status, nelems)) return kNone;  // empty set
+        nonempty = true;
+      }
+      if (wd.expired(steps * B)) report_array_timeout(&report);
     }
   }
 }
@@ -492,6 +554,8 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
 template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                            size_t *indices, const int *status, int cmp, const Expect &expect) {
+  nelems = gshmemi_opaque(nelems);  // see config.h: no setup hoisted into the caller's loop
+  GSHMEMI_ARRAY_WAIT_REPORT;
   check_cmp(g, ctx, routine, cmp, ivars);
   watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
   if constexpr (is_one_thread<G>()) {
@@ -503,22 +567,23 @@ GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T
           return 1;
         }
         if (!Wait) return 0;
-        if (wd.expired(1)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+        if (wd.expired(1)) report_array_timeout(&report);
       }
     }
   }
   constexpr unsigned B = scan_batch_of<G, Expect>();
   const size_t step = (size_t)g.size() * B;
+  const comparison holds(cmp);
+  bool nonempty = status == nullptr && nelems > 0;
   for (;;) {
     g.reset_claims();
-    bool any_included = false;
     bool found_any = false;
     unsigned steps = 0;
     for (size_t base = 0; base < nelems; base += step) {
       ++steps;
-      batch_masks m = scan_batch<B, false>(ivars, nelems, status, cmp, expect, 0, base + g.rank(), g.size());
-      any_included |= m.included != 0;
-      unsigned found = m.satisfied;
+      const batch_result r =
+          scan_batch<B, batch_want::satisfied>(ivars, nelems, status, holds, expect, base + g.rank(), g.size());
+      unsigned found = r.hits;
       size_t slot = g.claim(bit_count(found));
       found_any |= found != 0;
       while (found) {
@@ -532,11 +597,16 @@ GSHMEM_HD size_t scan_some(G &g, const wait_context &ctx, const char *routine, T
       g.sync();
       return total;
     }
-    if (!g.any(any_included)) return 0;  // empty set
     if (!Wait) return 0;
-    if (wd.expired(steps * B)) fail_array_timeout(ctx, routine, ivars, nelems, status, cmp, expect);
+    if (!nonempty) {
+      if (!any_included(g, status, nelems)) return 0;  // empty set
+      nonempty = true;
+    }
+    if (wd.expired(steps * B)) report_array_timeout(&report);
   }
 }
 
 }  // namespace detail
 }  // namespace gshmem
+
+#undef GSHMEMI_ARRAY_WAIT_REPORT

@@ -16,6 +16,17 @@
 #include <cstdio>
 #include <type_traits>
 
+#if defined(__CUDACC__) || defined(__clang__)
+#  define GSHMEMI_COPY_UNROLL _Pragma("unroll")
+#  define GSHMEMI_COPY_NO_UNROLL _Pragma("unroll 1")
+#elif defined(__GNUC__)
+#  define GSHMEMI_COPY_UNROLL _Pragma("GCC unroll 4")
+#  define GSHMEMI_COPY_NO_UNROLL _Pragma("GCC unroll 1")
+#else
+#  define GSHMEMI_COPY_UNROLL
+#  define GSHMEMI_COPY_NO_UNROLL
+#endif
+
 namespace gshmem {
 namespace detail {
 
@@ -35,8 +46,9 @@ GSHMEM_HD To bit_cast(const From& f) {
 }
 
 // An atomic load of any trivially copyable object of 1, 2, 4, 8 or 16 bytes
-// (16: single-copy atomic as a whole, see atomic_load128).
-template <memory_order O, thread_scope S, class T>
+// (16: single-copy atomic as a whole, see atomic_load128, always pinned).
+// C: the compiler order (ordering.h); movable only for relaxed.
+template <memory_order O, thread_scope S, compiler_order C = compiler_order::pinned, class T>
 GSHMEM_HD T load_object(const T* p) {
   static_assert(std::is_trivially_copyable<T>::value, "atomic load needs a trivially copyable type");
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
@@ -44,14 +56,14 @@ GSHMEM_HD T load_object(const T* p) {
   if constexpr (sizeof(T) == 16) {
     return bit_cast<T>(atomic_load128<O, S>(reinterpret_cast<const wide16*>(p)));
   } else if constexpr (sizeof(T) == 1) {
-    return bit_cast<T>(atomic_load8<O, S>(reinterpret_cast<const unsigned char*>(p)));
+    return bit_cast<T>(atomic_load8<O, S, C>(reinterpret_cast<const unsigned char*>(p)));
   } else {
     using U = typename uint_of_size<sizeof(T)>::type;
-    return bit_cast<T>(atomic_load<O, S>(reinterpret_cast<const U*>(p)));
+    return bit_cast<T>(atomic_load<O, S, C>(reinterpret_cast<const U*>(p)));
   }
 }
 
-template <memory_order O, thread_scope S, class T>
+template <memory_order O, thread_scope S, compiler_order C = compiler_order::pinned, class T>
 GSHMEM_HD void store_object(T* p, T v) {
   static_assert(std::is_trivially_copyable<T>::value, "atomic store needs a trivially copyable type");
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
@@ -59,10 +71,10 @@ GSHMEM_HD void store_object(T* p, T v) {
   if constexpr (sizeof(T) == 16) {
     atomic_store128<O, S>(reinterpret_cast<wide16*>(p), bit_cast<wide16>(v));
   } else if constexpr (sizeof(T) == 1) {
-    atomic_store8<O, S>(reinterpret_cast<unsigned char*>(p), bit_cast<unsigned char>(v));
+    atomic_store8<O, S, C>(reinterpret_cast<unsigned char*>(p), bit_cast<unsigned char>(v));
   } else {
     using U = typename uint_of_size<sizeof(T)>::type;
-    atomic_store<O, S>(reinterpret_cast<U*>(p), bit_cast<U>(v));
+    atomic_store<O, S, C>(reinterpret_cast<U*>(p), bit_cast<U>(v));
   }
 }
 
@@ -148,63 +160,104 @@ GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
 //
 // Copies n bytes with every rank of `g` taking a share. The widest unit that
 // both addresses allow (16, 8, 4, 2 or 1 bytes, from their relative
-// alignment) carries the body; head and tail go byte by byte. A strong side
+// alignment) carries the body; the bytes before the first aligned unit and
+// after the last one (fewer than 16 each) go byte by byte. A strong side
 // (the peer's side) uses relaxed system-scope accesses; the local side plain
 // ones. Four units per thread are in flight before the first is stored, so a
 // single thread does not pay one NVLink round trip per unit on a get.
 // 16-byte units are vector accesses (atomic per 8-byte half, one instruction,
 // no round trip): a copy promises no more per element.
+//
+// Registers: the routines are inlined into the caller's kernel, often into
+// its loop, and what they compute from loop-invariant arguments may be
+// hoisted out and stay live across it. So the unit is picked once (one of
+// five body loops runs), head and tail share one byte loop, and the
+// leftover loops are not unrolled: a get or put stays within 64 registers
+// per thread in a 1024-thread kernel (tests/launch).
+//
+// The strong accesses are movable (ordering.h, compiler order): a copy
+// promises no order among its elements nor with the caller's other
+// accesses until a fence, quiet or barrier (all pinned), so the compiler
+// may issue the loads of several units before the first store.
 template <bool StrongDst, bool StrongSrc, class Unit>
 GSHMEM_HD Unit copy_load(const Unit* p) {
+  constexpr memory_order R = memory_order::relaxed;
+  constexpr compiler_order M = compiler_order::movable;
   if constexpr (!StrongSrc) return *p;
-  else if constexpr (std::is_same<Unit, wide16>::value) return atomic_load16<memory_order::relaxed, thread_scope::system>(p);
-  else return load_object<memory_order::relaxed, thread_scope::system>(p);
+  else if constexpr (std::is_same<Unit, wide16>::value) return atomic_load16<R, thread_scope::system, M>(p);
+  else return load_object<R, thread_scope::system, M>(p);
 }
 template <bool StrongDst, bool StrongSrc, class Unit>
 GSHMEM_HD void copy_store(Unit* p, Unit v) {
+  constexpr memory_order R = memory_order::relaxed;
+  constexpr compiler_order M = compiler_order::movable;
   if constexpr (!StrongDst) *p = v;
-  else if constexpr (std::is_same<Unit, wide16>::value) atomic_store16<memory_order::relaxed, thread_scope::system>(p, v);
-  else store_object<memory_order::relaxed, thread_scope::system>(p, v);
+  else if constexpr (std::is_same<Unit, wide16>::value) atomic_store16<R, thread_scope::system, M>(p, v);
+  else store_object<R, thread_scope::system, M>(p, v);
 }
 
-template <bool StrongDst, bool StrongSrc, class Unit, class Group>
-GSHMEM_HD void copy_units(Unit* dst, const Unit* src, size_t n, const Group& g) {
+template <bool StrongDst, bool StrongSrc, class Unit>
+GSHMEM_HD void copy_units(Unit* dst, const Unit* src, size_t n, size_t rank, size_t size) {
   constexpr unsigned kInFlight = 4;
-  const size_t rank = g.rank(), size = g.size();
   size_t i = rank;
   for (; i + (kInFlight - 1) * size < n; i += kInFlight * size) {
     Unit v[kInFlight];
-#pragma unroll
+    GSHMEMI_COPY_UNROLL
     for (unsigned k = 0; k < kInFlight; ++k) v[k] = copy_load<StrongDst, StrongSrc>(src + i + k * size);
-#pragma unroll
+    GSHMEMI_COPY_UNROLL
     for (unsigned k = 0; k < kInFlight; ++k) copy_store<StrongDst, StrongSrc>(dst + i + k * size, v[k]);
   }
+  GSHMEMI_COPY_NO_UNROLL
   for (; i < n; i += size) copy_store<StrongDst, StrongSrc>(dst + i, copy_load<StrongDst, StrongSrc>(src + i));
-}
-
-template <bool StrongDst, bool StrongSrc, class Unit, class Group>
-GSHMEM_HD void copy_aligned(char* dst, const char* src, size_t n, const Group& g) {
-  constexpr size_t W = sizeof(Unit);
-  size_t head = (W - ((size_t)dst % W)) % W;
-  if (head > n) head = n;
-  size_t body = (n - head) / W;
-  size_t tail_start = head + body * W;
-  copy_units<StrongDst, StrongSrc>(dst, src, head, g);
-  copy_units<StrongDst, StrongSrc>(reinterpret_cast<Unit*>(dst + head),
-                                   reinterpret_cast<const Unit*>(src + head), body, g);
-  copy_units<StrongDst, StrongSrc>(dst + tail_start, src + tail_start, n - tail_start, g);
 }
 
 template <bool StrongDst, bool StrongSrc, class Group>
 GSHMEM_HD void copy_bytes(void* dst_v, const void* src_v, size_t n, const Group& g) {
-  char* dst = static_cast<char*>(dst_v);
-  const char* src = static_cast<const char*>(src_v);
-  size_t rel = ((size_t)dst ^ (size_t)src);
-  if (rel % 16 == 0) copy_aligned<StrongDst, StrongSrc, wide16>(dst, src, n, g);
-  else if (rel % 8 == 0) copy_aligned<StrongDst, StrongSrc, unsigned long long>(dst, src, n, g);
-  else if (rel % 4 == 0) copy_aligned<StrongDst, StrongSrc, unsigned int>(dst, src, n, g);
-  else if (rel % 2 == 0) copy_aligned<StrongDst, StrongSrc, unsigned short>(dst, src, n, g);
-  else copy_units<StrongDst, StrongSrc>(dst, src, n, g);
+  // Opaque copies (config.h): the per-call setup of the five unit loops
+  // (strides from the group size, bounds from n) is not hoisted into the
+  // caller's loop to sit in registers across it.
+  n = gshmemi_opaque(n);
+  const size_t rank = g.rank(), size = gshmemi_opaque((size_t)g.size());
+  unsigned char* dst = static_cast<unsigned char*>(dst_v);
+  const unsigned char* src = static_cast<const unsigned char*>(src_v);
+  const size_t rel = (size_t)dst ^ (size_t)src;
+  const unsigned shift = (rel & 15u) == 0   ? 4u
+                         : (rel & 7u) == 0  ? 3u
+                         : (rel & 3u) == 0  ? 2u
+                         : (rel & 1u) == 0  ? 1u
+                                            : 0u;
+  size_t head = (0 - (size_t)dst) & (((size_t)1 << shift) - 1);  // bytes before dst is aligned
+  if (head > n) head = n;
+  const size_t units = (n - head) >> shift;
+  const size_t body_end = head + (units << shift);
+  unsigned char* bd = dst + head;
+  const unsigned char* bs = src + head;
+  switch (shift) {
+    case 4u:
+      copy_units<StrongDst, StrongSrc>(reinterpret_cast<wide16*>(bd), reinterpret_cast<const wide16*>(bs), units, rank,
+                                       size);
+      break;
+    case 3u:
+      copy_units<StrongDst, StrongSrc>(reinterpret_cast<unsigned long long*>(bd),
+                                       reinterpret_cast<const unsigned long long*>(bs), units, rank, size);
+      break;
+    case 2u:
+      copy_units<StrongDst, StrongSrc>(reinterpret_cast<unsigned int*>(bd), reinterpret_cast<const unsigned int*>(bs),
+                                       units, rank, size);
+      break;
+    case 1u:
+      copy_units<StrongDst, StrongSrc>(reinterpret_cast<unsigned short*>(bd),
+                                       reinterpret_cast<const unsigned short*>(bs), units, rank, size);
+      break;
+    default: copy_units<StrongDst, StrongSrc>(bd, bs, units, rank, size); break;
+  }
+  // Head and tail: fewer than 2 * 15 bytes in all, one byte per rank.
+  const size_t edges = head + (n - body_end);
+  GSHMEMI_COPY_NO_UNROLL
+  for (size_t k = rank; k < edges; k += size) {
+    const size_t at = k < head ? k : body_end + (k - head);
+    copy_store<StrongDst, StrongSrc>(dst + at, copy_load<StrongDst, StrongSrc>(src + at));
+  }
 }
 
 }  // namespace detail

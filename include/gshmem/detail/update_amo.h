@@ -152,17 +152,19 @@ GSHMEM_HD T addr_fetch_nanmin(T* p, T v) {
 }
 
 // No-return add/and/or/xor: one `red` instruction for relaxed and release.
-template <memory_order O, thread_scope S, class T>
+// C: the compiler order (ordering.h); the OpenSHMEM forms pass movable, the
+// C++ API keeps pinned.
+template <memory_order O, thread_scope S, compiler_order C = compiler_order::pinned, class T>
 GSHMEM_HD void addr_add(T* p, T v) {
   if constexpr (std::is_floating_point<T>::value) (void)addr_fetch_add<O, S>(p, v);
-  else atomic_reduce<reduce_op::add, O, S>(p, v);
+  else atomic_reduce<reduce_op::add, O, S, C>(p, v);
 }
-template <memory_order O, thread_scope S, class T>
-GSHMEM_HD void addr_and(T* p, T v) { atomic_reduce<reduce_op::and_, O, S>(p, v); }
-template <memory_order O, thread_scope S, class T>
-GSHMEM_HD void addr_or(T* p, T v) { atomic_reduce<reduce_op::or_, O, S>(p, v); }
-template <memory_order O, thread_scope S, class T>
-GSHMEM_HD void addr_xor(T* p, T v) { atomic_reduce<reduce_op::xor_, O, S>(p, v); }
+template <memory_order O, thread_scope S, compiler_order C = compiler_order::pinned, class T>
+GSHMEM_HD void addr_and(T* p, T v) { atomic_reduce<reduce_op::and_, O, S, C>(p, v); }
+template <memory_order O, thread_scope S, compiler_order C = compiler_order::pinned, class T>
+GSHMEM_HD void addr_or(T* p, T v) { atomic_reduce<reduce_op::or_, O, S, C>(p, v); }
+template <memory_order O, thread_scope S, compiler_order C = compiler_order::pinned, class T>
+GSHMEM_HD void addr_xor(T* p, T v) { atomic_reduce<reduce_op::xor_, O, S, C>(p, v); }
 
 }  // namespace detail
 }  // namespace gshmem

@@ -79,11 +79,16 @@ inline T host_amo(int op, const T *dest, T operand, T cond, int pe, bool fetch, 
 }
 
 // ------------------------------------------------------------------- RMA
+// Device: p and g are one relaxed system-scope access, movable (ordering.h,
+// compiler order): they promise no order with the caller's other accesses
+// until a fence, quiet or barrier, so independent ones may be in flight
+// together. put and get: copy_bytes (update_access.h), the same.
+#define GSHMEMI_RLX_MOVABLE memory_order::relaxed, thread_scope::system, compiler_order::movable
 
 template <class T>
 GSHMEM_HD void rma_p(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  store_object<memory_order::relaxed, thread_scope::system>(peer_address(dest, pe, routine), value);
+  store_object<GSHMEMI_RLX_MOVABLE>(peer_address(dest, pe, routine), value);
 #else
   gshmemi_host_putmem(dest, &value, sizeof(T), pe, 1, routine);
 #endif
@@ -92,7 +97,7 @@ GSHMEM_HD void rma_p(T *dest, T value, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD T rma_g(const T *source, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  return load_object<memory_order::relaxed, thread_scope::system>(peer_address(source, pe, routine));
+  return load_object<GSHMEMI_RLX_MOVABLE>(peer_address(source, pe, routine));
 #else
   T value;
   memset(&value, 0, sizeof(T));
@@ -121,13 +126,16 @@ GSHMEM_HD void rma_get(void *dest, const void *source, size_t nbytes, int pe, bo
 
 // --------------------------------------------------------------- atomics
 // Relaxed at system scope on the device (atom/red/ld/st .relaxed.sys); on
-// the host the same instructions, run by the runtime's atomic kernel.
+// the host the same instructions, run by the runtime's atomic kernel. The
+// accesses that return nothing to act on (fetch's load, set's store and the
+// non-fetching red forms) are movable, like p and g; the fetching
+// read-modify-writes are pinned (ordering.h).
 #define GSHMEMI_RLX memory_order::relaxed, thread_scope::system
 
 template <class T>
 GSHMEM_HD T amo_fetch(const T *source, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  return load_object<GSHMEMI_RLX>(peer_address(source, pe, routine));
+  return load_object<GSHMEMI_RLX_MOVABLE>(peer_address(source, pe, routine));
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_FETCH, source, T(), T(), pe, true, routine);
 #endif
@@ -136,7 +144,7 @@ GSHMEM_HD T amo_fetch(const T *source, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD void amo_set(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  store_object<GSHMEMI_RLX>(peer_address(dest, pe, routine), value);
+  store_object<GSHMEMI_RLX_MOVABLE>(peer_address(dest, pe, routine), value);
 #else
   (void)host_amo<T>(GSHMEMI_HOST_AMO_SET, dest, value, T(), pe, false, routine);
 #endif
@@ -169,7 +177,7 @@ template <class T>
 GSHMEM_HD T amo_add(T *dest, T value, int pe, bool fetch, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
   if (fetch) return addr_fetch_add<GSHMEMI_RLX>(peer_address(dest, pe, routine), value);
-  addr_add<GSHMEMI_RLX>(peer_address(dest, pe, routine), value);
+  addr_add<GSHMEMI_RLX_MOVABLE>(peer_address(dest, pe, routine), value);
   return T();
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_FETCH_ADD, dest, value, T(), pe, fetch, routine);
@@ -181,7 +189,7 @@ GSHMEM_HD T amo_add(T *dest, T value, int pe, bool fetch, const char *routine) {
   template <class T>                                                               \
   GSHMEM_HD T amo_##op(T *dest, T value, int pe, bool fetch, const char *routine) { \
     if (fetch) return addr_fetch_##op<GSHMEMI_RLX>(peer_address(dest, pe, routine), value); \
-    addr_##op<GSHMEMI_RLX>(peer_address(dest, pe, routine), value);                \
+    addr_##op<GSHMEMI_RLX_MOVABLE>(peer_address(dest, pe, routine), value);        \
     return T();                                                                    \
   }
 #else
@@ -196,6 +204,7 @@ GSHMEMI_AMO_BITWISE_HELPER(or, OR)
 GSHMEMI_AMO_BITWISE_HELPER(xor, XOR)
 #undef GSHMEMI_AMO_BITWISE_HELPER
 #undef GSHMEMI_RLX
+#undef GSHMEMI_RLX_MOVABLE
 
 }  // namespace detail
 }  // namespace gshmem

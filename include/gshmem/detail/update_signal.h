@@ -5,6 +5,8 @@
 // PTX mapping (one place, so that it can be read and argued about):
 //   data of put/p/putmem ........ st.relaxed.sys (16-byte vector where aligned)
 //   get/g ....................... ld.relaxed.sys
+//   (the relaxed accesses that order nothing, these two lines and
+//   signal_op's, are movable for the compiler: ordering.h, compiler order)
 //   signal_op SET ............... st.relaxed.sys.b64         (no ordering)
 //   signal_op ADD ............... red.relaxed.sys.add.u64    (no ordering)
 //   put_signal's signal, SET .... st.release.sys.b64         (after the data)
@@ -40,12 +42,15 @@ GSHMEM_DEVICE void trap_invalid_signal_op(int sig_op, const char* routine) {
 }
 
 // Applies a signal at `remote` (already translated) with order O:
-// relaxed for signal_op, release for put_signal.
+// relaxed for signal_op (movable: it orders nothing, ordering.h), release
+// for put_signal (pinned: it orders the data before it).
 template <memory_order O>
 GSHMEM_DEVICE void apply_signal(uint64_t* remote, uint64_t value, int sig_op, const char* routine) {
+  constexpr compiler_order C = O == memory_order::relaxed ? compiler_order::movable : compiler_order::pinned;
   unsigned long long* p = reinterpret_cast<unsigned long long*>(remote);
-  if (sig_op == GSHMEM_SIGNAL_SET) atomic_store<O, thread_scope::system>(p, (unsigned long long)value);
-  else if (sig_op == GSHMEM_SIGNAL_ADD) atomic_reduce<reduce_op::add, O, thread_scope::system>(p, (unsigned long long)value);
+  if (sig_op == GSHMEM_SIGNAL_SET) atomic_store<O, thread_scope::system, C>(p, (unsigned long long)value);
+  else if (sig_op == GSHMEM_SIGNAL_ADD)
+    atomic_reduce<reduce_op::add, O, thread_scope::system, C>(p, (unsigned long long)value);
   else trap_invalid_signal_op(sig_op, routine);
 }
 
