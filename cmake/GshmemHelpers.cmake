@@ -5,6 +5,13 @@
 # (no GPU, too few GPUs). CTest reports such a test as skipped.
 set(GSHMEM_SKIP_RETURN_CODE 77)
 
+# The environment every test that starts processes runs with (add yours
+# after it): Open MPI as root (CI containers) and with more PEs than cores,
+# NCCL kept off NVLink multicast.
+set(GSHMEM_TEST_ENVIRONMENT
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    NCCL_NVLS_ENABLE=0)
+
 # gshmem_launcher_command(<out-var> <np> [<launcher>])
 # The command prefix that starts <np> processes under the MPI launcher, or
 # under <launcher> (an mpirun-like program such as oshrun) when given.
@@ -105,7 +112,7 @@ function(gshmem_add_test_variant name target)
   set_tests_properties(${name} PROPERTIES
     LABELS "${labels}" TIMEOUT ${T_TIMEOUT}
     SKIP_RETURN_CODE ${GSHMEM_SKIP_RETURN_CODE}
-    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;NCCL_NVLS_ENABLE=0;${T_ENV}")
+    ENVIRONMENT "${GSHMEM_TEST_ENVIRONMENT};${T_ENV}")
 endfunction()
 
 # gshmem_add_perftest(<name> SOURCES <files...>)

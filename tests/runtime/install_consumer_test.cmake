@@ -54,20 +54,17 @@ if(PKG_CONFIG_EXECUTABLE)
   if(NOT pc_version STREQUAL PROJECT_VERSION)
     message(FATAL_ERROR "pkg-config --modversion gshmem says '${pc_version}', the project is ${PROJECT_VERSION}")
   endif()
+  list(GET CUDA_ARCHITECTURES 0 arch)
   foreach(module gshmem gshmem-nvshmem)
     run_step("pkg-config ${module}" ${PKG_CONFIG_EXECUTABLE} --cflags --libs ${module})
     string(STRIP "${step_output}" flags)
-    separate_arguments(flags UNIX_COMMAND "${flags}")
-    list(GET CUDA_ARCHITECTURES 0 CUDA_ARCHITECTURES)
-    set(source ${CONSUMER_SOURCE}/kernel.cu)
-    if(module STREQUAL gshmem-nvshmem)
-      set(source ${CONSUMER_SOURCE}/nvshmem_program.cu)
-    endif()
-    run_step("nvcc with pkg-config ${module}" ${CUDA_COMPILER} -std=c++17 -cudart shared
-      -arch=sm_${CUDA_ARCHITECTURES} -c ${source} -o ${WORK_DIR}/pc_${module}.o ${flags})
+    separate_arguments(pc_flags_${module} UNIX_COMMAND "${flags}")
   endforeach()
-  run_step("nvcc link with pkg-config gshmem" ${CUDA_COMPILER} -std=c++17 -cudart shared
-    -arch=sm_${CUDA_ARCHITECTURES} ${CONSUMER_SOURCE}/main.cpp ${CONSUMER_SOURCE}/kernel.cu -o ${WORK_DIR}/pc_program ${flags} -Xlinker -rpath=${prefix}/${LIBDIR})
+  run_step("nvcc with pkg-config gshmem-nvshmem" ${CUDA_COMPILER} -std=c++17 -cudart shared -arch=sm_${arch}
+    -c ${CONSUMER_SOURCE}/nvshmem_program.cu -o ${WORK_DIR}/pc_nvshmem.o ${pc_flags_gshmem-nvshmem})
+  run_step("nvcc with pkg-config gshmem (compile, link)" ${CUDA_COMPILER} -std=c++17 -cudart shared -arch=sm_${arch}
+    ${CONSUMER_SOURCE}/main.cpp ${CONSUMER_SOURCE}/kernel.cu -o ${WORK_DIR}/pc_program ${pc_flags_gshmem}
+    -Xlinker -rpath=${prefix}/${LIBDIR})
   run_step("run the pkg-config program" ${WORK_DIR}/pc_program)
 else()
   message(STATUS "pkg-config not found: the build without CMake is not checked (Debian: apt-get install pkg-config)")
