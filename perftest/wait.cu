@@ -26,6 +26,16 @@
 // the default pattern only. Quick mode runs the other patterns at n 1024 and
 // 8192 and the thread and block widths only (unless -b / -t choose).
 //
+// One more _all row, "wait_until_all[one_kernel]" (n 1024 and 8192, one
+// waiting thread), is written the way NVSHMEM-style programs are, in one
+// kernel of 256 threads launched on both PEs: on PE 0 each thread calls
+// gshmem_uint64_p(ivars + j, i, 1) for j = t, t+256, ..., then
+// __syncthreads(), then thread 0 calls gshmem_signal_wait_until(ack, GE, i),
+// then __syncthreads(); on PE 1 thread 0 calls
+// gshmem_uint64_wait_until_all(ivars, n, NULL, GE, i), then
+// gshmemx_signal_op(ack, i, SET, 0). No hand-written floor: its unit is the
+// one-pass row below (scripts/summarize.py gives it in passes).
+//
 // The _vector forms compare against per-element values that PE 1 advances
 // after acknowledging (off the critical path). test forms are polled in a
 // loop. Reported: round trip per iteration. Floor: a hand-written scan with
@@ -409,6 +419,23 @@ __global__ void __launch_bounds__(kUpdaterThreads)
   }
 }
 
+// The _all exchange as an NVSHMEM-style program writes it (file header):
+// the same kernel on both PEs, 256 threads, the library's names only.
+__global__ void __launch_bounds__(kUpdaterThreads)
+    one_kernel_all(uint64_t *ivars, uint64_t *ack, size_t n, int pe, uint64_t iters) {
+  for (uint64_t i = 1; i <= iters; ++i) {
+    if (pe == 0) {
+      for (size_t j = threadIdx.x; j < n; j += blockDim.x) gshmem_uint64_p(ivars + j, i, 1);
+      __syncthreads();
+      if (threadIdx.x == 0) (void)gshmem_signal_wait_until(ack, GSHMEM_CMP_GE, i);
+      __syncthreads();
+    } else if (threadIdx.x == 0) {
+      gshmem_uint64_wait_until_all(ivars, n, nullptr, GSHMEM_CMP_GE, i);
+      gshmemx_signal_op(ack, i, GSHMEM_SIGNAL_SET, 0);
+    }
+  }
+}
+
 // _all: every element expects 1 first; _any/_some: the element set in round
 // k+1 expects k+1 first (the waiter adds n each time it is set).
 __global__ void init_cmpv(uint64_t *cmpv, size_t n, bool all, Producer p, const uint32_t *perm) {
@@ -629,6 +656,25 @@ int main(int argc, char **argv) {
       }
     }
   }
+  // ---- _all as an NVSHMEM-style program writes it (one kernel, both PEs).
+  if (std::find(widths.begin(), widths.end(), 1) != widths.end()) {
+    rep.section("wait_until_all[one_kernel]: round trip (us) vs n; one 256-thread kernel on both PEs: "
+                "PE 0's threads p every element then thread 0 awaits the ack signal, PE 1's thread 0 "
+                "calls wait_until_all then signal_op (the unit: one pass, below)");
+    for (uint64_t n : n_values) {
+      if (n != 1024 && n != 8192) continue;
+      const uint64_t iters = iters_for(estimate_ns(kAll, kPBlock, 1, n), budget, max_iters);
+      auto reset = [&] {
+        PERF_CUDA(cudaMemsetAsync(ivars, 0, n * sizeof(uint64_t), ctx.stream));
+        PERF_CUDA(cudaMemsetAsync(ack, 0, sizeof(uint64_t), ctx.stream));
+      };
+      std::vector<double> v = time_loop(ctx, iters, std::max<uint64_t>(2, iters / 20), reset, [&](uint64_t it) {
+        if (active) one_kernel_all<<<1, kUpdaterThreads, 0, ctx.stream>>>(ivars, ack, n, ctx.pe, it);
+      });
+      add_row(ctx, "wait_until_all[one_kernel]", "n", n, 1, "round_trip", us_stats(v), nullptr, iters);
+    }
+  }
+
   // ---- one pass over an already satisfied array (PE 0 alone, on its own
   // copy of ivars; PE 0 is the PE that reports): the unit of the _all
   // figures above.

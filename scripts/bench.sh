@@ -96,23 +96,9 @@ BIN_DIR="$BUILD_DIR/perftest"
 # The NVSHMEM build of the NVSHMEM-API benchmark (--vs-nvshmem).
 NV_BIN=""
 NV_LIB=""
-find_nvshmem() {  # prints the folder holding include/nvshmem.h and lib/, or nothing
-  if [ -n "$NVSHMEM_DIR" ]; then
-    [ -f "$NVSHMEM_DIR/include/nvshmem.h" ] && (cd "$NVSHMEM_DIR" && pwd)
-    return
-  fi
-  python3 - <<'PY' 2>/dev/null
-import glob, os, site, sys
-roots = list(site.getsitepackages()) + [site.getusersitepackages()] + sys.path
-for r in roots:
-    h = os.path.join(r, "nvidia", "nvshmem", "include", "nvshmem.h")
-    if os.path.isfile(h):
-        print(os.path.dirname(os.path.dirname(h)))
-        break
-PY
-}
+. "$ROOT/scripts/nvshmem_home.sh"
 if [ "$VS_NVSHMEM" = 1 ]; then
-  NV_HOME=$(find_nvshmem)
+  NV_HOME=$(nvshmem_find_home "$NVSHMEM_DIR")
   if [ -z "$NV_HOME" ]; then
     if [ -n "$NVSHMEM_DIR" ]; then
       say "NVSHMEM not found at $NVSHMEM_DIR (no include/nvshmem.h): skipping the comparison with NVSHMEM"
@@ -121,12 +107,7 @@ if [ "$VS_NVSHMEM" = 1 ]; then
     fi
   else
     NV_LIB="$NV_HOME/lib"
-    host_lib=(-lnvshmem_host)
-    if [ ! -e "$NV_LIB/libnvshmem_host.so" ]; then
-      # The wheel ships only the versioned name.
-      so=$(ls "$NV_LIB"/libnvshmem_host.so.* 2>/dev/null | head -1)
-      [ -n "$so" ] && host_lib=("-l:$(basename "$so")")
-    fi
+    nvshmem_link_flags "$NV_HOME"
     arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=\([0-9]*\).*/\1/p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null | head -1)
     NV_BIN="$BUILD_DIR/nvshmem_api/nvshmem_api_bench_nvshmem"
     mkdir -p "$(dirname "$NV_BIN")"
@@ -134,7 +115,7 @@ if [ "$VS_NVSHMEM" = 1 ]; then
     if ! nvcc -std=c++17 -O3 -arch=sm_"${arch:-90}" -rdc=true -DNVSHMEM_API_IMPL='"nvshmem"' \
          -I"$NV_HOME/include" -I"$ROOT/perftest" \
          "$ROOT/perftest/nvshmem_api/nvshmem_api_bench.cu" "$ROOT/perftest/harness.cpp" \
-         -o "$NV_BIN" -L"$NV_LIB" "${host_lib[@]}" -lnvshmem_device -Xlinker -rpath,"$NV_LIB" \
+         -o "$NV_BIN" "${NVSHMEM_LINK_FLAGS[@]}" \
          > "$BUILD_DIR.nvshmem_api.build.log" 2>&1; then
       tail -20 "$BUILD_DIR.nvshmem_api.build.log"
       say "the NVSHMEM build failed (see $BUILD_DIR.nvshmem_api.build.log): skipping the comparison"
@@ -246,8 +227,7 @@ if [ "$VS_NVSHMEM" = 1 ] && [ -n "$NV_BIN" ]; then
   run_binary "NVSHMEM-API benchmark, gshmem build, np=2" nvshmem_api-gshmem-np2 2 \
     "$BIN_DIR/gshmem_perf_nvshmem_api"
   run_binary "NVSHMEM-API benchmark, nvshmem build, np=2" nvshmem_api-nvshmem-np2 2 "$NV_BIN" \
-    -x "NVSHMEM_BOOTSTRAP=${NVSHMEM_BOOTSTRAP:-MPI}" \
-    -x "NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}" \
+    $(nvshmem_run_environment | sed 's/^/-x /') \
     -x "LD_LIBRARY_PATH=$NV_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 

@@ -10,13 +10,19 @@
 # ctest JUnit XML, bench, compile times, each example's output: the examples
 # run inside ctest as the test examples_run).
 #   scripts/device_run.sh [--no-bench] [--no-ctest] [--compile-times] [--sanitize]
-#                         [--nvshmem-programs NVSHMEM_SRC]
+#                         [--nvshmem-programs NVSHMEM_SRC [--vs-nvshmem]]
 #   --nvshmem-programs  also builds NVSHMEM's examples and pt-to-pt perftests
 #                  from the NVSHMEM source tree NVSHMEM_SRC against this
 #                  build's install (scripts/nvshmem_programs.sh; the compile
 #                  runs beside ctest) and runs them after the benchmark;
 #                  the report goes to OUT/nvshmem-programs.md (NVML_INCLUDE:
 #                  where nvml.h is, when the toolkit lacks it)
+#                  NVSHMEM_PROGRAMS_ONLY: a regular expression; only the
+#                  programs whose name matches (nvshmem_programs.sh --only)
+#   --vs-nvshmem   with --nvshmem-programs: the perftests are also built
+#                  against NVSHMEM and both builds run back to back
+#                  (nvshmem_programs.sh --vs-nvshmem); the side-by-side table
+#                  goes to OUT/vs_nvshmem_perftests.{md,jsonl,png}
 #   --sanitize     also runs GPU tests under compute-sanitizer: memcheck on
 #                  SANITIZE_TESTS (default: runtime_state_publisher
 #                  heap_gpu_test stream_gpu_test), racecheck on
@@ -57,6 +63,7 @@ run_ctest=1
 compile_times=0
 sanitize=0
 nvshmem_src=""
+nvp_vs=()
 all_args=("$@")
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -67,6 +74,7 @@ while [[ $# -gt 0 ]]; do
     --nvshmem-programs)
       [[ $# -ge 2 && -d "$2" ]] || { echo "device_run.sh: --nvshmem-programs needs an NVSHMEM source folder" >&2; exit 2; }
       nvshmem_src=$(cd "$2" && pwd); shift ;;
+    --vs-nvshmem) nvp_vs=(--vs-nvshmem) ;;
     *) echo "device_run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -216,7 +224,7 @@ nvp_pid=""
 if [[ -n "$nvshmem_src" ]]; then
   if cmake --install "$build" --prefix "$PWD/$build/prefix" > "$logs/install.log" 2>&1; then
     bash scripts/nvshmem_programs.sh "$nvshmem_src" --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" \
-      --build-only --jobs $(( jobs / 3 > 0 ? jobs / 3 : 1 )) ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} > "$logs/nvshmem-programs-build.log" 2>&1 &
+      --build-only "${nvp_vs[@]}" ${NVSHMEM_PROGRAMS_ONLY:+--only "$NVSHMEM_PROGRAMS_ONLY"} --jobs $(( jobs / 3 > 0 ? jobs / 3 : 1 )) ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} > "$logs/nvshmem-programs-build.log" 2>&1 &
     nvp_pid=$!
   else
     summary+=("nvshmem programs|install FAILED|see install.log|")
@@ -277,16 +285,22 @@ if [[ -n "$nvp_pid" ]]; then
   start=$(date +%s)
   wait "$nvp_pid"
   timeout "$(stage_timeout "${NVSHMEM_PROGRAMS_TIMEOUT:-240}")" bash scripts/nvshmem_programs.sh "$nvshmem_src" \
-    --run-only --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" --timeout "${NVSHMEM_PROGRAM_TIMEOUT:-30}" \
+    --run-only "${nvp_vs[@]}" ${NVSHMEM_PROGRAMS_ONLY:+--only "$NVSHMEM_PROGRAMS_ONLY"} --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" --timeout "${NVSHMEM_PROGRAM_TIMEOUT:-30}" \
     ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} \
     > "$logs/nvshmem-programs.log" 2>&1
   nvp_rc=$?
   [[ -f "$nvp_dir/report.md" ]] && cp "$nvp_dir/report.md" "$out/nvshmem-programs.md"
-  [[ -d "$nvp_dir/logs" ]] && tar -C "$nvp_dir" -czf "$logs/nvshmem-programs-logs.tar.gz" logs 2>/dev/null
+  [[ -d "$nvp_dir/logs" ]] && tar -C "$nvp_dir" -czf "$logs/nvshmem-programs-logs.tar.gz" logs $(cd "$nvp_dir" && ls -d logs-nvshmem 2>/dev/null) 2>/dev/null
+  for f in "$nvp_dir"/vs_nvshmem_perftests.{md,jsonl,png}; do
+    [[ -f "$f" ]] && cp "$f" "$out/"
+  done
   if [[ -f "$nvp_dir/report.md" ]]; then
     built=$(grep -m1 -o '^[0-9]* of [0-9]* programs built' "$nvp_dir/report.md")
     ran_ok=$(grep -c '^| [^|]* | yes | [^|]*exit 0' "$nvp_dir/report.md")
     summary+=("nvshmem programs|rc=$nvp_rc|${built:-?}; ${ran_ok} ran with exit 0 (nvshmem-programs.md)|$(( $(date +%s) - start ))s")
+    if [[ -f "$nvp_dir/vs_nvshmem_perftests.md" ]]; then
+      summary+=("vs NVSHMEM (perftests)|$(grep -m1 -o '[0-9]* rows compared[^*]*' "$nvp_dir/vs_nvshmem_perftests.md")|vs_nvshmem_perftests.md|")
+    fi
   else
     summary+=("nvshmem programs|rc=$nvp_rc|no report (see nvshmem-programs.log)|$(( $(date +%s) - start ))s")
   fi

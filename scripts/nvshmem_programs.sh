@@ -5,6 +5,7 @@
 #   scripts/nvshmem_programs.sh NVSHMEM_SRC [--prefix DIR] [--np LIST] [--build-only | --run-only]
 #       [--build-dir DIR] [--timeout S] [--jobs N] [--arch SM] [--nvml-include DIR]
 #       [--no-mpi-support] [--all-args] [--only REGEX] [--names]
+#       [--vs-nvshmem [--nvshmem-home DIR]]
 #
 # NVSHMEM_SRC is a checkout of NVSHMEM's source tree; it is only read (the
 # script checks afterwards that nothing in it changed). The programs are
@@ -42,13 +43,30 @@
 #                      compatibility headers provide, refuse or miss
 #                      (scripts/nvshmem_names.py; one nvcc call, seconds):
 #                      BUILD_DIR/names.txt, and per name names/names.tsv
+#   --vs-nvshmem       also build every perftest against NVSHMEM itself (nvcc
+#                      -rdc, NVSHMEM's host and device libraries; the helper
+#                      without MPI support: the runs bootstrap with
+#                      NVSHMEM_BOOTSTRAP=MPI) and run the two builds one after
+#                      the other, program by program, on the same GPUs with the
+#                      same arguments (NVSHMEM_MACHINE_READABLE_OUTPUT=1 for
+#                      both); scripts/nvshmem_perftests_vs.py then writes
+#                      vs_nvshmem_perftests.md (program | table | scope | size |
+#                      NVSHMEM | gshmem | ratio), .jsonl and .png. Ratio: time
+#                      gshmem / NVSHMEM, bandwidth NVSHMEM / gshmem: at most 1.0
+#                      where gshmem is at or ahead. Without NVSHMEM the
+#                      comparison is skipped, saying so.
+#   --nvshmem-home DIR the NVSHMEM to compare with (include/nvshmem.h, lib/);
+#                      default $NVSHMEM_HOME, else the nvidia-nvshmem-cu13/-cu12
+#                      wheel of python3
 #
 # Writes into BUILD_DIR: logs/<program>.{compile,link}.log and one
 # <program>.np<N>[.a<k>].run.log per run, programs.tsv, and report.md (the
 # table "program | built | ran | result", the programs left out and why, and
 # the NVSHMEM names they miss grouped by feature, read from the compiler's
 # and linker's errors by scripts/nvshmem_programs_report.py). The report is
-# printed at the end. Exit status: 0 when the report was made (whatever the
+# printed at the end. With --vs-nvshmem also build-nvshmem/ (NVSHMEM's
+# builds), logs-nvshmem/ (their build and run logs, named as in logs/) and
+# vs_nvshmem_perftests.{md,jsonl,png}. Exit status: 0 when the report was made (whatever the
 # programs did), non-zero when the script itself could not do its job.
 set -uo pipefail
 
@@ -71,6 +89,8 @@ MPI_SUPPORT=1
 ALL_ARGS=0
 ONLY=""
 NAMES=0
+VS_NVSHMEM=0
+NVSHMEM_HOME_ARG="${NVSHMEM_HOME:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) PREFIX="$2"; shift ;;
@@ -86,6 +106,8 @@ while [ $# -gt 0 ]; do
     --all-args) ALL_ARGS=1 ;;
     --only) ONLY="$2"; shift ;;
     --names) NAMES=1 ;;
+    --vs-nvshmem) VS_NVSHMEM=1 ;;
+    --nvshmem-home) NVSHMEM_HOME_ARG="$2"; shift ;;
     -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
     -*) die "unknown option '$1' (try --help)" ;;
     *) [ -z "$NV_SRC" ] || die "one NVSHMEM source tree expected, got '$NV_SRC' and '$1'"
@@ -148,6 +170,7 @@ fi
 if [ -n "$NVML_INCLUDE" ] && [ ! -f "$NVML_INCLUDE/nvml.h" ]; then
   die "--nvml-include $NVML_INCLUDE has no nvml.h"
 fi
+[ -n "$NVML_INCLUDE" ] && NVML_INCLUDE="$(cd "$NVML_INCLUDE" && pwd)"  # the generated project runs elsewhere
 [ "$RUN_ONLY" = 1 ] || [ -n "$NVML_INCLUDE" ] || say "nvml.h not found: the perftests will not compile (install the CUDA toolkit's NVML headers, e.g. pip install nvidia-nvml-dev, and pass --nvml-include DIR)"
 
 # ---------------------------------------------------------------- gshmem
@@ -391,7 +414,50 @@ while IFS=$'\t' read -r name src kind why; do
   [ -x "$BLD/bin/$t" ] && echo "$BLD/bin/$t" > "$LOGS/$t.built"
 done < "$TSV"
 
+
 fi  # RUN_ONLY = 0
+
+# ---------------------------------------------------------------- NVSHMEM's build
+# --vs-nvshmem: the same perftests against NVSHMEM itself, with plain nvcc
+# calls (-rdc, as NVSHMEM requires), each its own log; a failure is reported
+# and that program's comparison left out.
+NV_BLD="$BUILD_DIR/build-nvshmem"
+NV_LOGS="$BUILD_DIR/logs-nvshmem"
+if [ "$VS_NVSHMEM" = 1 ] && [ "$RUN_ONLY" = 0 ]; then
+  . "$ROOT/scripts/nvshmem_home.sh"
+  NV_HOME=$(nvshmem_find_home "$NVSHMEM_HOME_ARG")
+  rm -rf "$NV_BLD" "$NV_LOGS"
+  if [ -z "$NV_HOME" ]; then
+    say "NVSHMEM not found (${NVSHMEM_HOME_ARG:-no --nvshmem-home, no \$NVSHMEM_HOME, no nvidia-nvshmem wheel for python3}): no comparison with NVSHMEM (pip install nvidia-nvshmem-cu13, or cu12)"
+  else
+    mkdir -p "$NV_BLD/bin" "$NV_LOGS"
+    nvshmem_link_flags "$NV_HOME"
+    NV_FLAGS=(-std=c++17 -O3 -arch=sm_"$ARCH" -rdc=true -I"$NV_HOME/include" -I"$NV_SRC/perftest/common")
+    [ -n "$NVML_INCLUDE" ] && NV_FLAGS+=(-I"$NVML_INCLUDE")
+    say "building the perftests against NVSHMEM ($NV_HOME, sm_$ARCH, -rdc; logs in $NV_LOGS)"
+    if nvcc "${NV_FLAGS[@]}" -c "$NV_SRC/perftest/common/utils.cu" -o "$NV_BLD/perftest_helper.o" \
+         > "$NV_LOGS/perftest_helper.log" 2>&1; then
+      running=0
+      while IFS=$'\t' read -r name src kind why; do
+        [ "$kind" = perftest ] || continue
+        t="${name//\//.}"
+        ( nvcc "${NV_FLAGS[@]}" "$NV_SRC/$src" "$NV_BLD/perftest_helper.o" -o "$NV_BLD/bin/$t" \
+            "${NVSHMEM_LINK_FLAGS[@]}" -lcuda -ldl > "$NV_LOGS/$t.build.log" 2>&1
+          echo $? > "$NV_LOGS/$t.build.log.rc" ) &
+        running=$((running + 1))
+        if [ "$running" -ge "$JOBS" ]; then wait -n; running=$((running - 1)); fi
+      done < "$TSV"
+      wait
+      say "NVSHMEM builds: $(ls "$NV_BLD/bin" | wc -l) of $(awk -F'\t' '$3 == "perftest"' "$TSV" | wc -l) perftests"
+    else
+      tail -5 "$NV_LOGS/perftest_helper.log"
+      say "the perftest helper did not compile against NVSHMEM (see $NV_LOGS/perftest_helper.log): no comparison"
+    fi
+    nvshmem_run_environment > "$NV_BLD/run-environment"
+    echo "$NV_HOME" > "$NV_BLD/nvshmem-home"
+  fi
+fi
+
 
 # ---------------------------------------------------------------- run
 GPUS=0
@@ -429,13 +495,33 @@ if [ -z "$RUN_NOTE" ]; then
   export CUDA_MODULE_LOADING=EAGER NCCL_NVLS_ENABLE=0
   MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
   [ -n "$SHARED_NOTE" ] && MPIRUN+=(-x GSHMEM_ALLOW_GPU_SHARING)
-  run_one() {  # target np log args...
-    local t="$1" np="$2" log="$3"; shift 3
+  # --vs-nvshmem: both builds print NVSHMEM's machine-readable rows.
+  VS_RUN=0
+  if [ "$VS_NVSHMEM" = 1 ]; then
+    if [ -s "$NV_BLD/run-environment" ] && [ "$MAX_PES" -ge 2 ] && [ -z "$SHARED_NOTE" ]; then
+      VS_RUN=1
+      export NVSHMEM_MACHINE_READABLE_OUTPUT=1
+      MPIRUN+=(-x NVSHMEM_MACHINE_READABLE_OUTPUT)
+      rm -f "$NV_LOGS"/*.run.log "$NV_LOGS"/*.run.log.rc
+    elif [ -n "$SHARED_NOTE" ]; then
+      say "no comparison with NVSHMEM: the PEs share a GPU (timings would not be comparable)"
+    else
+      say "no comparison with NVSHMEM: nothing built against it (see the build step's messages)"
+    fi
+  fi
+  run_one() {  # program np log [mpirun options --] args...
+    local prog="$1" np="$2" log="$3" opts=()
+    shift 3
+    if [ "${1:-}" = "--mpirun" ]; then
+      shift
+      while [ "$1" != "--" ]; do opts+=("$1"); shift; done
+      shift
+    fi
     {
-      echo "# mpirun -np $np $t $*"
+      echo "# mpirun -np $np $(basename "$prog") $*"
       # stdin from /dev/null: mpirun forwards its stdin to rank 0, which
       # otherwise drains the program list this loop reads.
-      timeout -k 10 "$TIMEOUT" "${MPIRUN[@]}" -np "$np" "$BLD/bin/$t" "$@" < /dev/null
+      timeout -k 10 "$TIMEOUT" "${MPIRUN[@]}" "${opts[@]}" -np "$np" "$prog" "$@" < /dev/null
     } > "$log" 2>&1
     echo $? > "$log.rc"
   }
@@ -458,8 +544,15 @@ if [ -z "$RUN_NOTE" ]; then
         suffix=""
         [ "${#lines[@]}" -gt 1 ] && suffix=".a$k"
         # shellcheck disable=SC2086  # an .args line is a list of words
-        run_one "$t" 2 "$LOGS/$t.np2$suffix.run.log" $line
+        run_one "$BLD/bin/$t" 2 "$LOGS/$t.np2$suffix.run.log" $line
         say "  $name np=2 ${line:+($line) }exit $(cat "$LOGS/$t.np2$suffix.run.log.rc")"
+        if [ "$VS_RUN" = 1 ] && [ -x "$NV_BLD/bin/$t" ]; then
+          nv_opts=()
+          while read -r kv; do nv_opts+=(-x "$kv"); done < "$NV_BLD/run-environment"
+          # shellcheck disable=SC2086
+          run_one "$NV_BLD/bin/$t" 2 "$NV_LOGS/$t.np2$suffix.run.log" --mpirun "${nv_opts[@]}" -- $line
+          say "  $name np=2, NVSHMEM's build: exit $(cat "$NV_LOGS/$t.np2$suffix.run.log.rc")"
+        fi
       done
     else
       for np in "${EXAMPLE_NPS[@]}"; do
@@ -470,9 +563,9 @@ if [ -z "$RUN_NOTE" ]; then
           # layer (Open MPI 4.1.4); OpenSHMEM programs do not need it. With
           # a CUDA-aware UCX (Open MPI 4.1.6 on a GPU machine) shmem_init
           # itself crashes unless UCX keeps to host transports.
-          OMPI_MCA_osc='^rdma' UCX_TLS=self,sm,tcp run_one "$t" "$np" "$LOGS/$t.np$np.run.log"
+          OMPI_MCA_osc='^rdma' UCX_TLS=self,sm,tcp run_one "$BLD/bin/$t" "$np" "$LOGS/$t.np$np.run.log"
         else
-          run_one "$t" "$np" "$LOGS/$t.np$np.run.log"
+          run_one "$BLD/bin/$t" "$np" "$LOGS/$t.np$np.run.log"
         fi
         say "  $name np=$np exit $(cat "$LOGS/$t.np$np.run.log.rc")"
       done
@@ -498,3 +591,9 @@ python3 "$ROOT/scripts/nvshmem_programs_report.py" "$BUILD_DIR" \
   --title "NVSHMEM programs against gshmem ($PREFIX)${SHARED_NOTE:+; $SHARED_NOTE}" ${RUN_NOTE:+--run-note "$RUN_NOTE"} \
   || die "the report failed"
 say "report: $BUILD_DIR/report.md; logs: $LOGS"
+if [ "${VS_RUN:-0}" = 1 ]; then
+  say "gshmem against NVSHMEM, perftest by perftest"
+  python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" \
+    --title "NVIDIA's perftests: gshmem ($PREFIX) against NVSHMEM ($(cat "$NV_BLD/nvshmem-home")), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+    || say "the comparison table failed"
+fi

@@ -60,6 +60,15 @@ TARGETS = [
     ("wait_until_any n=1024, thread, producer random (round trip)",
      dict(name="wait_until_any[random]", n=1024, threads=1, pes=2), None, 141.426),
 ]
+# Targets in passes: a round trip divided by one pass of the same scan (the
+# row "wait_until_all:one_pass" of the same n and width, same run).
+#   (label, match, most passes)
+PASS_TARGETS = [
+    ("wait_until_all n=8192, thread, one kernel as an NVSHMEM-style program writes it (passes)",
+     dict(name="wait_until_all[one_kernel]", n=8192, threads=1, pes=2), 1.2),
+    ("wait_until_all n=8192, thread, producer p_block (passes)",
+     dict(name="wait_until_all[p_block]", n=8192, threads=1, pes=2), None),
+]
 # NVSHMEM 3.x figures (measured on an H200 NVLink pair by the same method) for
 # rows that have no target of their own.
 ANCHORS = [
@@ -257,7 +266,22 @@ def build(rows, title):
             failures += 1
         out.append(f"| {label} | {fmt(value)} | {fmt(r.get('floor'))} | {fmt(ratio, 2)} | "
                    f"{fmt(target, 2)} | {fmt(nv)} | {verdict} |")
+    for label, match, most in PASS_TARGETS:
+        r = find(gpu_rows, match)
+        unit = find(gpu_rows, dict(name="wait_until_all:one_pass", n=match["n"], threads=match["threads"]))
+        target = f"<= {most:.1f} passes" if most is not None else "-"
+        if r is None or unit is None or not unit.get("value"):
+            out.append(f"| {label} | {'not measured' if r is None else fmt(r['value'])} | - | - | {target} | - | "
+                       f"{'MISSING' if most is not None else 'info'} |")
+            failures += most is not None
+            continue
+        passes = r["value"] / unit["value"]
+        verdict = "info" if most is None else ("pass" if passes <= most else "FAIL")
+        failures += verdict == "FAIL"
+        out.append(f"| {label} | {fmt(r['value'])} | - | {passes:.2f} passes of {fmt(unit['value'])} | {target} | - | {verdict} |")
     out += ["", f"Targets: value <= target and ratio to the raw floor <= {FLOOR_TOLERANCE:.2f}. "
+            "Rows in passes: the round trip divided by one pass of the same scan over a satisfied "
+            "array (wait_until_all:one_pass, same n and width, same run). "
             "Info rows have no target. A wait benchmark name ending in [pattern] was measured "
             "with that producer pattern; plain names use the binary's default (gshmem_perf_wait --help).", ""]
 

@@ -18,6 +18,12 @@
 //                                 returns an index
 //   wait_until_all                n = 1024, 8192, one waiting thread; a 256-thread
 //                                 block stores i into every element with nvshmem_uint64_p
+//   wait_until_all[one_kernel]    n = 1024, 8192, as NVSHMEM-style programs write it:
+//                                 one 256-thread kernel on both PEs; PE 0's threads
+//                                 nvshmem_uint64_p every element, __syncthreads, thread
+//                                 0 nvshmem_signal_wait_until(ack, GE, i), __syncthreads;
+//                                 PE 1's thread 0 nvshmem_uint64_wait_until_all(GE, i),
+//                                 then nvshmemx_signal_op(ack, i, SET, 0)
 //   <wait>_on_stream+signal_op_on_stream
 //                                 on-stream responder: PE 0's kernel sets PE 1's flag
 //                                 and waits for the ack; PE 1 enqueues, per round, the
@@ -142,6 +148,22 @@ __global__ void __launch_bounds__(1)
       if (got != element_of_round(p, perm, n, i)) atomicAdd(errors, 1ull);
     }
     nvshmem_uint64_p(ack, i, 0);
+  }
+}
+
+// The _all exchange in one kernel on both PEs (the row wait_until_all[one_kernel]).
+__global__ void __launch_bounds__(kProducerThreads)
+    one_kernel_all(uint64_t *ivars, uint64_t *ack, size_t n, int pe, uint64_t iters) {
+  for (uint64_t i = 1; i <= iters; ++i) {
+    if (pe == 0) {
+      for (size_t j = threadIdx.x; j < n; j += blockDim.x) nvshmem_uint64_p(ivars + j, i, 1);
+      __syncthreads();
+      if (threadIdx.x == 0) (void)nvshmem_signal_wait_until(ack, NVSHMEM_CMP_GE, i);
+      __syncthreads();
+    } else if (threadIdx.x == 0) {
+      nvshmem_uint64_wait_until_all(ivars, n, nullptr, NVSHMEM_CMP_GE, i);
+      nvshmemx_signal_op(ack, i, NVSHMEM_SIGNAL_SET, 0);
+    }
   }
 }
 
@@ -340,6 +362,21 @@ int main(int argc, char **argv) {
       });
       add_row(b, w.name, "n", n, "round_trip", us_stats(ns), iters);
     }
+  }
+
+  // ---- _all in one kernel on both PEs
+  rep.section("wait_until_all[one_kernel]: round trip (us) vs n; one 256-thread kernel on both PEs");
+  for (uint64_t n : n_values) {
+    if (n != 1024 && n != 8192) continue;
+    const uint64_t iters = rounds_for(4000 + 200 * double(n), budget, b.opt.iterations(20000, 2000));
+    auto reset = [&] {
+      BENCH_CUDA(cudaMemsetAsync(ivars, 0, n * sizeof(uint64_t), b.stream));
+      BENCH_CUDA(cudaMemsetAsync(ack, 0, sizeof(uint64_t), b.stream));
+    };
+    std::vector<double> ns = time_rounds(b, iters, std::max<uint64_t>(2, iters / 20), reset, [&](uint64_t rounds) {
+      if (active) one_kernel_all<<<1, kProducerThreads, 0, b.stream>>>(ivars, ack, n, b.pe, rounds);
+    });
+    add_row(b, "wait_until_all[one_kernel]", "n", n, "round_trip", us_stats(ns), iters);
   }
 
   // ---- on-stream responder

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""scripts/nvshmem_perftests_vs.py on logs made here in the form NVIDIA's
+perftests print with NVSHMEM_MACHINE_READABLE_OUTPUT=1: rows are matched by
+program, arguments, table, scope, size, metric and occurrence; the ratio is
+time gshmem / NVSHMEM and rate NVSHMEM / gshmem; rows missing on one side,
+non-perftests and unparsable values are left out; a run NVSHMEM's build did
+not make is reported as such.
+usage: nvshmem_perftests_vs_test.py SCRIPTS_DIR WORKDIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+scripts, work = sys.argv[1:3]
+shutil.rmtree(work, ignore_errors=True)
+logs, nv_logs = os.path.join(work, "logs"), os.path.join(work, "logs-nvshmem")
+os.makedirs(logs)
+os.makedirs(nv_logs)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def write(folder, name, text, rc=0):
+    with open(os.path.join(folder, name), "w") as f:
+        f.write(text)
+    with open(os.path.join(folder, name + ".rc"), "w") as f:
+        f.write(f"{rc}\n")
+
+
+with open(os.path.join(work, "programs.tsv"), "w") as f:
+    f.write("perftest/device/pt-to-pt/shmem_p_latency\tperftest/device/pt-to-pt/shmem_p_latency.cu\tperftest\t\n")
+    f.write("perftest/device/pt-to-pt/shmem_put_bw\tperftest/device/pt-to-pt/shmem_put_bw.cu\tperftest\t\n")
+    f.write("perftest/device/pt-to-pt/shmem_g_bw\tperftest/device/pt-to-pt/shmem_g_bw.cu\tperftest\t\n")
+    f.write("examples/ring\texamples/ring.cu\texample\t\n")
+
+lat = "perftest.device.pt-to-pt.shmem_p_latency"
+write(logs, f"{lat}.np2.run.log",
+      "# mpirun -np 2 perftest.device.pt-to-pt.shmem_p_latency -t 512 -e 64K\n"
+      "mype: 0 mype_node: 0 device name: GPU bus id: 1\n"
+      "shmem_p_latency\n"
+      "&&&& PERF shmem_p_latency___None___size__4___latency 1.000000 -us\n"
+      "&&&& PERF shmem_p_latency___None___size__8___latency 3.000000 -us\n"
+      "&&&& PERF shmem_p_latency___None___size__16___latency 2.000000 -us\n"
+      "&&&& PERF shmem_p_latency___with _on_stream___size__4___latency 5.000000 -us\n"
+      "&&&& PERF shmem_p_latency___None___size__32___latency nan -us\n")
+write(nv_logs, f"{lat}.np2.run.log",
+      "# mpirun -np 2 perftest.device.pt-to-pt.shmem_p_latency -t 512 -e 64K\n"
+      "&&&& PERF shmem_p_latency___None___size__4___latency 2.000000 -us\n"
+      "&&&& PERF shmem_p_latency___None___size__8___latency 2.000000 -us\n"
+      "&&&& PERF shmem_p_latency___with _on_stream___size__4___latency 10.000000 -us\n"
+      "&&&& PERF shmem_p_latency___None___size__32___latency 1.000000 -us\n")
+bw = "perftest.device.pt-to-pt.shmem_put_bw"
+for k, (g, n) in ((1, (40.0, 20.0)), (2, (10.0, 20.0))):
+    write(logs, f"{bw}.np2.a{k}.run.log",
+          f"# mpirun -np 2 {bw} {'--bidir ' if k == 2 else ''}-n 200\n"
+          f"&&&& PERF shmem_put_bw___None___size__1024___BW {g} +GB/sec\n"
+          f"&&&& PERF shmem_put_bw___None___size__1024___BW {g * 2} +GB/sec\n")
+    write(nv_logs, f"{bw}.np2.a{k}.run.log",
+          f"# mpirun -np 2 {bw} -n 200\n"
+          f"&&&& PERF shmem_put_bw___None___size__1024___BW {n} +GB/sec\n"
+          f"&&&& PERF shmem_put_bw___None___size__1024___BW {n} +GB/sec\n")
+# gshmem's build ran; NVSHMEM's did not (no log).
+write(logs, "perftest.device.pt-to-pt.shmem_g_bw.np2.run.log",
+      "# mpirun -np 2 g_bw\n&&&& PERF shmem_g_bw___None___size__8___BW 1.0 +GB/sec\n")
+# Not a perftest: ignored even with rows.
+write(logs, "examples.ring.np2.run.log", "&&&& PERF ring___None___size__8___latency 1.0 -us\n")
+write(nv_logs, "examples.ring.np2.run.log", "&&&& PERF ring___None___size__8___latency 9.0 -us\n")
+
+out = os.path.join(work, "out")
+p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work,
+                    "--title", "made-up run", "--out-dir", out], capture_output=True, text=True)
+check(p.returncode == 0, f"exit status {p.returncode}: {p.stderr}")
+rows = [json.loads(line) for line in open(os.path.join(out, "vs_nvshmem_perftests.jsonl"))]
+by = {(r["program"], r["args_index"], r["scope"], r["size"], r["occurrence"]): r for r in rows}
+check(len(rows) == 7, f"7 rows expected, got {len(rows)}: {rows}")
+r = by.get(("shmem_p_latency", 1, "None", 4, 0))
+check(r and r["ratio"] == 0.5 and r["better"] == "lower" and r["unit"] == "us", f"latency 4 B: {r}")
+r = by.get(("shmem_p_latency", 1, "None", 8, 0))
+check(r and r["ratio"] == 1.5, f"latency 8 B (behind): {r}")
+check(("shmem_p_latency", 1, "None", 16, 0) not in by, "a row only gshmem printed is left out")
+check(("shmem_p_latency", 1, "None", 32, 0) not in by, "a nan value is left out")
+r = by.get(("shmem_p_latency", 1, "with _on_stream", 4, 0))
+check(r and r["ratio"] == 0.5, f"a scope with spaces: {r}")
+r = by.get(("shmem_put_bw", 1, "None", 1024, 0))
+check(r and r["ratio"] == 0.5 and r["better"] == "higher", f"bandwidth ahead (NVSHMEM / gshmem): {r}")
+r = by.get(("shmem_put_bw", 1, "None", 1024, 1))
+check(r and r["ratio"] == 0.25, f"the second occurrence of a key: {r}")
+r = by.get(("shmem_put_bw", 2, "None", 1024, 0))
+check(r and r["ratio"] == 2.0 and r["args"] == "--bidir -n 200", f"args line 2 (behind): {r}")
+check(not any(r["program"] == "ring" for r in rows), "examples are not compared")
+md = open(os.path.join(out, "vs_nvshmem_perftests.md")).read()
+check("7 rows compared: 5 at or ahead (ratio <= 1.00), 2 behind" in md, "the summary line")
+check("| shmem_g_bw | `-` | 0 |" in md and "0 / not run" in md, "a run without NVSHMEM's log is named")
+check(md.index("| shmem_put_bw | shmem_put_bw | None | 1 KiB | BW (GB/sec) | 20.000 | 10.000 | 2.00 |")
+      < md.index("| shmem_p_latency | shmem_p_latency | None | 8 B | latency (us) | 2.000 | 3.000 | 1.50 |"),
+      "rows behind are listed worst first")
+check("made-up run" in p.stdout, "the table is printed")
+
+# Nothing in common: exit 1, saying so.
+shutil.rmtree(nv_logs)
+os.makedirs(nv_logs)
+p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work, "--out-dir", out],
+                   capture_output=True, text=True)
+check(p.returncode == 1 and "no row was printed by both builds" in p.stderr, f"nothing to compare: {p.returncode} {p.stderr}")
+p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), os.path.join(work, "nope")],
+                   capture_output=True, text=True)
+check(p.returncode == 2 and "no such folder" in p.stderr, "a missing folder")
+
+if failures:
+    print("FAILED:\n  " + "\n  ".join(failures))
+    sys.exit(1)
+print("nvshmem_perftests_vs.py: every check passed")
