@@ -350,6 +350,53 @@ TEST_CASE("bulk with bounds checking off applies every element", "[update][bulk]
 
 // ---------------------------------------------------------- order / scope
 
+// The byte copy under put/get/putmem/getmem, as a group of 1, 3 or 32 ranks
+// runs it (rank by rank): every destination and source offset modulo 16,
+// every length up to 70 and a few longer ones. The copy must equal the
+// source, leave the bytes around it alone, and carry short and edge bytes
+// in pieces (copy_edge), which the strong side's accesses must keep aligned.
+TEST_CASE("byte copy: every alignment and length, the edges in aligned pieces", "[update][copy]") {
+  constexpr size_t kPad = 32;
+  const size_t lengths_long[] = {127, 128, 129, 1000, 4099};
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 70; ++n) lengths.push_back(n);
+  lengths.insert(lengths.end(), std::begin(lengths_long), std::end(lengths_long));
+  alignas(16) static unsigned char src[kPad + 4099 + kPad + 16];
+  alignas(16) static unsigned char dst[kPad + 4099 + kPad + 16];
+  for (size_t i = 0; i < sizeof src; ++i) src[i] = (unsigned char)(i * 7 + 3);
+  size_t failures = 0;
+  for (unsigned size : {1u, 3u, 32u}) {
+    for (size_t doff = 0; doff < 16; ++doff) {
+      for (size_t soff = 0; soff < 16; ++soff) {
+        for (size_t n : lengths) {
+          std::memset(dst, 0xEE, sizeof dst);
+          for (unsigned r = 0; r < size; ++r)
+            d::copy_bytes<true, true>(dst + kPad + doff, src + kPad + soff, n, d::group_explicit{r, size});
+          bool ok = std::memcmp(dst + kPad + doff, src + kPad + soff, n) == 0;
+          for (size_t i = 0; i < kPad + doff; ++i) ok = ok && dst[i] == 0xEE;
+          for (size_t i = kPad + doff + n; i < sizeof dst; ++i) ok = ok && dst[i] == 0xEE;
+          if (!ok && ++failures <= 5)
+            FAIL_CHECK("group of " << size << ", dst offset " << doff << ", src offset " << soff << ", " << n
+                                   << " bytes: copy differs or bytes outside it changed");
+        }
+      }
+    }
+  }
+  CHECK(failures == 0);
+}
+
+TEST_CASE("byte copy edges: the widest aligned piece, at most four per round", "[update][copy]") {
+  // (address, bytes left, largest unit both sides allow) -> piece width
+  CHECK(d::edge_piece(0x1000, 15, 16) == 8);
+  CHECK(d::edge_piece(0x1001, 15, 16) == 1);
+  CHECK(d::edge_piece(0x1002, 14, 16) == 2);
+  CHECK(d::edge_piece(0x1004, 12, 16) == 4);
+  CHECK(d::edge_piece(0x1000, 7, 16) == 4);
+  CHECK(d::edge_piece(0x1000, 8, 4) == 4);  // the sides agree only modulo 4
+  CHECK(d::edge_piece(0x1000, 8, 1) == 1);
+  CHECK(d::edge_piece(0x1000, 0, 16) == 0);
+}
+
 TEST_CASE("order and scope validation table", "[update][order]") {
   const int orders[] = {GSHMEMX_ORDER_RELAXED, GSHMEMX_ORDER_CONSUME, GSHMEMX_ORDER_ACQUIRE,
                         GSHMEMX_ORDER_RELEASE, GSHMEMX_ORDER_ACQ_REL, GSHMEMX_ORDER_SEQ_CST};
