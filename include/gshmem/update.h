@@ -83,6 +83,25 @@
 GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_RMA)
 #undef GSHMEMI_DEFINE_RMA
 
+/* Extension, host and device (device semantics; on the host it is g):
+ * gshmemx_TYPENAME_g_weak(source, pe): a plain (weak) load of `source` on PE
+ *   pe, as NVSHMEM's g is over NVLink. The L1 may serve it, so reading an
+ *   unchanged remote word again costs an L1 hit instead of an NVLink round
+ *   trip, and the compiler may merge or hoist repeated reads. Correct where
+ *   the program is free of data races: the value read is the one written
+ *   before a synchronization this thread observed with an acquire (a wait,
+ *   test, barrier, or an acquire fence), which also drops stale L1 lines.
+ *   Not for polling a word another PE is changing (a loop may never see the
+ *   change): use wait_until, or gshmem_TYPENAME_g, one relaxed system-scope
+ *   load on every call. No ordering. nvshmem_TYPENAME_g of
+ *   <gshmem/compat/nvshmem.h> is this form, as NVSHMEM's is. */
+#define GSHMEMI_DEFINE_WEAK_G(NAME, TYPE)                                                          \
+  GSHMEM_HD TYPE gshmemx_##NAME##_g_weak(const TYPE *source, int pe) {                             \
+    return gshmem::detail::rma_g_weak(source, pe, "gshmemx_" #NAME "_g_weak");                    \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_WEAK_G)
+#undef GSHMEMI_DEFINE_WEAK_G
+
 /* Byte forms of put/get; ordering as the typed forms, host and device. */
 GSHMEM_HD void gshmem_putmem(void *dest, const void *source, size_t nbytes, int pe) {
   gshmem::detail::rma_put(dest, source, nbytes, pe, true, "gshmem_putmem");

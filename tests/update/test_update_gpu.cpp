@@ -75,7 +75,7 @@ void check_rma_type(const char *name, rma_launcher<T> thread_forms, rma_launcher
   CHECK(s[0] == 7);
   CHECK(s[1] == 5);
   CHECK(s[2] == 1);
-  bool got_ok = g[0] == r(0);
+  bool got_ok = g[0] == r(0) && g[kGotWeakG] == r(3);
   for (int k = 0; k < kMsg; ++k)
     got_ok = got_ok && g[1 + k] == r(k) && g[1 + kMsg + k] == r(1 + k) && g[1 + 2 * kMsg + k] == r(2 + k);
   for (int k = 0; k < kWarpElems; ++k) got_ok = got_ok && g[100 + k] == r(4 + k);

@@ -22,6 +22,7 @@ constexpr int kP = 0, kPut = 1, kPutNbi = 9, kPutmem = 17, kPutWarp = 25, kPutBl
               kPutSigBlock = 1133, kRmaSlots = 2200, kMsg = 8, kWarpElems = 100, kBlockElems = 1000;
 constexpr int kSigs = 4;
 constexpr int kGotElems = 2400;  // local results of the get forms
+constexpr int kGotWeakG = 2300;  // where the thread forms put gshmemx_TYPENAME_g_weak's result
 
 // Slots of the atomics test on the target, each touched by one PE.
 enum { A_FETCH, A_SET, A_SWAP, A_CAS_OK, A_CAS_NO, A_FINC, A_INC, A_FADD, A_ADD, A_FAND, A_AND, A_FOR, A_OR,

@@ -1,5 +1,5 @@
 // RMA x type, thread forms: p, put, put_nbi, putmem, put_signal[_nbi], g,
-// get[_nbi], getmem, each through its public C name, from one thread.
+// the weak g, get[_nbi], getmem, each through its public C name, from one thread.
 #include "update_gpu_kernels.h"
 
 #include <gshmem/update_ext.h>
@@ -19,6 +19,7 @@ namespace {
     gshmem_##NAME##_get(got + 1, src, kMsg, target);                                                 \
     gshmem_##NAME##_get_nbi(got + 1 + kMsg, src + 1, kMsg, target);                                  \
     gshmem_getmem(got + 1 + 2 * kMsg, src + 2, kMsg * sizeof(TYPE), target);                         \
+    got[kGotWeakG] = gshmemx_##NAME##_g_weak(src + 3, target);                                       \
     gshmem_quiet();                                                                                  \
   }
 GSHMEM_FOR_EACH_RMA_TYPE(RMA_THREAD_KERNEL)

@@ -149,7 +149,7 @@ GSHMEMI_NV_HD uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) { return gshmem_
  * host nvshmem_quiet completes the _nbi and non-fetching forms). */
 #define GSHMEMI_NV_RMA(T, TYPE)                                                                           \
   GSHMEMI_NV_HD void nvshmem_##T##_p(TYPE *dest, const TYPE value, int pe) { gshmem_##T##_p(dest, value, pe); } \
-  GSHMEMI_NV_HD TYPE nvshmem_##T##_g(const TYPE *source, int pe) { return gshmem_##T##_g(source, pe); } \
+  GSHMEMI_NV_HD TYPE nvshmem_##T##_g(const TYPE *source, int pe) { return gshmemx_##T##_g_weak(source, pe); } \
   GSHMEMI_NV_HD void nvshmem_##T##_put(TYPE *dest, const TYPE *source, size_t n, int pe) {            \
     gshmem_##T##_put(dest, source, n, pe);                                                                \
   }                                                                                                       \

@@ -106,6 +106,18 @@ GSHMEM_HD T rma_g(const T *source, int pe, const char *routine) {
 #endif
 }
 
+// The weak g (gshmemx_TYPENAME_g_weak): a plain load on the device, which
+// the L1 may serve and the compiler may merge or hoist like any other; the
+// host form is g's.
+template <class T>
+GSHMEM_HD T rma_g_weak(const T *source, int pe, const char *routine) {
+#if GSHMEM_IN_DEVICE_CODE
+  return *peer_address(source, pe, routine);
+#else
+  return rma_g(source, pe, routine);
+#endif
+}
+
 GSHMEM_HD void rma_put(void *dest, const void *source, size_t nbytes, int pe, bool blocking, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
   (void)blocking;  // the stores are issued when the call returns, either way
