@@ -20,12 +20,16 @@
 
 #if defined(__CUDACC__)
 #  define GSHMEMI_UNROLL _Pragma("unroll")
+#  define GSHMEMI_NO_UNROLL _Pragma("unroll 1")
 #elif defined(__clang__)
 #  define GSHMEMI_UNROLL _Pragma("unroll")
+#  define GSHMEMI_NO_UNROLL _Pragma("unroll 1")
 #elif defined(__GNUC__)
 #  define GSHMEMI_UNROLL _Pragma("GCC unroll 16")
+#  define GSHMEMI_NO_UNROLL _Pragma("GCC unroll 1")
 #else
 #  define GSHMEMI_UNROLL
+#  define GSHMEMI_NO_UNROLL
 #endif
 
 namespace gshmem {
@@ -310,6 +314,9 @@ GSHMEM_HD void fail_array_timeout(const wait_context &ctx, const char *routine, 
 // system-scope load per ~1024 polls. The clock (%globaltimer, slow) is first
 // read at the first check, so the timeout runs from about then.
 
+// Polls between two checks of the watchdog (peer-loss word, clock).
+constexpr unsigned kPollsPerWatchdogCheck = 1024;
+
 struct start_on_first_tick_t {};
 constexpr start_on_first_tick_t start_on_first_tick{};
 
@@ -327,7 +334,7 @@ struct watchdog {
   GSHMEM_HD bool expired(unsigned n) {
     if (!armed) return false;
     polls += n;
-    if (polls < 1024) return false;
+    if (polls < kPollsPerWatchdogCheck) return false;
     polls = 0;
     if (peer_lost_word() != 0) return true;
     if (timeout_ns == 0) return false;

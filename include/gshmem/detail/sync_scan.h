@@ -220,17 +220,34 @@ GSHMEM_HD void check_cmp(G &g, const wait_context &ctx, const char *routine, int
 // Polls *ivar with acquire loads until `*ivar <cmp> cmp_value`; returns the
 // satisfying value. No fence follows: the acquire poll that succeeded orders
 // every later access of the caller.
+//
+// The polls run in batches of kPollsPerWatchdogCheck with nothing in the
+// loop but the acquire load, the comparison and a down-counter that does
+// not depend on the load; the watchdog (timer, peer-loss word, diagnostics)
+// runs between batches, so it still looks once per 1024 polls. A poll that
+// succeeds leaves the loop at once, and the first poll comes before any
+// clock or runtime-state read. (With the watchdog's test inside the poll
+// loop, every failed poll also paid a second taken branch and a
+// convergence region around the watchdog's call to printf, SASS sm_90.)
+// Not unrolled: an unrolled copy adds a convergence exit per poll and
+// multiplies the code for nothing the load latency does not hide.
 template <class T>
 GSHMEM_HD T wait_one(const wait_context &ctx, const char *routine, T *ivar, int cmp, T cmp_value) {
   single_group g;
   check_cmp(g, ctx, routine, cmp, ivar);
-  T v = poll_acquire(ivar);
-  if (compare(cmp, v, cmp_value)) return v;
   watchdog wd(true, ctx.timeout_ns, start_on_first_tick);
   for (;;) {
-    v = poll_acquire(ivar);
-    if (compare(cmp, v, cmp_value)) return v;
-    if (wd.expired(1)) fail_timeout(ctx, routine, ivar, 0, 1, cmp, cmp_value, v);
+    T v;
+    bool satisfied;
+    unsigned left = kPollsPerWatchdogCheck;
+    GSHMEMI_NO_UNROLL
+    do {
+      v = poll_acquire(ivar);
+      satisfied = compare(cmp, v, cmp_value);
+      --left;
+    } while (!satisfied && left != 0);
+    if (satisfied) return v;
+    if (wd.expired(kPollsPerWatchdogCheck)) fail_timeout(ctx, routine, ivar, 0, 1, cmp, cmp_value, v);
   }
 }
 
