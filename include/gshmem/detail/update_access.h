@@ -161,8 +161,9 @@ GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
 // Copies n bytes with every rank of `g` taking a share. The widest unit that
 // both addresses allow (16, 8, 4, 2 or 1 bytes, from their relative
 // alignment) carries the body; the bytes before the first aligned unit and
-// after the last one (fewer than 16 each) go in the widest pieces their
-// addresses allow (copy_edge). A strong side
+// after the last one (fewer than 16 each) go one byte per rank in a warp or
+// block, and in the widest pieces their addresses allow for one thread
+// (copy_edge). A strong side
 // (the peer's side) uses relaxed system-scope accesses; the local side plain
 // ones. Four units per thread are in flight before the first is stored, so a
 // single thread does not pay one NVLink round trip per unit on a get.
@@ -212,14 +213,17 @@ GSHMEM_HD void copy_units(Unit* dst, const Unit* src, size_t n, size_t rank, siz
   for (; i < n; i += size) copy_store<StrongDst, StrongSrc>(dst + i, copy_load<StrongDst, StrongSrc>(src + i));
 }
 
-// The edges of a copy: the bytes before the first aligned unit or after the
-// last one (fewer than 16 each), or a whole copy shorter than one unit. They
-// go in pieces of 8, 4, 2 or 1 bytes, each the widest that the destination
-// address, the relative alignment of the two sides (max_unit) and the bytes
-// left allow, up to four pieces loaded before the first is stored. (A byte
-// at a time cost a single thread one NVLink round trip per byte on a small
-// get: 8 bytes took 8 of them.) A piece of width u is aligned on both sides:
-// u <= max_unit, and the two addresses agree modulo max_unit.
+// The edges of a one-thread copy: the bytes before the first aligned unit
+// or after the last one (fewer than 16 each), or a whole copy shorter than
+// one unit. They go in pieces of 8, 4, 2 or 1 bytes, each the widest that
+// the destination address, the relative alignment of the two sides
+// (max_unit) and the bytes left allow: a get of 8 bytes is one NVLink round
+// trip, not eight (one per byte). A piece of width u is aligned on both
+// sides: u <= max_unit, and the two addresses agree modulo max_unit. Kept a
+// plain loop (each piece loaded, then stored): the routines are inlined at
+// every call site, and unrolled edge code multiplied the code of a block
+// put by 2.5 and slowed NVIDIA's shmem_put_bw by about 10% although it never
+// ran there (instruction fetch).
 GSHMEM_HD unsigned edge_piece(size_t dst_addr, size_t left, unsigned max_unit) {
   if (left == 0) return 0u;
   unsigned u = max_unit > 8u ? 8u : max_unit;
@@ -227,44 +231,26 @@ GSHMEM_HD unsigned edge_piece(size_t dst_addr, size_t left, unsigned max_unit) {
   return u;
 }
 template <bool StrongDst, bool StrongSrc>
-GSHMEM_HD unsigned long long edge_load(const unsigned char* p, unsigned u) {
-  switch (u) {
-    case 8u: return copy_load<StrongDst, StrongSrc>(reinterpret_cast<const unsigned long long*>(p));
-    case 4u: return copy_load<StrongDst, StrongSrc>(reinterpret_cast<const unsigned int*>(p));
-    case 2u: return copy_load<StrongDst, StrongSrc>(reinterpret_cast<const unsigned short*>(p));
-    default: return copy_load<StrongDst, StrongSrc>(p);
-  }
-}
-template <bool StrongDst, bool StrongSrc>
-GSHMEM_HD void edge_store(unsigned char* p, unsigned long long v, unsigned u) {
-  switch (u) {
-    case 8u: copy_store<StrongDst, StrongSrc>(reinterpret_cast<unsigned long long*>(p), v); break;
-    case 4u: copy_store<StrongDst, StrongSrc>(reinterpret_cast<unsigned int*>(p), (unsigned int)v); break;
-    case 2u: copy_store<StrongDst, StrongSrc>(reinterpret_cast<unsigned short*>(p), (unsigned short)v); break;
-    default: copy_store<StrongDst, StrongSrc>(p, (unsigned char)v); break;
-  }
-}
-template <bool StrongDst, bool StrongSrc>
 GSHMEM_HD void copy_edge(unsigned char* dst, const unsigned char* src, size_t len, unsigned max_unit) {
-  constexpr unsigned kPieces = 4;  // a head or a tail takes at most 4; a short misaligned copy 2 rounds
-  size_t pos = 0;
   GSHMEMI_COPY_NO_UNROLL
-  while (pos < len) {
-    const size_t start = pos;
-    unsigned width[kPieces];
-    unsigned long long v[kPieces];
-    GSHMEMI_COPY_UNROLL
-    for (unsigned k = 0; k < kPieces; ++k) {
-      width[k] = edge_piece((size_t)(dst + pos), len - pos, max_unit);
-      v[k] = width[k] ? edge_load<StrongDst, StrongSrc>(src + pos, width[k]) : 0ull;
-      pos += width[k];
+  for (size_t pos = 0; pos < len;) {
+    const unsigned u = edge_piece((size_t)(dst + pos), len - pos, max_unit);
+    switch (u) {
+      case 8u:
+        copy_store<StrongDst, StrongSrc>(reinterpret_cast<unsigned long long*>(dst + pos),
+                                         copy_load<StrongDst, StrongSrc>(reinterpret_cast<const unsigned long long*>(src + pos)));
+        break;
+      case 4u:
+        copy_store<StrongDst, StrongSrc>(reinterpret_cast<unsigned int*>(dst + pos),
+                                         copy_load<StrongDst, StrongSrc>(reinterpret_cast<const unsigned int*>(src + pos)));
+        break;
+      case 2u:
+        copy_store<StrongDst, StrongSrc>(reinterpret_cast<unsigned short*>(dst + pos),
+                                         copy_load<StrongDst, StrongSrc>(reinterpret_cast<const unsigned short*>(src + pos)));
+        break;
+      default: copy_store<StrongDst, StrongSrc>(dst + pos, copy_load<StrongDst, StrongSrc>(src + pos)); break;
     }
-    pos = start;
-    GSHMEMI_COPY_UNROLL
-    for (unsigned k = 0; k < kPieces; ++k) {
-      if (width[k]) edge_store<StrongDst, StrongSrc>(dst + pos, v[k], width[k]);
-      pos += width[k];
-    }
+    pos += u;
   }
 }
 
@@ -308,10 +294,19 @@ GSHMEM_HD void copy_bytes(void* dst_v, const void* src_v, size_t n, const Group&
       break;
     default: copy_units<StrongDst, StrongSrc>(bd, bs, units, rank, size); break;
   }
-  // Head and tail (fewer than 16 bytes each): rank 0 copies the head, the
-  // last rank the tail, in pieces as wide as the alignment allows.
-  if (rank == 0) copy_edge<StrongDst, StrongSrc>(dst, src, head, 1u << shift);
-  if (rank + 1 == size) copy_edge<StrongDst, StrongSrc>(dst + body_end, src + body_end, n - body_end, 1u << shift);
+  // Head and tail (fewer than 16 bytes each). One thread: in pieces as wide
+  // as the alignment allows. A warp or block: one byte per rank, all at once.
+  if constexpr (std::is_same<Group, group_thread>::value) {
+    copy_edge<StrongDst, StrongSrc>(dst, src, head, 1u << shift);
+    copy_edge<StrongDst, StrongSrc>(dst + body_end, src + body_end, n - body_end, 1u << shift);
+  } else {
+    const size_t edges = head + (n - body_end);
+    GSHMEMI_COPY_NO_UNROLL
+    for (size_t k = rank; k < edges; k += size) {
+      const size_t at = k < head ? k : body_end + (k - head);
+      copy_store<StrongDst, StrongSrc>(dst + at, copy_load<StrongDst, StrongSrc>(src + at));
+    }
+  }
 }
 
 }  // namespace detail
