@@ -5,7 +5,7 @@
 # report "skipped"), then the quick benchmark on the same build, and a short
 # summary table LAST. Results go to $OUT (or ./device-logs when OUT is unset),
 # kept to a handful of files: summary.txt (the table), ctest.log,
-# bench-summary.md with the two headline plots, the benchmark's results
+# bench-summary.md with the headline plot, the benchmark's results
 # tarball, and device-run-logs.tar.gz with every other log (configure, build,
 # ctest JUnit XML, bench, compile times, each example's output: the examples
 # run inside ctest as the test examples_run).
@@ -22,7 +22,8 @@
 #   --vs-nvshmem   with --nvshmem-programs: the perftests are also built
 #                  against NVSHMEM and both builds run back to back
 #                  (nvshmem_programs.sh --vs-nvshmem); the side-by-side table
-#                  goes to OUT/vs_nvshmem_perftests.{md,jsonl,png}
+#                  goes to OUT/vs_nvshmem_perftests.md (with its JSON lines
+#                  and plot in device-run-logs.tar.gz)
 #   --sanitize     also runs GPU tests under compute-sanitizer: memcheck on
 #                  SANITIZE_TESTS (default: runtime_state_publisher
 #                  heap_gpu_test stream_gpu_test), racecheck on
@@ -274,8 +275,9 @@ if [[ $run_bench == 1 ]]; then
   summary+=("bench --quick|rc=$bench_rc|${met:-all targets met}|$(( $(date +%s) - start ))s")
   # The table and the two headline plots; the results tarball has the rest.
   [[ -f "$logs/bench-out/summary.md" ]] && cp "$logs/bench-out/summary.md" "$out/bench-summary.md"
-  for f in "$logs/bench-out"/results-*.tar.gz "$logs/bench-out/ratio_to_floor.png" "$logs/bench-out/wait_all.png" \
-           "$logs/bench-out/vs_nvshmem.png"; do
+  # (At most 8 files come back from a device run: the other plots are in
+  # the results tarball.)
+  for f in "$logs/bench-out"/results-*.tar.gz "$logs/bench-out/ratio_to_floor.png"; do
     [[ -f "$f" ]] && mv "$f" "$out/"
   done
 fi
@@ -291,8 +293,9 @@ if [[ -n "$nvp_pid" ]]; then
   nvp_rc=$?
   [[ -f "$nvp_dir/report.md" ]] && cp "$nvp_dir/report.md" "$out/nvshmem-programs.md"
   [[ -d "$nvp_dir/logs" ]] && tar -C "$nvp_dir" -czf "$logs/nvshmem-programs-logs.tar.gz" logs $(cd "$nvp_dir" && ls -d logs-nvshmem 2>/dev/null) 2>/dev/null
-  for f in "$nvp_dir"/vs_nvshmem_perftests.{md,jsonl,png}; do
-    [[ -f "$f" ]] && cp "$f" "$out/"
+  [[ -f "$nvp_dir/vs_nvshmem_perftests.md" ]] && cp "$nvp_dir/vs_nvshmem_perftests.md" "$out/"
+  for f in "$nvp_dir"/vs_nvshmem_perftests.{md,jsonl,png}; do  # also in the logs tarball
+    [[ -f "$f" ]] && cp "$f" "$logs/"
   done
   if [[ -f "$nvp_dir/report.md" ]]; then
     built=$(grep -m1 -o '^[0-9]* of [0-9]* programs built' "$nvp_dir/report.md")
