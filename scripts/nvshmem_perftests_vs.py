@@ -219,10 +219,10 @@ def plot(path, rows):
     ax.set_yscale("log")
     ax.set_xticks(range(len(programs)))
     ax.set_xticklabels([p.replace("shmem_", "") for p in programs], rotation=45, ha="right")
-    ax.set_ylabel("gshmem / NVSHMEM (time), NVSHMEM / gshmem (rate)\nbelow 1: gshmem ahead")
+    ax.set_ylabel("time: gshmem / NVSHMEM\nrate: NVSHMEM / gshmem\n(below 1: gshmem ahead)")
     ax.set_title("NVIDIA's perftests: gshmem against NVSHMEM, same run, same arguments")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return True
 
