@@ -1,0 +1,135 @@
+// The proxy: the runtime thread that drains the request queue kernels write
+// (include/gshmem/detail/proxy_queue.h) and carries each request out through
+// a remote transport module (src/transport/transport_plugin.h).
+//
+// What the proxy promises, on top of the queue's hand-over order (Q1-Q4 in
+// proxy_queue.h):
+//   (P1) Requests are handed to the transport in ticket order.
+//   (P2) A put_signal's data is delivered before its signal: the proxy puts,
+//        fences that PE, then signals.
+//   (P3) A signal request is delivered after every put, inline put and
+//        atomic handed over before it to the same PE (the proxy fences that
+//        PE first when such data is outstanding). Stronger than the P2P
+//        path's signal_op, which orders nothing: a remote signal costs a
+//        network round trip anyway, a fence inside the NIC's queue little.
+//   (P4) A fence request: everything handed over before it, to every PE, is
+//        delivered before anything after it (one transport fence, issued
+//        only when something is outstanding).
+//   (P5) completed = n is published only after a transport quiet that
+//        covers every request below ticket n: quiet's guarantee (Q4) is
+//        remote completion, get data and fetched values in local memory.
+// Together with Q2/Q3: a signal a thread issues after its puts (put_signal,
+// or put; fence; signal_op) reaches the target after the data, as on the
+// P2P path.
+//
+// Failure: the first transport error (GSHMEMX_ERROR_PEER_LOST when a
+// connection failed) is recorded, reported once through the error hook (the
+// runtime raises the device-visible abort word there, as for a peer its
+// liveness monitor finds gone), and from then on requests are consumed and
+// dropped, never carried out, and completed never moves again: producers
+// are never blocked by a dead proxy (back-pressure keeps working), and
+// waits on completion end through the abort word, not a hang.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/proxy_queue.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "transport/transport_plugin.h"
+
+namespace gshmemi {
+
+// A queue's memory in ordinary host memory: for host-side producers and the
+// CPU tests (the runtime's device queue lives in pinned host memory plus
+// device memory, see proxy_queue.h). Each counter has a cache line of its own.
+class GSHMEM_API HostProxyQueue {
+ public:
+  // capacity: a power of two (else std::invalid_argument). with_head_seen:
+  // give producers the head_seen lower bound.
+  explicit HostProxyQueue(unsigned long long capacity, bool with_head_seen = true);
+  HostProxyQueue(const HostProxyQueue &) = delete;
+  HostProxyQueue &operator=(const HostProxyQueue &) = delete;
+  const gshmem::detail::proxy_queue &view() const { return view_; }
+
+ private:
+  struct alignas(64) Counter {
+    unsigned long long value = 0;
+  };
+  std::unique_ptr<gshmem::detail::proxy_request[]> slots_;
+  std::unique_ptr<Counter[]> counters_;  // tail, head, head_seen, completed
+  gshmem::detail::proxy_queue view_{};
+};
+
+class GSHMEM_API Proxy {
+ public:
+  // Drains `queue` into `transport` (both outlive the proxy). n_pes bounds
+  // the target PEs (a request for another PE is an error); batch: the most
+  // requests consumed between two quiets.
+  Proxy(const gshmem::detail::proxy_queue &queue, const gshmemi_transport_ops_t &transport, int n_pes,
+        unsigned long long batch = 64);
+  ~Proxy();  // stop()
+  Proxy(const Proxy &) = delete;
+  Proxy &operator=(const Proxy &) = delete;
+
+  // Called once, on the draining thread, with the first error and the PE it
+  // concerns (-1 if none). Set before start().
+  void set_error_hook(std::function<void(int code, int pe)> hook) { hook_ = std::move(hook); }
+
+  // Runs progress() on a thread of its own until stop(). 0, or
+  // GSHMEMX_ERROR_INTERNAL when no thread could be started.
+  int start();
+  // Ends the thread after it drained what is published (idempotent). The
+  // runtime stops producers first: a ticket reserved and never published
+  // is not waited for.
+  void stop();
+
+  // One pass on the calling thread (instead of start()): consumes up to
+  // `batch` published requests, carries them out, quiets the transport if
+  // anything was issued, publishes completion. Returns how many requests
+  // were consumed, or the recorded error (negative) once one occurred
+  // (requests are still consumed then, and dropped).
+  long long progress();
+
+  int error() const { return error_.load(std::memory_order_acquire); }
+  int failed_pe() const { return failed_pe_.load(std::memory_order_acquire); }
+  // Requests consumed so far (the consumer's head).
+  unsigned long long consumed() const { return consumed_.load(std::memory_order_acquire); }
+  // Transport fences the proxy issued (P2-P4), for tests.
+  unsigned long long fences_issued() const { return fences_.load(std::memory_order_relaxed); }
+
+ private:
+  int execute(const gshmem::detail::proxy_request &r);
+  int fence_pe(int pe);
+  int fence_all();
+  void fail(int code, int pe);
+  void run();
+
+  gshmem::detail::proxy_queue q_;
+  gshmemi_transport_ops_t t_;
+  int n_pes_;
+  unsigned long long batch_;
+  unsigned long long next_ = 0;      // the consumer's head (draining thread only)
+  bool issued_since_quiet_ = false;  // draining thread only
+  // Per target PE, draining thread only: data (put, inline put, atomic)
+  // handed over since the last fence covering it, and anything at all.
+  std::vector<unsigned char> data_outstanding_, any_outstanding_;
+  bool any_outstanding_total_ = false;
+  // Inline puts' data until the batch's quiet (one entry per request of a
+  // batch at most), draining thread only.
+  std::vector<unsigned long long> inline_stage_;
+  size_t inline_used_ = 0;
+  std::atomic<unsigned long long> consumed_{0};
+  std::atomic<unsigned long long> fences_{0};
+  std::atomic<int> error_{0};
+  std::atomic<int> failed_pe_{-1};
+  std::function<void(int, int)> hook_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace gshmemi

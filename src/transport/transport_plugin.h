@@ -1,0 +1,138 @@
+// The binary interface between libgshmem and its remote transport modules
+// (libgshmem_transport_ucx.so first; a module over NCCL's GPU-initiated
+// networking, GIN, later), which carry out RMA, atomics and signals on peers
+// that the heap cannot map (another node, or no P2P between the GPUs).
+//
+// Shaped like the bootstrap plugins (src/bootstrap_plugin.h): plain C, one
+// exported symbol (gshmemi_transport_plugin_open) that fills a function
+// table, loaded with dlopen at init from the same folders, so that libgshmem
+// links no network library and works where none is installed (a job whose
+// peers are all P2P never opens a transport). libgshmem refuses a module
+// whose ABI version differs from its own.
+//
+// Two kinds of module fit this table:
+//   host-driven  (UCX) the proxy thread calls put/get/amo/signal/fence/quiet
+//                for the requests kernels queue (include/gshmem/detail/
+//                proxy_queue.h, src/proxy/proxy.h);
+//   device-driven (GIN, UCX's GPU device API) kernels talk to the network
+//                themselves through `device_handle`; the host entries then
+//                serve the host and on-stream routines, and the module still
+//                registers memory and reports lost peers.
+// A module says which it is in `caps`.
+//
+// Addresses: every remote location is a byte offset in the target PE's
+// symmetric space (address - heap_base), which is the same on every PE; the
+// module turns it into the peer's address and key from what register_memory
+// exchanged. Local locations are addresses in this process (device memory,
+// or pinned host memory for staging).
+#pragma once
+
+#include <gshmem/runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GSHMEMI_TRANSPORT_ABI_VERSION 1
+#define GSHMEMI_TRANSPORT_OPEN_SYMBOL "gshmemi_transport_plugin_open"
+
+/* caps: what a module can do */
+#define GSHMEMI_TRANSPORT_CAP_GPU_MEMORY   (1u << 0) /* registers device memory (no staging) */
+#define GSHMEMI_TRANSPORT_CAP_AMO64        (1u << 1) /* 64-bit remote atomics in the network */
+#define GSHMEMI_TRANSPORT_CAP_AMO32        (1u << 2) /* 32-bit remote atomics in the network */
+#define GSHMEMI_TRANSPORT_CAP_DEVICE       (1u << 3) /* kernels drive it through device_handle */
+#define GSHMEMI_TRANSPORT_CAP_SIGNAL_SET   (1u << 4) /* signal SET in the network (else: the
+                                                        caller maps it, docs/remote.md) */
+
+/* memory kinds for register_memory */
+#define GSHMEMI_TRANSPORT_MEMORY_DEVICE 0
+#define GSHMEMI_TRANSPORT_MEMORY_HOST   1 /* pinned host memory */
+
+/* amo operations (the proxy's sub_op for proxy_op_amo) */
+#define GSHMEMI_TRANSPORT_AMO_ADD   0
+#define GSHMEMI_TRANSPORT_AMO_AND   1
+#define GSHMEMI_TRANSPORT_AMO_OR    2
+#define GSHMEMI_TRANSPORT_AMO_XOR   3
+#define GSHMEMI_TRANSPORT_AMO_SWAP  4
+#define GSHMEMI_TRANSPORT_AMO_CSWAP 5 /* store operand where the old value equals compare */
+#define GSHMEMI_TRANSPORT_AMO_FETCH 6 /* read only */
+#define GSHMEMI_TRANSPORT_AMO_COUNT 7
+
+GSHMEM_BEGIN_EXTERN_C
+
+typedef struct gshmemi_transport_open_args {
+  int abi_version;          /* GSHMEMI_TRANSPORT_ABI_VERSION of the caller */
+  int my_pe;
+  int n_pes;
+  /* n_pes entries: 1 where the PE is reached through this module (remote),
+   * 0 where the heap maps it (P2P) or it is this PE. A module connects to
+   * the remote PEs only. */
+  const unsigned char *remote;
+  int cuda_device;          /* the PE's GPU */
+  /* The bootstrap's collectives, for exchanging worker addresses and memory
+   * keys at open and at register_memory: out receives n_pes*bytes, PE r's
+   * `in` at out + r*bytes. 0 or a GSHMEMX_ERROR_* code. */
+  void *bootstrap;
+  int (*allgather)(void *bootstrap, const void *in, void *out, size_t bytes);
+  int (*barrier)(void *bootstrap);
+  /* Where the module reports why something failed (one sentence, no
+   * newline); the core logs it with the PE prefix. level: 1 WARN, 2 INFO,
+   * 3 TRACE. */
+  void (*report)(int level, const char *message);
+  /* 1 + the PE the runtime's liveness monitor found gone, or 0. A module
+   * polls it wherever it waits for peers (connect, quiet, a blocking get)
+   * and then returns GSHMEMX_ERROR_PEER_LOST instead of waiting. */
+  int (*peer_lost)(void);
+} gshmemi_transport_open_args_t;
+
+/* Every entry returns 0 or a GSHMEMX_ERROR_* code (after calling report);
+ * GSHMEMX_ERROR_PEER_LOST when the peer's connection failed or the monitor
+ * reported it gone. Entries are called from one thread at a time (the proxy
+ * thread, or a host call holding the runtime's transport lock). */
+typedef struct gshmemi_transport_ops {
+  int abi_version;   /* set by the module */
+  const char *name;  /* "ucx", "gin" */
+  void *context;     /* the module's state, passed back to every call */
+  unsigned int caps; /* GSHMEMI_TRANSPORT_CAP_* */
+
+  /* Collective (every PE, same order, same offsets): makes `bytes` of local
+   * memory at `local`, which is symmetric offset `offset`, reachable by the
+   * remote PEs, and learns theirs. Called for the heap at init, then for
+   * each growth of it and each registered buffer. kind:
+   * GSHMEMI_TRANSPORT_MEMORY_*. */
+  int (*register_memory)(void *context, uint64_t offset, void *local, size_t bytes, int kind);
+  int (*deregister_memory)(void *context, uint64_t offset); /* collective */
+
+  /* Non-blocking: issued, complete at the next quiet. The source of a put
+   * may be reused after quiet (a module that copies it may say so sooner by
+   * returning from put with the data taken). */
+  int (*put)(void *context, int pe, uint64_t remote, const void *local, size_t bytes);
+  int (*get)(void *context, int pe, void *local, uint64_t remote, size_t bytes);
+  /* Remote atomic GSHMEMI_TRANSPORT_AMO_* of width 4 or 8 bytes; `fetched`
+   * (may be NULL) receives the old value by the next quiet. */
+  int (*amo)(void *context, int pe, uint64_t remote, int op, int width, uint64_t operand, uint64_t compare,
+             void *fetched);
+  /* Signal GSHMEM_SIGNAL_SET or GSHMEM_SIGNAL_ADD of `value` on the 8-byte
+   * word at `remote`. Orders nothing by itself (see fence). */
+  int (*signal)(void *context, int pe, uint64_t remote, int sig_op, uint64_t value);
+  /* Everything issued to `pe` (-1: to every PE) before the fence is
+   * delivered there before anything issued after it. */
+  int (*fence)(void *context, int pe);
+  /* Blocks until everything issued is complete: delivered at the target,
+   * fetched values and get data in local memory. */
+  int (*quiet)(void *context);
+  /* 1 + a remote PE whose connection failed (the module saw it), or 0. */
+  int (*peer_failed)(void *context);
+
+  /* GSHMEMI_TRANSPORT_CAP_DEVICE modules: what kernels use (published to
+   * the device state); NULL otherwise. */
+  void *device_handle;
+
+  /* Releases everything open and register_memory created. Collective where
+   * the network needs it (a final barrier so that no peer still writes). */
+  int (*close)(void *context);
+} gshmemi_transport_ops_t;
+
+/* 0 and *ops filled, or a GSHMEMX_ERROR_* code after calling args->report. */
+typedef int (*gshmemi_transport_open_fn)(const gshmemi_transport_open_args_t *args,
+                                         gshmemi_transport_ops_t *ops);
+
+GSHMEM_END_EXTERN_C

@@ -1,0 +1,405 @@
+// The proxy (src/proxy/proxy.h) over a fake transport that records every
+// call: the order it hands requests over in, the fences it adds (P2-P4),
+// completion only after quiet (P5), inline data kept until quiet, results
+// of get and atomics, and what happens when the transport fails.
+#include <gshmem/detail/proxy_queue.h>
+#include <gshmem/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "catch.hpp"
+#include "proxy/proxy.h"
+
+namespace gd = gshmem::detail;
+using gshmemi::HostProxyQueue;
+using gshmemi::Proxy;
+
+namespace {
+
+struct Call {
+  std::string what;  // "put", "get", "amo", "signal", "fence", "quiet"
+  int pe = -1;
+  unsigned long long remote = 0;
+  unsigned long long value = 0;  // signal value, amo operand, put/get bytes
+  int op = 0;
+};
+
+// The transport: records calls; put data is read at quiet (as a network
+// would read it any time before completion); get data and fetched values
+// are written at quiet.
+struct Fake {
+  const gd::proxy_queue *queue = nullptr;
+  std::vector<Call> calls;
+  std::vector<std::pair<const void *, size_t>> pending_puts;
+  std::vector<std::string> data_at_quiet;  // what each pending put's source held at quiet
+  std::vector<std::pair<void *, size_t>> pending_gets;
+  std::vector<std::pair<void *, int>> pending_fetches;
+  std::vector<unsigned long long> completed_at_quiet;
+  int fail_put_to = -1;  // put to this PE returns PEER_LOST
+  int failed_peer = 0;   // what peer_failed answers
+
+  static Fake &of(void *c) { return *static_cast<Fake *>(c); }
+  static int put(void *c, int pe, uint64_t remote, const void *local, size_t bytes) {
+    Fake &f = of(c);
+    f.calls.push_back({"put", pe, remote, bytes, 0});
+    if (pe == f.fail_put_to) {
+      f.failed_peer = pe + 1;
+      return GSHMEMX_ERROR_PEER_LOST;
+    }
+    f.pending_puts.push_back({local, bytes});
+    return 0;
+  }
+  static int get(void *c, int pe, void *local, uint64_t remote, size_t bytes) {
+    of(c).calls.push_back({"get", pe, remote, bytes, 0});
+    of(c).pending_gets.push_back({local, bytes});
+    return 0;
+  }
+  static int amo(void *c, int pe, uint64_t remote, int op, int width, uint64_t operand, uint64_t compare,
+                 void *fetched) {
+    of(c).calls.push_back({"amo", pe, remote, operand + compare, op * 100 + width});
+    if (fetched) of(c).pending_fetches.push_back({fetched, width});
+    return 0;
+  }
+  static int signal(void *c, int pe, uint64_t remote, int sig_op, uint64_t value) {
+    of(c).calls.push_back({"signal", pe, remote, value, sig_op});
+    return 0;
+  }
+  static int fence(void *c, int pe) {
+    of(c).calls.push_back({"fence", pe, 0, 0, 0});
+    return 0;
+  }
+  static int quiet(void *c) {
+    Fake &f = of(c);
+    f.calls.push_back({"quiet", -1, 0, 0, 0});
+    f.completed_at_quiet.push_back(
+        gd::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(f.queue->completed));
+    for (auto &p : f.pending_puts) f.data_at_quiet.emplace_back(static_cast<const char *>(p.first), p.second);
+    for (auto &g : f.pending_gets) std::memset(g.first, 0xab, g.second);
+    for (auto &x : f.pending_fetches) {
+      if (x.second == 8) {
+        const unsigned long long v = 0x1122334455667788ull;
+        std::memcpy(x.first, &v, 8);
+      } else {
+        const unsigned v = 0x55667788u;
+        std::memcpy(x.first, &v, 4);
+      }
+    }
+    f.pending_puts.clear();
+    f.pending_gets.clear();
+    f.pending_fetches.clear();
+    return 0;
+  }
+  static int peer_failed(void *c) { return of(c).failed_peer; }
+
+  gshmemi_transport_ops_t ops() {
+    gshmemi_transport_ops_t t{};
+    t.abi_version = GSHMEMI_TRANSPORT_ABI_VERSION;
+    t.name = "fake";
+    t.context = this;
+    t.put = &put;
+    t.get = &get;
+    t.amo = &amo;
+    t.signal = &signal;
+    t.fence = &fence;
+    t.quiet = &quiet;
+    t.peer_failed = &peer_failed;
+    return t;
+  }
+
+  // "put 1", "fence 1", "signal 1", "quiet": the calls in order, compactly.
+  std::vector<std::string> trace() const {
+    std::vector<std::string> out;
+    for (const Call &c : calls) out.push_back(c.what == "quiet" ? c.what : c.what + " " + std::to_string(c.pe));
+    return out;
+  }
+};
+
+gd::proxy_request put(int pe, unsigned long long remote, const void *src, unsigned long long bytes) {
+  gd::proxy_request r{};
+  r.op = gd::proxy_op_put;
+  r.pe = pe;
+  r.remote = remote;
+  r.local = (unsigned long long)(uintptr_t)src;
+  r.bytes = bytes;
+  return r;
+}
+gd::proxy_request signal(int pe, unsigned long long remote, unsigned long long value, int sig_op = GSHMEM_SIGNAL_ADD) {
+  gd::proxy_request r{};
+  r.op = gd::proxy_op_signal;
+  r.pe = pe;
+  r.remote = remote;
+  r.value = value;
+  r.sub_op = (unsigned)sig_op;
+  return r;
+}
+gd::proxy_request fence() {
+  gd::proxy_request r{};
+  r.op = gd::proxy_op_fence;
+  r.pe = -1;
+  return r;
+}
+
+void issue(const gd::proxy_queue &q, const gd::proxy_request &r) { REQUIRE(gd::proxy_issue(q, r)); }
+
+unsigned long long completed(const gd::proxy_queue &q) {
+  return gd::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(q.completed);
+}
+
+using Trace = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("proxy: put_signal is put, fence, signal; completion follows quiet", "[engine]") {
+  HostProxyQueue storage(16);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 4);
+  const char data[] = "payload";
+  gd::proxy_request r = put(2, 4096, data, sizeof data);
+  r.op = gd::proxy_op_put_signal;
+  r.aux = 64;
+  r.value = 7;
+  r.sub_op = GSHMEM_SIGNAL_SET;
+  issue(q, r);
+  CHECK(completed(q) == 0);
+  CHECK(proxy.progress() == 1);
+  CHECK(fake.trace() == Trace{"put 2", "fence 2", "signal 2", "quiet"});
+  CHECK(fake.calls[0].remote == 4096);
+  CHECK(fake.calls[0].value == sizeof data);
+  CHECK(fake.calls[2].remote == 64);
+  CHECK(fake.calls[2].value == 7);
+  CHECK(fake.calls[2].op == GSHMEM_SIGNAL_SET);
+  REQUIRE(fake.completed_at_quiet.size() == 1);
+  CHECK(fake.completed_at_quiet[0] == 0);  // not published before the quiet
+  CHECK(completed(q) == 1);                // published after it
+  CHECK(proxy.progress() == 0);            // nothing more
+  CHECK(proxy.consumed() == 1);
+}
+
+TEST_CASE("proxy: fences only where an order is owed", "[engine]") {
+  HostProxyQueue storage(16);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 4, /*batch=*/64);
+  const char data[8] = {};
+  issue(q, put(1, 0, data, 8));
+  issue(q, signal(1, 64, 1));   // data to PE 1 outstanding: fence PE 1 first (P3)
+  issue(q, signal(2, 64, 1));   // nothing outstanding to PE 2: no fence
+  issue(q, put(3, 0, data, 8));
+  issue(q, fence());            // something outstanding: one fence for all (P4)
+  issue(q, put(3, 8, data, 8));
+  issue(q, fence());            // outstanding again
+  issue(q, fence());            // nothing since the last fence: none
+  CHECK(proxy.progress() == 8);
+  CHECK(fake.trace() ==
+        Trace{"put 1", "fence 1", "signal 1", "signal 2", "put 3", "fence -1", "put 3", "fence -1", "quiet"});
+  CHECK(proxy.fences_issued() == 3);
+  CHECK(completed(q) == 8);
+  // After a quiet nothing is outstanding: a signal needs no fence.
+  issue(q, signal(1, 64, 2));
+  CHECK(proxy.progress() == 1);
+  CHECK(fake.trace().back() == "quiet");
+  CHECK(fake.trace()[fake.trace().size() - 2] == "signal 1");
+  CHECK(completed(q) == 9);
+}
+
+TEST_CASE("proxy: inline data outlives its slot until the quiet", "[engine]") {
+  // Two inline puts in one batch: the second request reuses the proxy's
+  // copy of the first unless each has its own staging until quiet.
+  HostProxyQueue storage(16);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 2);
+  for (unsigned long long v : {0x0102030405060708ull, 0xa1a2a3a4a5a6a7a8ull, 0x00000000000000ffull}) {
+    gd::proxy_request r{};
+    r.op = gd::proxy_op_put_inline;
+    r.pe = 1;
+    r.remote = 8;
+    r.value = v;
+    r.bytes = v == 0xff ? 1 : 8;
+    issue(q, r);
+  }
+  CHECK(proxy.progress() == 3);
+  REQUIRE(fake.data_at_quiet.size() == 3);
+  unsigned long long a = 0, b = 0;
+  std::memcpy(&a, fake.data_at_quiet[0].data(), 8);
+  std::memcpy(&b, fake.data_at_quiet[1].data(), 8);
+  CHECK(a == 0x0102030405060708ull);
+  CHECK(b == 0xa1a2a3a4a5a6a7a8ull);
+  REQUIRE(fake.data_at_quiet[2].size() == 1);
+  CHECK((unsigned char)fake.data_at_quiet[2][0] == 0xff);
+}
+
+TEST_CASE("proxy: get data and fetched values are in place once completion says so", "[engine]") {
+  HostProxyQueue storage(16);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 2);
+  unsigned char buffer[16] = {};
+  unsigned long long fetched8 = 0;
+  unsigned fetched4 = 0;
+  gd::proxy_request g{};
+  g.op = gd::proxy_op_get;
+  g.pe = 1;
+  g.remote = 256;
+  g.local = (unsigned long long)(uintptr_t)buffer;
+  g.bytes = sizeof buffer;
+  issue(q, g);
+  gd::proxy_request a{};
+  a.op = gd::proxy_op_amo;
+  a.pe = 1;
+  a.remote = 512;
+  a.bytes = 8;
+  a.sub_op = GSHMEMI_TRANSPORT_AMO_CSWAP;
+  a.value = 5;
+  a.aux = 3;
+  a.local = (unsigned long long)(uintptr_t)&fetched8;
+  issue(q, a);
+  a.bytes = 4;
+  a.sub_op = GSHMEMI_TRANSPORT_AMO_ADD;
+  a.aux = 0;
+  a.local = (unsigned long long)(uintptr_t)&fetched4;
+  issue(q, a);
+  unsigned long long target = gd::proxy_quiet_target(q);
+  CHECK(target == 3);
+  CHECK_FALSE(gd::proxy_test_completed(q, target));
+  CHECK(proxy.progress() == 3);
+  REQUIRE(gd::proxy_test_completed(q, target));
+  for (unsigned char c : buffer) CHECK(c == 0xab);
+  CHECK(fetched8 == 0x1122334455667788ull);
+  CHECK(fetched4 == 0x55667788u);
+  CHECK(fake.calls[1].op == GSHMEMI_TRANSPORT_AMO_CSWAP * 100 + 8);
+  CHECK(fake.calls[1].value == 8);  // operand + compare reached the transport
+  CHECK(fake.calls[2].op == GSHMEMI_TRANSPORT_AMO_ADD * 100 + 4);
+}
+
+TEST_CASE("proxy: bad requests are errors, not guesses", "[engine]") {
+  HostProxyQueue storage(16);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 2);
+  int hook_code = 0, hook_pe = 0, hook_calls = 0;
+  proxy.set_error_hook([&](int code, int pe) {
+    hook_code = code;
+    hook_pe = pe;
+    ++hook_calls;
+  });
+  const char data[4] = {};
+  issue(q, put(5, 0, data, 4));  // PE out of range
+  CHECK(proxy.progress() == GSHMEMX_ERROR_INVALID_PE);
+  CHECK(proxy.error() == GSHMEMX_ERROR_INVALID_PE);
+  CHECK(hook_calls == 1);
+  CHECK(hook_code == GSHMEMX_ERROR_INVALID_PE);
+  CHECK(hook_pe == 5);
+  CHECK(fake.calls.empty());
+  CHECK(completed(q) == 0);
+}
+
+TEST_CASE("proxy: a lost peer stops execution, keeps producers moving, never fakes completion", "[engine]") {
+  HostProxyQueue storage(4);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  fake.fail_put_to = 1;
+  Proxy proxy(q, fake.ops(), 3, /*batch=*/2);
+  std::atomic<int> hook_calls{0};
+  std::atomic<int> hook_code{0}, hook_pe{-2};
+  proxy.set_error_hook([&](int code, int pe) {
+    hook_code = code;
+    hook_pe = pe;
+    ++hook_calls;
+  });
+  const char data[4] = {};
+  issue(q, put(2, 0, data, 4));
+  issue(q, put(2, 4, data, 4));
+  CHECK(proxy.progress() == 2);  // a healthy batch completes
+  CHECK(completed(q) == 2);
+  issue(q, put(1, 0, data, 4));  // the transport reports PE 1 lost
+  issue(q, put(2, 8, data, 4));
+  CHECK(proxy.progress() == GSHMEMX_ERROR_PEER_LOST);
+  CHECK(hook_calls.load() == 1);
+  CHECK(hook_code.load() == GSHMEMX_ERROR_PEER_LOST);
+  CHECK(hook_pe.load() == 1);
+  CHECK(proxy.failed_pe() == 1);
+  const size_t calls_at_failure = fake.calls.size();
+  // Producers issue far more than the ring holds: the failed proxy still
+  // frees slots (nobody blocks on it), carries nothing out, completes nothing.
+  REQUIRE(proxy.start() == 0);
+  std::thread producer([&] {
+    for (int i = 0; i < 100; ++i) gd::proxy_issue(q, put(2, 0, data, 4));
+  });
+  producer.join();
+  const unsigned long long tail = gd::proxy_quiet_target(q);
+  for (int i = 0; i < 1000 && proxy.consumed() < tail; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  proxy.stop();
+  CHECK(proxy.consumed() == tail);
+  CHECK(tail == 104);
+  CHECK(fake.calls.size() == calls_at_failure);
+  CHECK(completed(q) == 2);
+  CHECK(hook_calls.load() == 1);
+}
+
+TEST_CASE("proxy: many producers through the proxy thread, quiet after every signal", "[engine]") {
+  HostProxyQueue storage(8);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 4, /*batch=*/16);
+  REQUIRE(proxy.start() == 0);
+  const int producers = 3, rounds = 200, puts_per_round = 3;
+  static const char data[8] = "abcdefg";
+  std::vector<int> quiet_early(producers, 0);
+  std::vector<std::thread> threads;
+  for (int p = 0; p < producers; ++p)
+    threads.emplace_back([&, p] {
+      for (int round = 0; round < rounds; ++round) {
+        for (int k = 0; k < puts_per_round; ++k)
+          gd::proxy_issue(q, put(p + 1, (unsigned long long)(round * puts_per_round + k), data, 8));
+        gd::proxy_issue(q, signal(p + 1, 1u << 20, (unsigned long long)round));
+        const unsigned long long target = gd::proxy_quiet_target(q);
+        gd::proxy_wait_completed(q, target);
+        quiet_early[p] += proxy.consumed() < target;
+      }
+    });
+  for (auto &t : threads) t.join();
+  proxy.stop();
+  for (int p = 0; p < producers; ++p) CHECK(quiet_early[p] == 0);
+  CHECK(proxy.error() == 0);
+  // Per target PE (one per producer): puts in issue order, each signal after
+  // its round's puts with a fence between, every signal present once.
+  for (int p = 0; p < producers; ++p) {
+    INFO("producer " << p);
+    unsigned long long next_put = 0;
+    int next_signal = 0;
+    size_t bad = 0;
+    bool fenced = false;
+    for (const Call &c : fake.calls) {
+      if (c.pe != p + 1 && c.what != "quiet" && !(c.what == "fence" && c.pe == -1)) continue;
+      if (c.what == "fence") fenced = true;
+      if (c.what == "quiet") fenced = true;  // a quiet orders as much as a fence
+      if (c.what == "put") {
+        bad += c.remote != next_put++;
+        fenced = false;
+      }
+      if (c.what == "signal") {
+        bad += c.value != (unsigned long long)next_signal++;
+        bad += next_put != (unsigned long long)(next_signal * puts_per_round);
+        bad += !fenced;
+      }
+    }
+    CHECK(bad == 0);
+    CHECK(next_put == (unsigned long long)(rounds * puts_per_round));
+    CHECK(next_signal == rounds);
+  }
+  CHECK(completed(q) == (unsigned long long)(producers * rounds * (puts_per_round + 1)));
+}
