@@ -186,7 +186,8 @@ void case_rma(Pe &p) {
   const int me = p.boot.rank;
   const size_t sizes[] = {1, 2, 3, 7, 8, 9, 63, 64, 65, 1000, 4095, 4096, 65536, 65537, 1u << 20};
   const size_t aligns[] = {0, 1, 3, 8, 61};
-  std::vector<unsigned char> src((1u << 20) + 128), dst((1u << 20) + 128);
+  // room for the largest size, its alignment and the 64 bytes checked after it
+  std::vector<unsigned char> src((1u << 20) + 256), dst((1u << 20) + 256);
   size_t salt = 0;
   for (size_t size : sizes) {
     for (size_t align : aligns) {
