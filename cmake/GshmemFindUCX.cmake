@@ -9,6 +9,9 @@
 # .pc files). Result: GSHMEM_UCX_FOUND and the target gshmem::ucx.
 set(GSHMEM_UCX_FOUND OFF)
 string(TOUPPER "${GSHMEM_WITH_UCX}" _gshmem_ucx_mode)
+if(_gshmem_ucx_mode STREQUAL "")
+  set(_gshmem_ucx_mode AUTO)
+endif()
 if(_gshmem_ucx_mode STREQUAL "OFF" OR _gshmem_ucx_mode STREQUAL "FALSE" OR _gshmem_ucx_mode STREQUAL "0"
    OR _gshmem_ucx_mode STREQUAL "NO")
   message(STATUS "gshmem: UCX transport module off (GSHMEM_WITH_UCX=${GSHMEM_WITH_UCX}): no UCX test registered")
