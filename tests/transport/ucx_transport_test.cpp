@@ -312,6 +312,25 @@ void case_amo(Pe &p) {
   EXPECT(p.ops.put(p.ops.context, me, kData, &f, 8) == GSHMEMX_ERROR_INVALID_PE, "put to self");
   EXPECT(p.ops.put(p.ops.context, p.peer, kHeap, &f, 8) == GSHMEMX_ERROR_NOT_SYMMETRIC, "put past the heap");
   EXPECT(p.ops.put(p.ops.context, p.peer, kHeap - 4, &f, 8) == GSHMEMX_ERROR_INVALID_VALUE, "put across the end");
+  std::vector<unsigned char> extra(8192);
+  EXPECT(p.ops.register_memory(p.ops.context, kHeap - 4096, extra.data(), extra.size(), GSHMEMI_TRANSPORT_MEMORY_HOST) ==
+             GSHMEMX_ERROR_INVALID_VALUE,
+         "an overlapping region");
+  EXPECT(p.ops.register_memory(p.ops.context, 0, extra.data(), extra.size(), GSHMEMI_TRANSPORT_MEMORY_DEVICE) ==
+             GSHMEMX_ERROR_NOT_SUPPORTED,
+         "device memory with a UCX without CUDA");
+  // a second region, registered and used, then deregistered (collective)
+  EXPECT(p.ops.register_memory(p.ops.context, kHeap, extra.data(), extra.size(), GSHMEMI_TRANSPORT_MEMORY_HOST) == 0,
+         "a second region");
+  const uint64_t v = 0xABCDEF0123456789ull + (uint64_t)me;
+  EXPECT(p.ops.put(p.ops.context, p.peer, kHeap + 8, &v, 8) == 0, "put into the second region");
+  EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
+  EXPECT(sock_barrier(&p.boot) == 0, "barrier");
+  uint64_t got = 0;
+  std::memcpy(&got, extra.data() + 8, 8);
+  EXPECT(got == 0xABCDEF0123456789ull + (uint64_t)p.peer, "second region holds %llx", (unsigned long long)got);
+  EXPECT(p.ops.deregister_memory(p.ops.context, kHeap) == 0, "deregister");
+  EXPECT(p.ops.put(p.ops.context, p.peer, kHeap + 8, &v, 8) == GSHMEMX_ERROR_NOT_SYMMETRIC, "put after deregister");
   EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet after refused requests");
   EXPECT(sock_barrier(&p.boot) == 0, "barrier");
 }

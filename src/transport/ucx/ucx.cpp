@@ -462,6 +462,12 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
   } else if (bytes == 0 || !local) {
     rc = fail(u, GSHMEMX_ERROR_INVALID_VALUE, "ucx register_memory: empty region at offset %llu",
               (unsigned long long)offset);
+  } else if (std::any_of(u->regions.begin(), u->regions.end(), [&](const Region &r) {
+               return offset < r.offset + r.bytes && r.offset < offset + bytes;
+             })) {
+    rc = fail(u, GSHMEMX_ERROR_INVALID_VALUE,
+              "ucx register_memory: %zu bytes at offset %llu overlap a region registered before", bytes,
+              (unsigned long long)offset);
   } else {
     ucp_mem_map_params_t mp{};
     mp.field_mask =
@@ -560,6 +566,8 @@ void destroy(Ucx *u) {
 int ucx_close(void *c) {
   Ucx *u = static_cast<Ucx *>(c);
   int rc = ucx_quiet(c);
+  // With a peer lost the job is failing: no barrier (the bootstrap's own
+  // would wait for the dead PE, or fail); endpoints are closed by force.
   if (u->first_failed < 0) {
     // Everyone has completed what it issued: endpoints can go.
     const int brc = u->barrier(u->bootstrap);
