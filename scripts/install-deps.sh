@@ -5,6 +5,7 @@
 #   required: CMake >= 3.25, a C++17 compiler, make or ninja, nvcc (CUDA 12/13),
 #             MPI (mpicxx/mpirun + headers), Catch2 v2 or v3
 #   optional: Python 3 with matplotlib (plots), NCCL headers (NCCL bootstrap),
+#             UCX headers (libucx-dev: the UCX transport module for remote peers),
 #             OpenSHMEM (oshcc: the OpenSHMEM bootstrap's tests over a real library),
 #             cuobjdump (the register checks of tests/launch; pip: nvidia-cuda-cuobjdump)
 # Where something is missing it uses apt-get (as root, on Debian/Ubuntu, when a
@@ -130,6 +131,13 @@ fi
 # ---- optional: NCCL headers (NCCL bootstrap plugin)
 if h=$(have_header nccl.h /usr/local/cuda/include ${NCCL_ROOT:+$NCCL_ROOT/include}); then say "NCCL: $h"
 else missing_optional+=("NCCL headers (libnccl-dev from NVIDIA's repository, or NCCL_ROOT): the NCCL bootstrap is not built without them")
+fi
+
+# ---- optional: UCX headers (the UCX transport module for remote peers, and its CPU tests):
+# Debian's libucx-dev, or a UCX prefix in UCX_ROOT (e.g. the libucx folder of PyPI's
+# libucx-cu12/-cu13 wheels, which CMake then finds through -DUCX_ROOT= or the environment)
+if h=$(have_header ucp/api/ucp.h ${UCX_ROOT:+$UCX_ROOT/include}); then say "UCX: $h"
+else missing_pkgs+=(libucx-dev); missing_optional+=("UCX headers (apt-get install libucx-dev, or UCX_ROOT=<prefix>): the UCX transport module and its tests are not built without them")
 fi
 
 # ---- install what apt-get can provide, where it can

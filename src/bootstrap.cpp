@@ -9,6 +9,7 @@
 
 #include "bootstrap_loader.h"
 #include "bootstrap_plugin.h"
+#include "plugin_loader.h"
 #include "env.h"
 #include "liveness.h"
 #include "log.h"
@@ -93,10 +94,7 @@ std::mutex plugin_mutex;
 
 std::unique_ptr<Bootstrap> make_single_bootstrap() { return std::make_unique<SingleBootstrap>(); }
 
-namespace {
-// Finds and loads plugin `module` (search order: see bootstrap_loader.h).
-int load_plugin(const std::string &module, void **out) {
-  const std::string file = "libgshmem_bootstrap_" + module + ".so";
+int load_plugin_file(const std::string &file, const char *what, const char *hint, int error_code, void **out) {
   std::string tried;
   void *handle = nullptr;
   std::string load_error;
@@ -108,7 +106,7 @@ int load_plugin(const std::string &module, void **out) {
     // globally visible, which RTLD_LOCAL would hide.
     handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (handle) {
-      GSHMEMI_INFO("loaded bootstrap plugin %s", path.c_str());
+      GSHMEMI_INFO("loaded %s %s", what, path.c_str());
       break;
     }
     const char *why = dlerror();
@@ -116,16 +114,22 @@ int load_plugin(const std::string &module, void **out) {
   }
   if (!handle) {
     if (!load_error.empty())
-      return GSHMEMI_ERROR(GSHMEMX_ERROR_BOOTSTRAP, "cannot load the %s bootstrap plugin: %s",
-                           module.c_str(), load_error.c_str());
-    return GSHMEMI_ERROR(GSHMEMX_ERROR_BOOTSTRAP,
-                         "the %s bootstrap plugin (%s) was not found; looked in: %s. Was gshmem "
-                         "built with %s support? Set GSHMEM_BOOTSTRAP_PLUGIN_DIR to its folder.",
-                         module.c_str(), file.c_str(), tried.c_str(),
-                         module == "mpi" ? "MPI" : "NCCL");
+      return GSHMEMI_ERROR(error_code, "cannot load the %s: %s", what, load_error.c_str());
+    return GSHMEMI_ERROR(error_code,
+                         "the %s (%s) was not found; looked in: %s. Was gshmem built with %s "
+                         "support? Set GSHMEM_BOOTSTRAP_PLUGIN_DIR to its folder.",
+                         what, file.c_str(), tried.c_str(), hint);
   }
   *out = handle;
   return GSHMEM_SUCCESS;
+}
+
+namespace {
+// Finds and loads bootstrap plugin `module` (search order: see bootstrap_loader.h).
+int load_plugin(const std::string &module, void **out) {
+  const std::string what = module + " bootstrap plugin";
+  return load_plugin_file("libgshmem_bootstrap_" + module + ".so", what.c_str(),
+                          module == "mpi" ? "MPI" : "NCCL", GSHMEMX_ERROR_BOOTSTRAP, out);
 }
 }  // namespace
 

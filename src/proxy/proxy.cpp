@@ -159,7 +159,17 @@ long long Proxy::progress() {
   });
   consumed_.store(next_, std::memory_order_release);
   if (error() != 0) return error();
-  if (n == 0) return 0;
+  if (n == 0) {
+    // Idle: let the transport serve what peers need from this PE.
+    if (t_.progress) {
+      const int rc = t_.progress(t_.context);
+      if (rc != GSHMEM_SUCCESS) {
+        fail(rc, -1);
+        return error();
+      }
+    }
+    return 0;
+  }
   if (issued_since_quiet_) {
     const int rc = t_.quiet(t_.context);
     if (rc != GSHMEM_SUCCESS) {

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GSHMEMI_TRANSPORT_ABI_VERSION 1
+#define GSHMEMI_TRANSPORT_ABI_VERSION 2
 #define GSHMEMI_TRANSPORT_OPEN_SYMBOL "gshmemi_transport_plugin_open"
 
 /* caps: what a module can do */
@@ -125,6 +125,13 @@ typedef struct gshmemi_transport_ops {
   /* GSHMEMI_TRANSPORT_CAP_DEVICE modules: what kernels use (published to
    * the device state); NULL otherwise. */
   void *device_handle;
+
+  /* Lets the network make progress: a module whose peers' operations need
+   * this PE's help (UCX carrying RMA or atomics in software, over TCP or
+   * shared memory) serves them here. The proxy calls it while idle, and a
+   * PE waiting on its own memory for a remote write must see it called.
+   * 0, or GSHMEMX_ERROR_PEER_LOST once a connection failed. */
+  int (*progress)(void *context);
 
   /* Releases everything open and register_memory created. Collective where
    * the network needs it (a final barrier so that no peer still writes). */

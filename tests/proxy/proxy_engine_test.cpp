@@ -41,6 +41,8 @@ struct Fake {
   std::vector<std::pair<void *, int>> pending_fetches;
   std::vector<unsigned long long> completed_at_quiet;
   int fail_put_to = -1;  // put to this PE returns PEER_LOST
+  int progress_calls = 0;
+  int progress_result = 0;  // what progress returns
   int failed_peer = 0;   // what peer_failed answers
 
   static Fake &of(void *c) { return *static_cast<Fake *>(c); }
@@ -95,6 +97,10 @@ struct Fake {
     return 0;
   }
   static int peer_failed(void *c) { return of(c).failed_peer; }
+  static int progress(void *c) {
+    ++of(c).progress_calls;
+    return of(c).progress_result;
+  }
 
   gshmemi_transport_ops_t ops() {
     gshmemi_transport_ops_t t{};
@@ -108,6 +114,7 @@ struct Fake {
     t.fence = &fence;
     t.quiet = &quiet;
     t.peer_failed = &peer_failed;
+    t.progress = &progress;
     return t;
   }
 
@@ -180,6 +187,31 @@ TEST_CASE("proxy: put_signal is put, fence, signal; completion follows quiet", "
   CHECK(completed(q) == 1);                // published after it
   CHECK(proxy.progress() == 0);            // nothing more
   CHECK(proxy.consumed() == 1);
+}
+
+TEST_CASE("proxy: an idle pass lets the transport progress; its failure is the proxy's", "[engine]") {
+  HostProxyQueue storage(16);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 4);
+  int hook_code = 0;
+  proxy.set_error_hook([&](int code, int) { hook_code = code; });
+  const char data[] = "x";
+  issue(q, put(1, 0, data, 1));
+  CHECK(proxy.progress() == 1);
+  CHECK(fake.progress_calls == 0);  // a pass with work does not call it
+  CHECK(proxy.progress() == 0);
+  CHECK(fake.progress_calls == 1);  // an idle one does
+  fake.progress_result = GSHMEMX_ERROR_PEER_LOST;
+  fake.failed_peer = 3;
+  CHECK(proxy.progress() == GSHMEMX_ERROR_PEER_LOST);
+  CHECK(proxy.error() == GSHMEMX_ERROR_PEER_LOST);
+  CHECK(proxy.failed_pe() == 2);
+  CHECK(hook_code == GSHMEMX_ERROR_PEER_LOST);
+  CHECK(fake.progress_calls == 2);
+  CHECK(proxy.progress() == GSHMEMX_ERROR_PEER_LOST);  // recorded; not called again
+  CHECK(fake.progress_calls == 2);
 }
 
 TEST_CASE("proxy: fences only where an order is owed", "[engine]") {
