@@ -145,7 +145,9 @@ if ((${#missing_pkgs[@]})) && [[ $after_install == no ]]; then
   if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
     say "installing with apt-get: ${missing_pkgs[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    if apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing_pkgs[@]}"; then
+    # Bounded: on a machine without a reachable registry (a GPU machine that
+    # lacks only optional packages) the attempt must not hold the run up.
+    if timeout 180 apt-get update -qq && timeout 600 apt-get install -y -qq --no-install-recommends "${missing_pkgs[@]}"; then
       exec bash "$0" --after-install  # check again what is there now
     fi
     warn "apt-get could not install them (no package registry reachable?)"
