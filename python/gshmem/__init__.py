@@ -359,6 +359,10 @@ def _view(arg, obj):
     if obj is None or isinstance(obj, (int, float, str, bytes, list, tuple, dict)):
         raise TypeError(f"{arg}: expected a tensor (an object with the DLPack protocol), "
                         f"got {type(obj).__name__}")
+    if type(obj).__module__.startswith("torch") and hasattr(obj, "data_ptr"):
+        # PyTorch tensors are read directly: their __dlpack__ would record an
+        # event on the current stream (and must not run in stream capture).
+        return _torch_view(arg, obj)
     try:
         address, shape, strides, code, bits, lanes, device_type, _ = _C.describe(obj)
     except TypeError:
@@ -383,6 +387,22 @@ def _view(arg, obj):
 
 
 _CUDA, _CUDA_HOST, _CUDA_MANAGED = 2, 3, 13
+
+
+def _torch_view(arg, t):
+    v = _View()
+    name = str(t.dtype)[len("torch."):]
+    if name not in _DTYPES:
+        raise TypeError(f"{arg}: unsupported dtype {t.dtype}")
+    v.dtype, v.address, v.shape = name, t.data_ptr(), tuple(t.shape)
+    v.count = t.numel()
+    v.nbytes = v.count * t.element_size()
+    v.contiguous = t.is_contiguous()
+    if t.device.type == "cuda":
+        v.device_type = _CUDA
+    else:
+        v.device_type = _CUDA_HOST if t.is_pinned() else 1
+    return v
 
 
 def _symmetric(arg, obj):

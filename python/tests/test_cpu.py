@@ -259,3 +259,27 @@ def test_wait_dtypes_follow_type_table():
     for name, (_, _, typename) in gshmem._DTYPES.items():
         if typename is not None:
             assert typename in table, name
+
+
+def test_dropped_block_waits_for_a_collective_point():
+    # A block whose last reference goes is queued, never freed on the spot
+    # (gshmem_free is collective; destructors run at different times on PEs).
+    block = gshmem._Block(0x1000, 8)
+    before = list(gshmem._pending)
+    del block
+    assert gshmem._pending == before + [0x1000]
+    gshmem._pending.remove(0x1000)
+    # Blocks of a finalized job are not queued.
+    old = gshmem._Block(0x2000, 8)
+    gshmem._generation[0] += 1
+    del old
+    assert 0x2000 not in gshmem._pending
+
+
+def test_torch_tensors_checked_without_dlpack():
+    torch = pytest.importorskip("torch")
+    t = torch.zeros(4, dtype=torch.int16)
+    v = gshmem._view("x", t)
+    assert (v.dtype, v.nbytes, v.device_type) == ("int16", 8, 1)
+    with pytest.raises(ValueError, match="dest: not CUDA memory on the symmetric heap"):
+        gshmem.put(t, t, 0, stream=0)
