@@ -29,7 +29,7 @@ if(NOT nanobind_DIR)
                   OUTPUT_VARIABLE _nb_dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
                   RESULT_VARIABLE _nb_rc)
   if(NOT _nb_rc EQUAL 0)
-    gshmem_python_skip_test("nanobind is not installed for ${Python_EXECUTABLE} (python3 -m pip install nanobind)")
+    gshmem_python_skip_test("nanobind is not installed for ${Python_EXECUTABLE} (${Python_EXECUTABLE} -m pip install nanobind)")
     return()
   endif()
   set(nanobind_DIR ${_nb_dir} CACHE PATH "nanobind's CMake folder")
@@ -41,7 +41,7 @@ add_subdirectory(python)
 message(STATUS "gshmem: Python package built in ${PROJECT_BINARY_DIR}/python (nanobind ${nanobind_DIR})")
 
 if(NOT _pytest_rc EQUAL 0)
-  gshmem_python_skip_test("pytest is not installed for ${Python_EXECUTABLE} (python3 -m pip install pytest)")
+  gshmem_python_skip_test("pytest is not installed for ${Python_EXECUTABLE} (${Python_EXECUTABLE} -m pip install pytest)")
   return()
 endif()
 # The CPU tests: import, version, errors before init, init without a GPU
