@@ -6,6 +6,8 @@
 #             MPI (mpicxx/mpirun + headers), Catch2 v2 or v3
 #   optional: Python 3 with matplotlib (plots), NCCL headers (NCCL bootstrap),
 #             UCX headers (libucx-dev: the UCX transport module for remote peers),
+#             nanobind + pytest (the Python package's CPU test, python_cpu;
+#             scikit-build-core too, for `pip install ./python`),
 #             OpenSHMEM (oshcc: the OpenSHMEM bootstrap's tests over a real library),
 #             cuobjdump (the register checks of tests/launch; pip: nvidia-cuda-cuobjdump)
 # Where something is missing it uses apt-get (as root, on Debian/Ubuntu, when a
@@ -92,6 +94,25 @@ elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VI
 else
   missing_optional+=("matplotlib for $(command -v python3 || echo python3) (plots; python3 -m pip install matplotlib)")
   command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
+fi
+
+# ---- optional: nanobind, scikit-build-core and pytest (the Python package:
+# its extension is built and python_cpu runs only with nanobind and pytest;
+# without them the configure says so and the test reports itself skipped)
+if command -v python3 >/dev/null 2>&1 &&
+   ! python3 -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null; then
+  missing_pkgs+=(python3-dev)
+  missing_optional+=("Python's development headers (Python.h; apt-get install python3-dev): the Python package is not built without them")
+fi
+py_pkgs_ok() { python3 -c 'import nanobind, pytest, scikit_build_core' >/dev/null 2>&1; }
+if command -v python3 >/dev/null 2>&1 && py_pkgs_ok; then
+  say "Python package tools: nanobind $(python3 -c 'import nanobind; print(nanobind.__version__)'), pytest $(python3 -c 'import pytest; print(pytest.__version__)')"
+elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VIRTUAL_ENV:-}" ]]; } &&
+     [[ $after_install == no ]] && timeout 300 python3 -m pip install --quiet --retries 1 --timeout 20 nanobind scikit-build-core pytest >/dev/null 2>&1 &&
+     py_pkgs_ok; then
+  say "Python package tools: nanobind, scikit-build-core, pytest installed with pip for $(command -v python3)"
+else
+  missing_optional+=("nanobind, scikit-build-core and pytest for $(command -v python3 || echo python3) (the Python package and its test python_cpu; python3 -m pip install nanobind scikit-build-core pytest)")
 fi
 
 # ---- optional: cuobjdump (tests/launch reads every test kernel's register count

@@ -1,0 +1,54 @@
+# The Python package in the build tree (GSHMEM_BUILD_PYTHON): its extension
+# module, built into <build>/python/gshmem, and the CTest entry python_cpu
+# (labels cpu;python) that runs python/tests with pytest over it.
+#
+# What it needs is looked for here, and where something is missing the
+# configure says what and python_cpu is registered as a test that reports
+# itself skipped (exit 77, with the reason) rather than passing.
+
+function(gshmem_python_skip_test reason)
+  message(STATUS "gshmem: Python package not built: ${reason}")
+  add_test(NAME python_cpu COMMAND sh -c "echo 'python_cpu skipped: ${reason}'; exit 77")
+  set_tests_properties(python_cpu PROPERTIES LABELS "cpu;python" SKIP_RETURN_CODE 77)
+endfunction()
+
+if(GSHMEM_SANITIZE)
+  # An instrumented libgshmem needs the sanitizer runtime preloaded into the
+  # interpreter; the Python test runs in the plain configuration only.
+  message(STATUS "gshmem: Python package not built in a sanitizer build (GSHMEM_SANITIZE)")
+  return()
+endif()
+
+find_package(Python 3.8 COMPONENTS Interpreter Development.Module)
+if(NOT Python_FOUND)
+  gshmem_python_skip_test("no Python 3 interpreter with its development files (python3-dev)")
+  return()
+endif()
+if(NOT nanobind_DIR)
+  execute_process(COMMAND ${Python_EXECUTABLE} -m nanobind --cmake_dir
+                  OUTPUT_VARIABLE _nb_dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
+                  RESULT_VARIABLE _nb_rc)
+  if(NOT _nb_rc EQUAL 0)
+    gshmem_python_skip_test("nanobind is not installed for ${Python_EXECUTABLE} (${Python_EXECUTABLE} -m pip install nanobind)")
+    return()
+  endif()
+  set(nanobind_DIR ${_nb_dir} CACHE PATH "nanobind's CMake folder")
+endif()
+execute_process(COMMAND ${Python_EXECUTABLE} -c "import pytest"
+                RESULT_VARIABLE _pytest_rc OUTPUT_QUIET ERROR_QUIET)
+
+add_subdirectory(python)
+message(STATUS "gshmem: Python package built in ${PROJECT_BINARY_DIR}/python (nanobind ${nanobind_DIR})")
+
+if(NOT _pytest_rc EQUAL 0)
+  gshmem_python_skip_test("pytest is not installed for ${Python_EXECUTABLE} (${Python_EXECUTABLE} -m pip install pytest)")
+  return()
+endif()
+# The CPU tests: import, version, errors before init, init without a GPU
+# (CUDA_VISIBLE_DEVICES is emptied, so the result is the same on a GPU
+# machine), argument checks.
+add_test(NAME python_cpu
+         COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider ${PROJECT_SOURCE_DIR}/python/tests)
+set_tests_properties(python_cpu PROPERTIES
+  LABELS "cpu;python" TIMEOUT 300 SKIP_RETURN_CODE 77
+  ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION}")
