@@ -152,7 +152,9 @@ def _init_torchrun(store, heap_size):
                           f"init from torchrun's environment needs torch ({e}); or pass unique_id, "
                           f"rank and world_size") from None
     if torch.cuda.is_available():
-        torch.cuda.set_device(local_rank)
+        # One GPU per local rank; with fewer GPUs than local ranks (PEs sharing
+        # a GPU, GSHMEM_ALLOW_GPU_SHARING=1) the same wrap-around as the library's.
+        torch.cuda.set_device(local_rank % torch.cuda.device_count())
     if store is None:
         if dist.is_available() and dist.is_initialized():
             store = dist.distributed_c10d._get_default_store()
