@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GSHMEMI_TRANSPORT_ABI_VERSION 2
+#define GSHMEMI_TRANSPORT_ABI_VERSION 3
 #define GSHMEMI_TRANSPORT_OPEN_SYMBOL "gshmemi_transport_plugin_open"
 
 /* caps: what a module can do */
@@ -45,6 +45,11 @@
 /* memory kinds for register_memory */
 #define GSHMEMI_TRANSPORT_MEMORY_DEVICE 0
 #define GSHMEMI_TRANSPORT_MEMORY_HOST   1 /* pinned host memory */
+
+/* open flags */
+#define GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES (1u << 0) /* carry every operation as a message that
+                                                           the target applies itself, also on host
+                                                           memory (tests of the staged path) */
 
 /* amo operations (the proxy's sub_op for proxy_op_amo) */
 #define GSHMEMI_TRANSPORT_AMO_ADD   0
@@ -81,6 +86,25 @@ typedef struct gshmemi_transport_open_args {
    * polls it wherever it waits for peers (connect, quiet, a blocking get)
    * and then returns GSHMEMX_ERROR_PEER_LOST instead of waiting. */
   int (*peer_lost)(void);
+
+  /* GSHMEMI_TRANSPORT_OPEN_* */
+  unsigned int flags;
+  /* How a module reaches this PE's memory where the network cannot (memory
+   * it cannot register, e.g. GPU memory with a UCX built without CUDA): it
+   * carries such operations as messages, and the PE that holds the memory
+   * applies them with these (the runtime's CUDA copies and atomics on a
+   * stream of its own, which never waits for user kernels). The initiator
+   * uses local_copy too, to read a put's source and to write a get's
+   * destination when those are GPU memory. Synchronous: complete and visible
+   * to kernels (system scope) on return. 0 or a GSHMEMX_ERROR_* code.
+   * NULL (tests on host memory): the module uses memcpy and host atomics.
+   *   local_copy  bytes from src to dst, either of them device or host memory
+   *   local_amo   GSHMEMI_TRANSPORT_AMO_* of `width` (4 or 8) bytes at
+   *               `address`; *old (may be NULL) receives the previous value */
+  void *local_access;
+  int (*local_copy)(void *local_access, void *dst, const void *src, size_t bytes);
+  int (*local_amo)(void *local_access, void *address, int op, int width, uint64_t operand, uint64_t compare,
+                   uint64_t *old);
 } gshmemi_transport_open_args_t;
 
 /* Every entry returns 0 or a GSHMEMX_ERROR_* code (after calling report);
