@@ -46,6 +46,11 @@
 #   BENCH_ARGS     extra bench.sh arguments (e.g. --vs-nvshmem)
 #   CTEST_ARGS     extra ctest arguments (e.g. "-R runtime_")
 #   CMAKE_ARGS     extra configure arguments
+#   UCX_ROOT       a UCX prefix for the UCX transport module (else: build-ucx/
+#                  when it travelled with the tree, made by
+#                  `scripts/ucx_prefix.sh pack build-ucx` where UCX headers are
+#                  installed; it is linked here against this machine's UCX
+#                  run-time libraries with `scripts/ucx_prefix.sh link`)
 #   SHARE_GPUS     auto (default): on a machine with ONE GPU, tests of 2 or
 #                  more PEs run with their PEs sharing it (GSHMEM_TEST_SHARE_GPUS=1;
 #                  correctness only, the benchmark is skipped, tests that need
@@ -186,6 +191,14 @@ if [[ "${SHARE_GPUS:-auto}" == 1 || ( "${SHARE_GPUS:-auto}" == auto && $gpus -eq
   summary+=("mode|$gpus GPU: PEs share it ($sharing)|correctness only (GSHMEM_TEST_SHARE_GPUS=1, stress loops / $GSHMEM_TEST_ITERATION_DIVISOR); no benchmark|")
   if [[ $run_bench == 1 ]]; then run_bench=0; fi
 fi
+# UCX headers that travelled with the tree, over this machine's UCX run-time
+# libraries (scripts/ucx_prefix.sh says why that pairing).
+if [[ -z "${UCX_ROOT:-}" && -f build-ucx/include/ucp/api/ucp.h ]]; then
+  if ucx_dir=$(bash scripts/ucx_prefix.sh link "$PWD/build-ucx" 2>"$logs/ucx_prefix.log"); then
+    export UCX_ROOT=$ucx_dir
+  fi
+fi
+summary+=("ucx|${UCX_ROOT:-not found (no UCX_ROOT, no build-ucx/)}|the UCX transport module is built where UCX is found|")
 echo "== configure + build ($jobs jobs)"
 start=$(date +%s)
 build_limit=$(stage_timeout "${BUILD_TIMEOUT:-300}")
