@@ -198,7 +198,15 @@ GSHMEM_HD void copy_store(Unit* p, Unit v) {
   else store_object<R, thread_scope::system, M>(p, v);
 }
 
-template <bool StrongDst, bool StrongSrc, class Unit>
+// OneThread: the caller is a single thread (group_thread). Its leftover
+// 16-byte units (fewer than kInFlight) are then all loaded before the first
+// is stored, so a one-thread get of 32 bytes costs one NVLink round trip,
+// not two (NVIDIA's shmem_get_latency, Thread, 32 B: 1.46x NVSHMEM's time
+// before). Only the 16-byte loop: the same tail for the 8-byte units too
+// took the launch test's kernels from 56 to 64 registers (tests/launch), all
+// unit sizes to 72. A warp or block keeps the plain leftover loop: its
+// ranks already take the leftover units side by side.
+template <bool StrongDst, bool StrongSrc, bool OneThread = false, class Unit>
 GSHMEM_HD void copy_units(Unit* dst, const Unit* src, size_t n, size_t rank, size_t size) {
   constexpr unsigned kInFlight = 4;
   size_t i = rank;
@@ -209,8 +217,19 @@ GSHMEM_HD void copy_units(Unit* dst, const Unit* src, size_t n, size_t rank, siz
     GSHMEMI_COPY_UNROLL
     for (unsigned k = 0; k < kInFlight; ++k) copy_store<StrongDst, StrongSrc>(dst + i + k * size, v[k]);
   }
-  GSHMEMI_COPY_NO_UNROLL
-  for (; i < n; i += size) copy_store<StrongDst, StrongSrc>(dst + i, copy_load<StrongDst, StrongSrc>(src + i));
+  if constexpr (OneThread && std::is_same<Unit, wide16>::value) {
+    const size_t left = n - i;  // < kInFlight (size is 1)
+    Unit v[kInFlight - 1];
+    GSHMEMI_COPY_UNROLL
+    for (unsigned k = 0; k < kInFlight - 1; ++k)
+      if (k < left) v[k] = copy_load<StrongDst, StrongSrc>(src + i + k);
+    GSHMEMI_COPY_UNROLL
+    for (unsigned k = 0; k < kInFlight - 1; ++k)
+      if (k < left) copy_store<StrongDst, StrongSrc>(dst + i + k, v[k]);
+  } else {
+    GSHMEMI_COPY_NO_UNROLL
+    for (; i < n; i += size) copy_store<StrongDst, StrongSrc>(dst + i, copy_load<StrongDst, StrongSrc>(src + i));
+  }
 }
 
 // The edges of a one-thread copy: the bytes before the first aligned unit
@@ -275,24 +294,25 @@ GSHMEM_HD void copy_bytes(void* dst_v, const void* src_v, size_t n, const Group&
   const size_t body_end = head + (units << shift);
   unsigned char* bd = dst + head;
   const unsigned char* bs = src + head;
+  constexpr bool kOne = std::is_same<Group, group_thread>::value;
   switch (shift) {
     case 4u:
-      copy_units<StrongDst, StrongSrc>(reinterpret_cast<wide16*>(bd), reinterpret_cast<const wide16*>(bs), units, rank,
+      copy_units<StrongDst, StrongSrc, kOne>(reinterpret_cast<wide16*>(bd), reinterpret_cast<const wide16*>(bs), units, rank,
                                        size);
       break;
     case 3u:
-      copy_units<StrongDst, StrongSrc>(reinterpret_cast<unsigned long long*>(bd),
+      copy_units<StrongDst, StrongSrc, kOne>(reinterpret_cast<unsigned long long*>(bd),
                                        reinterpret_cast<const unsigned long long*>(bs), units, rank, size);
       break;
     case 2u:
-      copy_units<StrongDst, StrongSrc>(reinterpret_cast<unsigned int*>(bd), reinterpret_cast<const unsigned int*>(bs),
+      copy_units<StrongDst, StrongSrc, kOne>(reinterpret_cast<unsigned int*>(bd), reinterpret_cast<const unsigned int*>(bs),
                                        units, rank, size);
       break;
     case 1u:
-      copy_units<StrongDst, StrongSrc>(reinterpret_cast<unsigned short*>(bd),
+      copy_units<StrongDst, StrongSrc, kOne>(reinterpret_cast<unsigned short*>(bd),
                                        reinterpret_cast<const unsigned short*>(bs), units, rank, size);
       break;
-    default: copy_units<StrongDst, StrongSrc>(bd, bs, units, rank, size); break;
+    default: copy_units<StrongDst, StrongSrc, kOne>(bd, bs, units, rank, size); break;
   }
   // Head and tail (fewer than 16 bytes each). One thread: in pieces as wide
   // as the alignment allows. A warp or block: one byte per rank, all at once.
