@@ -23,7 +23,8 @@
 #                  against NVSHMEM and both builds run back to back
 #                  (nvshmem_programs.sh --vs-nvshmem); the side-by-side table
 #                  goes to OUT/vs_nvshmem_perftests.md (with its JSON lines
-#                  and plot in device-run-logs.tar.gz)
+#                  and plot in device-run-logs.tar.gz); VS_REPEAT=N runs each
+#                  pair N times, alternating the order (nvshmem_programs.sh --repeat)
 #   --sanitize     also runs GPU tests under compute-sanitizer: memcheck on
 #                  SANITIZE_TESTS (default: runtime_state_publisher
 #                  heap_gpu_test stream_gpu_test), racecheck on

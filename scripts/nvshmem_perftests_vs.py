@@ -7,7 +7,8 @@ Reads what `scripts/nvshmem_programs.sh --vs-nvshmem` left in BUILD_DIR:
 programs.tsv, and for every perftest run the log of gshmem's build
 (logs/<target>.np2[.a<k>].run.log) and of NVSHMEM's build, run right after
 it with the same arguments (logs-nvshmem/<same name>), each with its exit
-status in <log>.rc. Both print NVSHMEM's machine-readable rows
+status in <log>.rc; with `--repeat N` rounds 2..N of the same pair in
+<target>.np2[.a<k>].r<round>.run.log. Both print NVSHMEM's machine-readable rows
 (NVSHMEM_MACHINE_READABLE_OUTPUT=1, perftest/common/utils.cu):
 
     &&&& PERF <table>___<scope>___size__<bytes>___<metric> <value> <+|-><unit>
@@ -18,6 +19,14 @@ present in both logs, matched by program, argument line, table, scope, size,
 metric and occurrence. Its ratio says how gshmem stands, the same way for
 every metric: time gshmem / NVSHMEM, rate NVSHMEM / gshmem, so <= 1.0 means
 gshmem is at or ahead.
+
+With several rounds each side's figure is the median of its rounds, and
+the ratio is that of the medians. A row behind (ratio > 1.00) is then also
+judged against the run-to-run spread: "beyond the spread" when gshmem's
+best round is worse than NVSHMEM's worst one (the two ranges do not
+overlap), else "within the spread" (the difference is smaller than what
+either build varies between its own rounds). With one round every row
+behind counts as beyond (nothing is known of the spread).
 
 Writes into --out-dir (default BUILD_DIR):
   vs_nvshmem_perftests.md     per-program summary, then every row (program |
@@ -38,7 +47,7 @@ import re
 import sys
 from collections import OrderedDict, defaultdict
 
-RUN_LOG = re.compile(r"^(?P<target>.+)\.np(?P<np>\d+)(?:\.a(?P<k>\d+))?\.run\.log$")
+RUN_LOG = re.compile(r"^(?P<target>.+)\.np(?P<np>\d+)(?:\.a(?P<k>\d+))?(?:\.r(?P<round>\d+))?\.run\.log$")
 PERF_ROW = re.compile(
     r"^&&&& PERF (?P<table>.+?)___(?P<scope>.*?)___size__(?P<size>\d+)___(?P<metric>\S+)"
     r"\s+(?P<value>\S+)\s+(?P<sign>[-+])(?P<unit>\S*)\s*$")
@@ -115,37 +124,81 @@ def run_arguments(text):
     return ""
 
 
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def beyond_spread(g_values, n_values, better):
+    """True when gshmem's best round is worse than NVSHMEM's worst one."""
+    if better == "lower":
+        return min(g_values) > max(n_values)
+    return max(g_values) < min(n_values)
+
+
 def compare(build_dir):
-    """Returns (rows, runs): the matched rows, and one record per run pair."""
+    """Returns (rows, runs): the matched rows, and one record per run pair
+    (a program and argument line, over all its rounds)."""
     programs = load_programs(build_dir)
     logs = os.path.join(build_dir, "logs")
     nv_logs = os.path.join(build_dir, "logs-nvshmem")
     rows, runs = [], []
     names = sorted(os.listdir(logs)) if os.path.isdir(logs) else []
+    # (target, np, k) -> [(round, file name)], rounds in order
+    pairs = OrderedDict()
     for fname in names:
         m = RUN_LOG.match(fname)
         if not m or m.group("target") not in programs:
             continue
-        target = m.group("target")
-        g_path, n_path = os.path.join(logs, fname), os.path.join(nv_logs, fname)
-        g_text, n_text = read(g_path), read(n_path)
-        g_rows, n_rows = parse_rows(g_text), parse_rows(n_text)
-        run = dict(program=programs[target].split("/")[-1], path=programs[target],
-                   args=run_arguments(g_text), args_index=int(m.group("k") or 1),
-                   gshmem_exit=exit_status(g_path), nvshmem_exit=exit_status(n_path) if n_text is not None else None,
-                   nvshmem_ran=n_text is not None, gshmem_rows=len(g_rows), nvshmem_rows=len(n_rows), compared=0)
-        for key, g in g_rows.items():
-            n = n_rows.get(key)
-            if n is None or n["better"] != g["better"]:
+        key = (m.group("target"), m.group("np"), int(m.group("k") or 1))
+        pairs.setdefault(key, []).append((int(m.group("round") or 1), fname))
+    for (target, _np, k), rounds in pairs.items():
+        rounds.sort()
+        g_rounds, n_rounds = [], []
+        first_g_text = None
+        run = dict(program=programs[target].split("/")[-1], path=programs[target], args="", args_index=k,
+                   gshmem_exit=None, nvshmem_exit=None, nvshmem_ran=False, gshmem_rows=0, nvshmem_rows=0,
+                   compared=0, rounds=len(rounds))
+        for _round, fname in rounds:
+            g_path, n_path = os.path.join(logs, fname), os.path.join(nv_logs, fname)
+            g_text, n_text = read(g_path), read(n_path)
+            if first_g_text is None:
+                first_g_text = g_text
+                run["gshmem_exit"] = exit_status(g_path)
+                run["nvshmem_exit"] = exit_status(n_path) if n_text is not None else None
+            else:  # a later round that failed shows in the exit column
+                for side, path, text in (("gshmem_exit", g_path, g_text), ("nvshmem_exit", n_path, n_text)):
+                    rc = exit_status(path) if text is not None else None
+                    if rc not in (None, 0):
+                        run[side] = rc
+            run["nvshmem_ran"] = run["nvshmem_ran"] or n_text is not None
+            g_rounds.append(parse_rows(g_text))
+            n_rounds.append(parse_rows(n_text))
+        run["args"] = run_arguments(first_g_text)
+        run["gshmem_rows"] = len(g_rounds[0]) if g_rounds else 0
+        run["nvshmem_rows"] = len(n_rounds[0]) if n_rounds else 0
+        for key, g in (g_rounds[0] if g_rounds else {}).items():
+            g_values = [r[key]["value"] for r in g_rounds if key in r and r[key]["better"] == g["better"]]
+            n_values = [r[key]["value"] for r in n_rounds if key in r and r[key]["better"] == g["better"]]
+            if not g_values or not n_values:
                 continue
-            r = ratio_of(g["value"], n["value"], g["better"])
+            g_med, n_med = median(g_values), median(n_values)
+            r = ratio_of(g_med, n_med, g["better"])
             if r is None:
                 continue
             table, scope, size, metric, occurrence = key
-            rows.append(OrderedDict(
+            row = OrderedDict(
                 program=run["program"], args=run["args"], args_index=run["args_index"], table=table,
                 scope=scope, size=size, metric=metric, occurrence=occurrence, unit=g["unit"],
-                better=g["better"], nvshmem=n["value"], gshmem=g["value"], ratio=round(r, 4)))
+                better=g["better"], nvshmem=n_med, gshmem=g_med, ratio=round(r, 4))
+            if len(rounds) > 1:
+                row["nvshmem_rounds"] = n_values
+                row["gshmem_rounds"] = g_values
+                row["beyond_spread"] = r > 1.0 and beyond_spread(g_values, n_values, g["better"])
+            else:
+                row["beyond_spread"] = r > 1.0
+            rows.append(row)
             run["compared"] += 1
         runs.append(run)
     return rows, runs
@@ -169,8 +222,16 @@ def markdown(title, rows, runs):
            "arguments. Ratio: time gshmem / NVSHMEM, rate NVSHMEM / gshmem; <= 1.00 means gshmem "
            "is at or ahead.", ""]
     behind = [r for r in rows if r["ratio"] > 1.0]
-    out.append(f"**{len(rows)} rows compared: {len(rows) - len(behind)} at or ahead (ratio <= 1.00), "
-               f"{len(behind)} behind.**")
+    rounds = max([run.get("rounds", 1) for run in runs] or [1])
+    line = (f"**{len(rows)} rows compared: {len(rows) - len(behind)} at or ahead (ratio <= 1.00), "
+            f"{len(behind)} behind")
+    if rounds > 1:
+        beyond = sum(1 for r in behind if r["beyond_spread"])
+        line += (f"; {beyond} of them beyond the run-to-run spread (gshmem's best of {rounds} rounds slower "
+                 f"than NVSHMEM's worst), {len(behind) - beyond} within it")
+        out[-2] = out[-2] + (f" Each pair ran {rounds} times, alternating which build went first; figures "
+                             f"are medians of the rounds.")
+    out.append(line + ".**")
     out += ["", "## Per program", "",
             "| program | args | rows | ratio min | median | max | rows > 1.00 | exit (gshmem / NVSHMEM) |",
             "|---|---|---|---|---|---|---|---|"]
@@ -190,10 +251,18 @@ def markdown(title, rows, runs):
                        f"(rows: gshmem {run['gshmem_rows']}, NVSHMEM {run['nvshmem_rows']}) |")
     if behind:
         out += ["", "## Rows behind NVSHMEM (ratio > 1.00), worst first", "",
-                "| program | table | scope | size | metric | NVSHMEM | gshmem | ratio |", "|---|---|---|---|---|---|---|---|"]
+                "| program | table | scope | size | metric | NVSHMEM | gshmem | ratio | beyond the spread |",
+                "|---|---|---|---|---|---|---|---|---|"]
         for r in sorted(behind, key=lambda r: -r["ratio"]):
+            if "gshmem_rounds" in r:
+                spread = (f"{'yes' if r['beyond_spread'] else 'no'} (NVSHMEM {fmt(min(r['nvshmem_rounds']))}-"
+                          f"{fmt(max(r['nvshmem_rounds']))}, gshmem {fmt(min(r['gshmem_rounds']))}-"
+                          f"{fmt(max(r['gshmem_rounds']))})")
+            else:
+                spread = "one round: unknown"
             out.append(f"| {r['program']} | {r['table']} | {r['scope']} | {human_size(r['size'])} | "
-                       f"{r['metric']} ({r['unit']}) | {fmt(r['nvshmem'])} | {fmt(r['gshmem'])} | {r['ratio']:.2f} |")
+                       f"{r['metric']} ({r['unit']}) | {fmt(r['nvshmem'])} | {fmt(r['gshmem'])} | {r['ratio']:.2f} | "
+                       f"{spread} |")
     out += ["", "## Every row", "",
             "| program | table | scope | size | metric | NVSHMEM | gshmem | ratio |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -55,6 +55,12 @@
 #                      gshmem / NVSHMEM, bandwidth NVSHMEM / gshmem: at most 1.0
 #                      where gshmem is at or ahead. Without NVSHMEM the
 #                      comparison is skipped, saying so.
+#   --repeat N         with --vs-nvshmem: run each perftest pair N times
+#                      (default 1, or $VS_REPEAT), alternating which build goes first; the
+#                      table then compares medians and tells a difference
+#                      from the run-to-run spread (a row is behind beyond
+#                      the spread when gshmem's best run is slower than
+#                      NVSHMEM's worst); logs of rounds 2.. end in .r<round>.run.log
 #   --nvshmem-home DIR the NVSHMEM to compare with (include/nvshmem.h, lib/);
 #                      default $NVSHMEM_HOME, else the nvidia-nvshmem-cu13/-cu12
 #                      wheel of python3
@@ -90,6 +96,7 @@ ALL_ARGS=0
 ONLY=""
 NAMES=0
 VS_NVSHMEM=0
+REPEAT=${VS_REPEAT:-1}
 NVSHMEM_HOME_ARG="${NVSHMEM_HOME:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -108,6 +115,7 @@ while [ $# -gt 0 ]; do
     --names) NAMES=1 ;;
     --vs-nvshmem) VS_NVSHMEM=1 ;;
     --nvshmem-home) NVSHMEM_HOME_ARG="$2"; shift ;;
+    --repeat) REPEAT="$2"; shift ;;
     -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
     -*) die "unknown option '$1' (try --help)" ;;
     *) [ -z "$NV_SRC" ] || die "one NVSHMEM source tree expected, got '$NV_SRC' and '$1'"
@@ -122,7 +130,8 @@ NV_SRC="$(cd "$NV_SRC" 2>/dev/null && pwd)" || die "no such folder: $NV_SRC"
 for f in perftest/common/utils.cu perftest/common/utils.h examples; do
   [ -e "$NV_SRC/$f" ] || die "$NV_SRC is not an NVSHMEM source tree (no $f)"
 done
-case "$TIMEOUT$JOBS$ARCH" in *[!0-9]*) die "--timeout, --jobs and --arch take numbers" ;; esac
+case "$TIMEOUT$JOBS$ARCH$REPEAT" in *[!0-9]*) die "--timeout, --jobs, --arch and --repeat take numbers" ;; esac
+[ "$REPEAT" -ge 1 ] || die "--repeat takes a count of at least 1"
 if ! command -v nvcc > /dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
@@ -543,15 +552,30 @@ if [ -z "$RUN_NOTE" ]; then
         k=$((k + 1))
         suffix=""
         [ "${#lines[@]}" -gt 1 ] && suffix=".a$k"
-        # shellcheck disable=SC2086  # an .args line is a list of words
-        run_one "$BLD/bin/$t" 2 "$LOGS/$t.np2$suffix.run.log" $line
-        say "  $name np=2 ${line:+($line) }exit $(cat "$LOGS/$t.np2$suffix.run.log.rc")"
-        if [ "$VS_RUN" = 1 ] && [ -x "$NV_BLD/bin/$t" ]; then
-          nv_opts=()
+        run_gshmem() {  # log suffix
+          # shellcheck disable=SC2086  # an .args line is a list of words
+          run_one "$BLD/bin/$t" 2 "$LOGS/$t.np2$suffix$1.run.log" $line
+          say "  $name np=2 ${line:+($line) }${1:+[${1#.}] }exit $(cat "$LOGS/$t.np2$suffix$1.run.log.rc")"
+        }
+        run_nvshmem() {  # log suffix
+          local nv_opts=()
           while read -r kv; do nv_opts+=(-x "$kv"); done < "$NV_BLD/run-environment"
           # shellcheck disable=SC2086
-          run_one "$NV_BLD/bin/$t" 2 "$NV_LOGS/$t.np2$suffix.run.log" --mpirun "${nv_opts[@]}" -- $line
-          say "  $name np=2, NVSHMEM's build: exit $(cat "$NV_LOGS/$t.np2$suffix.run.log.rc")"
+          run_one "$NV_BLD/bin/$t" 2 "$NV_LOGS/$t.np2$suffix$1.run.log" --mpirun "${nv_opts[@]}" -- $line
+          say "  $name np=2, NVSHMEM's build ${1:+[${1#.}] }exit $(cat "$NV_LOGS/$t.np2$suffix$1.run.log.rc")"
+        }
+        if [ "$VS_RUN" = 1 ] && [ -x "$NV_BLD/bin/$t" ]; then
+          # Rounds alternate which build goes first (gshmem, NVSHMEM, then
+          # NVSHMEM, gshmem, ...), so that a drift of the machine (clocks,
+          # temperature) during a program's runs favours neither.
+          for ((round = 1; round <= REPEAT; round++)); do
+            rs=""
+            [ "$round" -gt 1 ] && rs=".r$round"
+            if (( round % 2 == 1 )); then run_gshmem "$rs"; run_nvshmem "$rs"
+            else run_nvshmem "$rs"; run_gshmem "$rs"; fi
+          done
+        else
+          run_gshmem ""
         fi
       done
     else
