@@ -21,6 +21,7 @@
 #include "heap.h"
 #include "../host/rma_internal.h"
 #include "../host/stream_internal.h"
+#include "device_report.h"
 #include "liveness.h"
 #include "../host/team_internal.h"
 #include "log.h"
@@ -378,7 +379,9 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
 
   // From here on every failure is agreed on, so all PEs return together.
   reset_job_lost_pe();
+  bool reports_open = false;
   auto give_up = [&](int rc) {
+    if (reports_open) device_reports_close(true);
     stop_peer_monitor(rt);
     rt.device = -1;
     boot.reset();
@@ -429,6 +432,9 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
     if (rc) return give_up(rc);
     rt.monitor->set_abort_word(rt.peer_lost_word);
   }
+  rc = agree(*boot, device_reports_open(&state.report), "mapping the device failure reports");
+  if (rc) return give_up(rc);
+  reports_open = true;
   rc = agree(*boot, heap_init(*boot, config, &state), "creating the symmetric heap");
   if (rc) return give_up(rc);
 
@@ -517,6 +523,9 @@ void gshmem_finalize(void) {
   }
   host_state = gshmemi_device_state_t{};
   publish_to_all(host_state);
+  // What kernels recorded is printed now at the latest; after a trap the
+  // context cannot free the area.
+  device_reports_close(sync == cudaSuccess && all_alive());
   const int rc = heap_finalize(boot, all_alive());
   if (rc != GSHMEM_SUCCESS) report_collective_failure(rc, "gshmem_finalize (releasing the symmetric heap)");
   // Every PE passed the heap's last collective: peers may now end normally.

@@ -59,7 +59,10 @@
 //   * An invalid cmp prints one line (PE, routine, cmp value) and traps. With
 //     GSHMEM_WAIT_TIMEOUT=<seconds> set, a wait that lasts longer prints PE,
 //     routine, address, expected (cmp and value) and the value last seen, then
-//     traps. On the host the line goes to gshmem::set_sync_diagnostic_handler
+//     traps. On the GPU the line is printed by the host: the kernel records the
+//     failure in mapped host memory (detail/device_report.h, no printf) and
+//     the runtime prints it within 20 ms, at finalize or at exit.
+//     On the host the line goes to gshmem::set_sync_diagnostic_handler
 //     (see detail/sync_core.h); if no handler is set it goes to stderr, and the
 //     process traps unless the handler throws.
 //

@@ -3,7 +3,10 @@
 #   cmake -DCUOBJDUMP=<cuobjdump> -DBINARY=<file> -DMAX_REGISTERS=64
 #         "-DEXPECTED=<kernel,kernel,...>" -P check_registers.cmake
 # EXPECTED: kernel names that must be in the binary (a parse that finds
-# nothing must not pass). Without cuobjdump the script prints "SKIPPED:"
+# nothing must not pass). NO_CALLS=1: instead, fail when a kernel's SASS
+# holds a CALL: a kernel that contains any call (printf, a function kept out
+# of line) gets YIELD and convergence barriers in its loops, a wait's poll
+# loop included (include/gshmem/detail/device_report.h says what it costs). Without cuobjdump the script prints "SKIPPED:"
 # (the test's SKIP_REGULAR_EXPRESSION) and says how to get it.
 cmake_minimum_required(VERSION 3.25)
 
@@ -14,6 +17,45 @@ if(NOT CUOBJDUMP OR NOT EXISTS "${CUOBJDUMP}")
 endif()
 if(NOT EXISTS "${BINARY}")
   message(FATAL_ERROR "no such file: ${BINARY}")
+endif()
+
+if(NO_CALLS)
+  execute_process(COMMAND "${CUOBJDUMP}" -sass "${BINARY}"
+                  OUTPUT_VARIABLE sass ERROR_VARIABLE sass_err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${CUOBJDUMP} -sass ${BINARY} failed (${rc}): ${sass_err}")
+  endif()
+  string(REPLACE "\n" ";" lines "${sass}")
+  set(name "")
+  set(found "")
+  set(calls "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "Function : ([^ \t]+)")
+      set(name "${CMAKE_MATCH_1}")
+      list(APPEND found "${name}")
+    elseif(name AND line MATCHES "[ \t](CALL\\.[A-Z.]+)[ \t]")
+      string(APPEND calls "  ${name}: ${CMAKE_MATCH_1}\n")
+      set(name "")  # one line per function
+    endif()
+  endforeach()
+  list(LENGTH found count)
+  set(missing "")
+  string(REPLACE "," ";" expected "${EXPECTED}")
+  foreach(kernel IN LISTS expected)
+    list(FIND found "${kernel}" at)
+    if(at EQUAL -1)
+      string(APPEND missing "  ${kernel}\n")
+    endif()
+  endforeach()
+  if(missing)
+    message(FATAL_ERROR "kernels not found in the SASS of ${BINARY}:\n${missing}")
+  endif()
+  if(calls)
+    message(FATAL_ERROR "kernels with a CALL (device printf or an out-of-line function: YIELD and convergence "
+                        "barriers in their loops):\n${calls}")
+  endif()
+  message("${count} functions in ${BINARY}: none holds a CALL")
+  return()
 endif()
 
 execute_process(COMMAND "${CUOBJDUMP}" --dump-resource-usage "${BINARY}"

@@ -46,6 +46,8 @@ typedef struct gshmemi_device_state {
   unsigned long long wait_timeout_ns;  /* GSHMEM_WAIT_TIMEOUT in ns; 0 = wait forever */
   const int *peer_lost_word;           /* mapped host word: 1 + a PE whose process ended, 0 while
                                           all live; NULL when no monitor runs (see src/liveness.h) */
+  struct gshmemi_device_report *report; /* mapped host memory where device routines record failures
+                                          they cannot return (detail/device_report.h); NULL before init */
   char *peer_base[GSHMEMI_MAX_PES];    /* each PE's heap as mapped here; NULL if unreachable and
                                           for every pe >= n_pes (device translation relies on it) */
 } gshmemi_device_state_t;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gshmem/detail/config.h>
+#include <gshmem/detail/device_report.h>
 #include <gshmem/detail/ordering.h>
 #include <gshmem/detail/state.h>
 #include <gshmem/types.h>
@@ -211,9 +212,11 @@ inline void deliver_diagnostic(const sync_diagnostic &d) {
 // handler may throw).
 GSHMEM_HD void fail_invalid_cmp(const wait_context &ctx, const char *routine, int cmp, const void *address) {
 #if GSHMEM_IN_DEVICE_CODE
-  printf("gshmem: PE %d: %s: invalid cmp %d (valid: 0 .. 5: EQ=0 NE=1 GT=2 LE=3 LT=4 GE=5)\n", ctx.pe,
-         routine, cmp);
+  device_failure f;
+  f.kind = GSHMEMI_FAIL_INVALID_CMP;
+  f.i0 = cmp;
   (void)address;
+  record_device_failure(gshmemi_state().report, ctx.pe, routine, f);
   sync_trap();
 #else
   sync_diagnostic d{};
@@ -239,23 +242,20 @@ GSHMEM_HD void fail_timeout(const wait_context &ctx, const char *routine, const 
                             size_t nelems, int cmp, T expected, T seen) {
   const int lost = peer_lost_word() - 1;
 #if GSHMEM_IN_DEVICE_CODE
-  // Values in their own signedness (a uint64 at or past 2^63 is not shown negative).
-  const bool is_signed = std::is_signed<T>::value;
-  const unsigned long long e = (unsigned long long)expected, v = (unsigned long long)seen;
-  if (lost >= 0)
-    printf(is_signed ? "gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element "
-                       "%llu of %llu] for %s %lld, last seen %lld\n"
-                     : "gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait at %p [element "
-                       "%llu of %llu] for %s %llu, last seen %llu\n",
-           ctx.pe, routine, lost, (const void *)address, (unsigned long long)index, (unsigned long long)nelems,
-           cmp_name(cmp), e, v);
-  else
-    printf(is_signed ? "gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s "
-                       "%lld, last seen %lld\n"
-                     : "gshmem: PE %d: %s: wait timed out (%llu ns) at %p [element %llu of %llu]: expected %s "
-                       "%llu, last seen %llu\n",
-           ctx.pe, routine, ctx.timeout_ns, (const void *)address, (unsigned long long)index,
-           (unsigned long long)nelems, cmp_name(cmp), e, v);
+  // Values in their own signedness (a uint64 at or past 2^63 is not shown
+  // negative): the host formats them (device_report.h).
+  device_failure f;
+  f.kind = lost >= 0 ? GSHMEMI_FAIL_WAIT_PEER_LOST : GSHMEMI_FAIL_WAIT_TIMEOUT;
+  f.i0 = cmp;
+  f.i1 = lost;
+  f.is_signed = std::is_signed<T>::value;
+  f.u0 = (unsigned long long)(const void *)address;
+  f.u1 = index;
+  f.u2 = nelems;
+  f.u3 = (unsigned long long)expected;
+  f.u4 = (unsigned long long)seen;
+  f.u5 = ctx.timeout_ns;
+  record_device_failure(gshmemi_state().report, ctx.pe, routine, f);
   sync_trap();
 #else
   sync_diagnostic d{};

@@ -31,18 +31,12 @@ GSHMEM_HD constexpr bool is_one_thread() {
   return std::is_same<typename std::remove_cv<G>::type, single_group>::value;
 }
 
-// The timeout report of the array scans, kept out of line and fed from
-// memory: each scan stores its arguments once at entry into a local
-// record whose address escapes there (pin_report), and the watchdog's rare
-// report reads them back. Inlined, the report's loop and printf made ptxas
-// preserve the scan's state across the call and spill; passed by value,
-// its arguments (the context, the routine name, cmp) stayed live in
-// registers through the whole wait.
-#if defined(__CUDACC__)
-#  define GSHMEMI_SYNC_COLD __host__ __device__ __noinline__
-#else
-#  define GSHMEMI_SYNC_COLD inline
-#endif
+// The timeout report of the array scans: the scan's arguments in one record
+// that the watchdog's rare report reads. Inlined: the report neither prints
+// nor returns (device_report.h: it records and traps), so ptxas keeps no
+// scan state alive across it. (Kept out of line while it called printf,
+// and then every kernel with an array wait held a CALL: YIELD and
+// convergence barriers in its poll loops; tests/launch launch_no_calls.)
 template <class T, class Expect>
 struct array_wait_report {
   wait_context ctx;
@@ -54,22 +48,11 @@ struct array_wait_report {
   Expect expect;
 };
 template <class T, class Expect>
-GSHMEMI_SYNC_COLD void report_array_timeout(const array_wait_report<T, Expect> *r) {
+GSHMEM_HD void report_array_timeout(const array_wait_report<T, Expect> *r) {
   fail_array_timeout(r->ctx, r->routine, r->ivars, r->nelems, r->status, r->cmp, r->expect);
 }
-// Makes the record's stores happen at entry (they could otherwise be sunk
-// to the report call, keeping their values live until then).
-template <class R>
-GSHMEM_HD void pin_report(const R &r) {
-#if GSHMEM_IN_DEVICE_CODE
-  asm volatile("" ::"l"(&r) : "memory");
-#else
-  (void)r;
-#endif
-}
-#define GSHMEMI_ARRAY_WAIT_REPORT                                                          \
-  const array_wait_report<T, Expect> report{ctx, routine, ivars, nelems, status, cmp, expect}; \
-  pin_report(report)
+#define GSHMEMI_ARRAY_WAIT_REPORT \
+  const array_wait_report<T, Expect> report{ctx, routine, ivars, nelems, status, cmp, expect}
 
 // Loads in flight per member and batch (see sync_group.h). A warp or block
 // has many in flight across its members and takes its group's fixed

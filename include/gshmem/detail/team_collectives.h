@@ -69,9 +69,13 @@ GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size
   const bool in_place = (const void*)dest == (const void*)source;
   if (!in_place && n > 0 && (const char*)dest < (const char*)(source + n) &&
       (const char*)source < (const char*)(dest + n)) {
-    if (g.is_leader())
-      printf("gshmem: PE %d: %s: dest %p and source %p overlap without being equal\n", gshmemi_state().my_pe,
-             routine, (void*)dest, (const void*)source);
+    if (g.is_leader()) {
+      device_failure f;
+      f.kind = GSHMEMI_FAIL_OVERLAP;
+      f.u0 = (unsigned long long)(const void*)dest;
+      f.u1 = (unsigned long long)(const void*)source;
+      report_device_failure(routine, f);
+    }
     return -1;
   }
   sync_team<false>(g, team, d, routine);

@@ -42,6 +42,7 @@
 #pragma once
 
 #include <gshmem/detail/config.h>
+#include <gshmem/detail/device_report.h>
 #include <gshmem/detail/ordering.h>
 #include <gshmem/detail/state.h>
 #include <gshmem/detail/sync_core.h>
@@ -191,14 +192,21 @@ GSHMEM_DEVICE void wait_at_least(const unsigned long long* p, unsigned long long
 #if GSHMEM_IN_DEVICE_CODE
     const int lost = peer_lost_word() - 1;
     if (lost >= 0) {
-      printf("gshmem: PE %d: %s: PE %d is gone (its process ended); stopping the wait for PE %d at %p\n",
-             gshmemi_state().my_pe, routine, lost, peer, (const void*)p);
-      __trap();
+      device_failure f;
+      f.kind = GSHMEMI_FAIL_TEAM_PEER_LOST;
+      f.i0 = lost;
+      f.i1 = peer;
+      f.u0 = (unsigned long long)(const void*)p;
+      fail_device(routine, f);
     }
     if (timeout && now_ns() - start > timeout) {
-      printf("gshmem: PE %d: %s: timed out waiting for PE %d at %p: expected >= %llu, found %llu\n",
-             gshmemi_state().my_pe, routine, peer, (const void*)p, target, seen);
-      __trap();
+      device_failure f;
+      f.kind = GSHMEMI_FAIL_TEAM_TIMEOUT;
+      f.i1 = peer;
+      f.u0 = (unsigned long long)(const void*)p;
+      f.u3 = target;
+      f.u4 = seen;
+      fail_device(routine, f);
     }
 #endif
   }
@@ -222,9 +230,12 @@ GSHMEM_DEVICE bool device_team(int team, team_desc* out) {
 // One diagnostic line (from the group's leader) for an invalid team handle.
 template <class Group>
 GSHMEM_DEVICE void report_invalid_team(Group& g, int team, const char* routine) {
-  if (g.is_leader())
-    printf("gshmem: PE %d: %s: team %d is not a valid team handle on this PE\n", gshmemi_state().my_pe,
-           routine, team);
+  if (g.is_leader()) {
+    device_failure f;
+    f.kind = GSHMEMI_FAIL_INVALID_TEAM;
+    f.i0 = team;
+    report_device_failure(routine, f);
+  }
 }
 
 // The synchronization described at the top of this file, on the team of

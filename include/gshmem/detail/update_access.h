@@ -9,6 +9,7 @@
 #pragma once
 
 #include <gshmem/detail/config.h>
+#include <gshmem/detail/device_report.h>
 #include <gshmem/detail/ordering.h>
 #include <gshmem/detail/state.h>
 
@@ -146,9 +147,12 @@ GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
   if (!in_table) base = nullptr;
   if (offset >= s.symmetric_span || base == nullptr) {
 #if GSHMEM_IN_DEVICE_CODE
-    printf("gshmem: PE %d: %s: address %p is not symmetric (heap or registered buffer) or PE %d is not reachable "
-           "(n_pes %d)\n", s.my_pe, routine, (const void*)sym, pe, s.n_pes);
-    __trap();
+    device_failure f;
+    f.kind = GSHMEMI_FAIL_NOT_SYMMETRIC;
+    f.u0 = (unsigned long long)(const void*)sym;
+    f.i0 = pe;
+    f.i1 = s.n_pes;
+    fail_device(routine, f);
 #endif
     return nullptr;
   }

@@ -46,9 +46,13 @@ template <thread_scope S> using scope_c = std::integral_constant<thread_scope, S
 GSHMEM_DEVICE void trap_invalid_order(int op, memory_order o, thread_scope s, const char* routine,
                                       const char* why) {
 #if GSHMEM_IN_DEVICE_CODE
-  printf("gshmem: PE %d: %s: invalid memory order %d / thread scope %d for operation %d: %s\n",
-         gshmemi_state().my_pe, routine, (int)o, (int)s, op, why);
-  __trap();
+  device_failure f;
+  f.kind = GSHMEMI_FAIL_INVALID_ORDER;
+  f.i0 = (int)o;
+  f.i1 = (int)s;
+  f.i2 = op;
+  f.text = why;
+  fail_device(routine, f);
 #endif
 }
 

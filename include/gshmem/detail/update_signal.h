@@ -35,9 +35,10 @@ namespace detail {
 
 GSHMEM_DEVICE void trap_invalid_signal_op(int sig_op, const char* routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  printf("gshmem: PE %d: %s: invalid sig_op %d (GSHMEM_SIGNAL_SET %d or GSHMEM_SIGNAL_ADD %d)\n",
-         gshmemi_state().my_pe, routine, sig_op, GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
-  __trap();
+  device_failure f;
+  f.kind = GSHMEMI_FAIL_INVALID_SIG_OP;
+  f.i0 = sig_op;
+  fail_device(routine, f);
 #endif
 }
 
