@@ -476,7 +476,7 @@ void case_amo(Pe &p) {
 // fence: messages to one PE are applied in issue order anyway.
 void case_signal(Pe &p) {
   const int me = p.boot.rank;
-  constexpr int kRounds = 3000;
+  const int kRounds = g_mode == Mode::messages_null_access ? 1000 : 3000;
   constexpr size_t kBlock = 512;
   std::vector<unsigned char> block(kBlock);
   int violations = 0, timeouts = 0;
@@ -572,7 +572,7 @@ void case_lost(Pe &p, bool with_monitor) {
 // answers land.
 void case_proxy(Pe &p) {
   namespace gd = gshmem::detail;
-  const int kRounds = g_mode == Mode::one_sided ? 2000 : 1000;  // fewer where the other cases cover the mode
+  const int kRounds = g_mode == Mode::one_sided ? 2000 : 500;  // fewer where the other cases cover the mode
   constexpr size_t kBlock = 256;
   int violations = 0, timeouts = 0;
   if (p.boot.rank == 0) {

@@ -1194,8 +1194,23 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
   RegionHeader h{offset, rc == GSHMEM_SUCCESS ? (uint64_t)bytes : 0, (uint64_t)(uintptr_t)local,
                  region.messages ? 1u : 0u};
   std::memcpy(blob.data(), &h, sizeof h);
+  // A peer done with its exchange may send messages for the region while
+  // this PE still waits in its own (a bootstrap wait progresses the module):
+  // the handler must know the region's local side already.
+  const bool known_early = rc == GSHMEM_SUCCESS && region.messages;
+  if (known_early) {
+    Region local_side;
+    local_side.offset = offset;
+    local_side.bytes = bytes;
+    local_side.local = local;
+    local_side.messages = true;
+    u->regions.push_back(std::move(local_side));
+  }
   std::vector<std::vector<unsigned char>> all;
   const int xrc = exchange(u, "memory keys", blob.data(), blob.size(), &all);
+  if (known_early)
+    u->regions.erase(std::find_if(u->regions.begin(), u->regions.end(),
+                                  [&](const Region &r) { return r.offset == offset; }));
   if (rc == GSHMEM_SUCCESS) rc = xrc;
   region.remote_base.assign((size_t)u->n_pes, 0);
   region.rkeys.assign((size_t)u->n_pes, nullptr);
@@ -1378,6 +1393,15 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
   s = ucp_worker_set_am_recv_handler(u->worker, &hp);
   if (s != UCS_OK) {
     const int rc = fail(u, code_of(s), "ucx open: setting the active-message handler failed: %s", ucs_status_string(s));
+    destroy(u);
+    return rc;
+  }
+  ucp_worker_attr_t wattr{};
+  wattr.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
+  if (ucp_worker_query(u->worker, &wattr) == UCS_OK && wattr.max_am_header < sizeof(MsgHeader)) {
+    const int rc = fail(u, GSHMEMX_ERROR_NOT_SUPPORTED,
+                        "ucx open: UCX allows active-message headers of %zu bytes, the module needs %zu",
+                        wattr.max_am_header, sizeof(MsgHeader));
     destroy(u);
     return rc;
   }
