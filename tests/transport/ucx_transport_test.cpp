@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -382,6 +383,57 @@ void case_amo(Pe &p) {
   EXPECT(load_word(p, word(1)) == n_total * peer_step, "counter64 %llu", (unsigned long long)load_word(p, word(1)));
   EXPECT(load_word32(p, word(2)) == (uint32_t)(n_total * peer_step), "counter32 %u", load_word32(p, word(2)));
   EXPECT(load_word(p, word(3)) == n_total, "add %llu", (unsigned long long)load_word(p, word(3)));
+
+  // Fetching adds on ONE word from both PEs at once: PE 1 remotely, PE 0
+  // (its owner) with host atomics on a thread of its own, as kernels do
+  // while the proxy serves PE 1 (here: this thread, progressing), until PE 1
+  // signals that it is done. Every fetched value, from both sides together,
+  // once; the total exact.
+  {
+    constexpr int kRemote = 1000;
+    constexpr size_t kLocalMax = 1u << 20;
+    std::vector<uint64_t> got(kRemote, ~0ull), both(2 * kRemote), local;
+    EXPECT(sock_barrier(&p.boot) == 0, "barrier");
+    if (me == 1) {
+      for (int i = 0; i < kRemote; ++i) {
+        EXPECT(p.ops.amo(p.ops.context, 0, word(20), GSHMEMI_TRANSPORT_AMO_ADD, 8, 1, 0, &got[(size_t)i]) == 0, "fadd");
+        if (i % 50 == 49) EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
+      }
+      EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
+      EXPECT(p.ops.signal(p.ops.context, 0, word(21), GSHMEM_SIGNAL_SET, 1) == 0, "done");
+    } else {
+      local.reserve(kLocalMax);
+      std::thread owner([&] {
+        while (load_word(p, word(21)) == 0 && local.size() < kLocalMax) {
+          local.push_back(__atomic_fetch_add(reinterpret_cast<uint64_t *>(p.heap + word(20)), 1, __ATOMIC_SEQ_CST));
+          for (volatile int spin = 0; spin < 2000; ++spin) {
+          }
+        }
+      });
+      EXPECT(wait_word(p, word(21), 1), "PE 1 never said it was done");
+      owner.join();
+    }
+    EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
+    EXPECT(sock_allgather(&p.boot, got.data(), both.data(), got.size() * sizeof(uint64_t)) == 0, "gathering");
+    if (me == 0) {
+      // PE 1's values and mine, together: 0 .. n-1, each once.
+      std::vector<uint64_t> all(local);
+      all.insert(all.end(), both.begin() + kRemote, both.end());
+      const uint64_t n = all.size();
+      std::sort(all.begin(), all.end());
+      bool each_once = true;
+      for (uint64_t k = 0; k < n; ++k) each_once = each_once && all[k] == k;
+      const long interleaved = local.empty() ? 0 : std::count_if(both.begin() + kRemote, both.end(), [&](uint64_t v) {
+        return v > local.front() && v < local.back();
+      });
+      std::fprintf(stderr, "fetch-adds on one word: %zu local, %d remote, %ld of those among the local ones\n",
+                   local.size(), kRemote, interleaved);
+      EXPECT(each_once, "fetch-adds on one word from both PEs: the %llu fetched values are not 0 .. %llu each once",
+             (unsigned long long)n, (unsigned long long)n - 1);
+      EXPECT(load_word(p, word(20)) == n, "shared counter %llu, not %llu", (unsigned long long)load_word(p, word(20)),
+             (unsigned long long)n);
+    }
+  }
 
   // compare-swap, swap, and/or/xor, fetch on words of the peer, 64 bits
   // (word 4..) and 32 bits (word 10..), set up by the owner.

@@ -163,7 +163,8 @@ struct MsgHeader {
 };
 
 // A message being sent: the header and the payload stay here until UCP
-// completes the send (UCX 1.13 reads both until then).
+// completes the send (UCP may read both until then: UCX 1.13 has no flag
+// that copies the header at once).
 struct OutMsg {
   MsgHeader header;
   std::vector<unsigned char> data;
