@@ -4,6 +4,14 @@
 // drive put/get, atomics, signals, fence, quiet and a peer lost on host
 // memory heaps. Each case is run by its own ctest entry (its tag), so that a
 // process forks once, before UCX is loaded.
+//
+// Each case runs in three modes: one-sided (the heap mapped with
+// ucp_mem_map; a second region of kind GSHMEMI_TRANSPORT_MEMORY_DEVICE, host
+// memory standing in for GPU memory, is reached with active messages), and
+// active messages for everything (GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES)
+// with this test's local_copy / local_amo, which count their calls (the
+// module must use them at the target and at the initiator), or with NULL
+// ones (memcpy and host atomics).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -11,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -48,6 +57,12 @@ struct SocketBootstrap {
 gshmemi_transport_ops_t *g_ops = nullptr;
 // Set by the lost-peer case that plays the runtime's liveness monitor.
 std::atomic<int> g_monitor_lost{0};
+
+enum class Mode { one_sided, messages, messages_null_access };
+Mode g_mode = Mode::one_sided;
+const char *mode_name(Mode m) {
+  return m == Mode::one_sided ? "one-sided" : m == Mode::messages ? "active messages" : "active messages, no local access";
+}
 
 void progress_module() {
   if (g_ops) (void)g_ops->progress(g_ops->context);
@@ -117,8 +132,13 @@ int g_rank = 0;
     }                                                                                   \
   } while (0)
 
-// The heap: 4 MiB of host memory, registered at symmetric offset 0.
+// The heap: 4 MiB of host memory, registered at symmetric offset 0; after
+// it, 64 KiB registered as GPU memory (host memory standing in: the module
+// reaches it with active messages in every mode).
 constexpr size_t kHeap = 4u << 20;
+constexpr uint64_t kDev = kHeap;
+constexpr size_t kDevBytes = 64u << 10;
+constexpr uint64_t kExtra = kDev + kDevBytes;  // where case_amo registers more
 constexpr uint64_t kData = 0;              // [0, 2 MiB): data
 constexpr uint64_t kWords = 3u << 20;      // 8-byte words: counters, signals
 constexpr uint64_t word(int i) { return kWords + 8u * (uint64_t)i; }
@@ -127,6 +147,7 @@ struct Pe {
   SocketBootstrap boot;
   gshmemi_transport_ops_t ops{};
   unsigned char *heap = nullptr;
+  unsigned char *dev = nullptr;  // the GPU-kind region (host memory here)
   int peer = 0;
   pid_t child = 0;  // PE 0: PE 1's process
 };
@@ -149,6 +170,50 @@ bool wait_word(Pe &p, uint64_t off, uint64_t v, double seconds = 10) {
   return true;
 }
 
+// ---- the runtime's local access, counted (Mode::messages)
+
+// Where this PE's heap and GPU-kind region lie: a copy into or out of them
+// is the target applying a put or serving a get; any other copy is the
+// initiator staging a put's source or writing get data or a fetched value.
+std::atomic<uintptr_t> g_heap_lo{0}, g_heap_hi{0}, g_dev_lo{0}, g_dev_hi{0};
+std::atomic<long> g_target_copies{0}, g_initiator_copies{0}, g_local_amos{0};
+
+bool in_registered(const void *p) {
+  const uintptr_t a = (uintptr_t)p;
+  return (a >= g_heap_lo && a < g_heap_hi) || (a >= g_dev_lo && a < g_dev_hi);
+}
+
+int counting_copy(void *access, void *dst, const void *src, size_t bytes) {
+  if (access != &g_target_copies) return GSHMEMX_ERROR_INTERNAL;  // the module passes it back
+  (in_registered(dst) || in_registered(src) ? g_target_copies : g_initiator_copies)++;
+  std::memcpy(dst, src, bytes);
+  return GSHMEM_SUCCESS;
+}
+
+template <typename T>
+T apply_amo(T *p, int op, T operand, T compare) {
+  switch (op) {
+    case GSHMEMI_TRANSPORT_AMO_ADD: return __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
+    case GSHMEMI_TRANSPORT_AMO_AND: return __atomic_fetch_and(p, operand, __ATOMIC_SEQ_CST);
+    case GSHMEMI_TRANSPORT_AMO_OR: return __atomic_fetch_or(p, operand, __ATOMIC_SEQ_CST);
+    case GSHMEMI_TRANSPORT_AMO_XOR: return __atomic_fetch_xor(p, operand, __ATOMIC_SEQ_CST);
+    case GSHMEMI_TRANSPORT_AMO_SWAP: return __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
+    case GSHMEMI_TRANSPORT_AMO_CSWAP:
+      __atomic_compare_exchange_n(p, &compare, operand, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+      return compare;
+    default: return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  }
+}
+
+int counting_amo(void *access, void *address, int op, int width, uint64_t operand, uint64_t compare, uint64_t *old) {
+  if (access != &g_target_copies || !in_registered(address)) return GSHMEMX_ERROR_INTERNAL;
+  ++g_local_amos;
+  uint64_t o = width == 4 ? apply_amo(static_cast<uint32_t *>(address), op, (uint32_t)operand, (uint32_t)compare)
+                          : apply_amo(static_cast<uint64_t *>(address), op, operand, compare);
+  if (old) *old = o;
+  return GSHMEM_SUCCESS;
+}
+
 unsigned char pattern(int rank, size_t i, size_t salt) { return (unsigned char)(i * 131u + (size_t)rank * 17u + salt * 7u + 1u); }
 
 int open_module(Pe &p) {
@@ -164,19 +229,34 @@ int open_module(Pe &p) {
   args.barrier = &sock_barrier;
   args.report = &report;
   args.peer_lost = &monitor;
+  if (g_mode != Mode::one_sided) args.flags = GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES;
+  if (g_mode == Mode::messages) {
+    args.local_access = &g_target_copies;
+    args.local_copy = &counting_copy;
+    args.local_amo = &counting_amo;
+  }
   int rc = gshmemi::open_transport_plugin("ucx", args, &p.ops);
   if (rc != GSHMEM_SUCCESS) return rc;
   g_ops = &p.ops;
   p.heap = static_cast<unsigned char *>(std::aligned_alloc(4096, kHeap));
+  p.dev = static_cast<unsigned char *>(std::aligned_alloc(4096, kDevBytes));
   std::memset(p.heap, 0, kHeap);
-  return p.ops.register_memory(p.ops.context, 0, p.heap, kHeap, GSHMEMI_TRANSPORT_MEMORY_HOST);
+  std::memset(p.dev, 0, kDevBytes);
+  g_heap_lo = (uintptr_t)p.heap;
+  g_heap_hi = (uintptr_t)p.heap + kHeap;
+  g_dev_lo = (uintptr_t)p.dev;
+  g_dev_hi = (uintptr_t)p.dev + kDevBytes;
+  rc = p.ops.register_memory(p.ops.context, 0, p.heap, kHeap, GSHMEMI_TRANSPORT_MEMORY_HOST);
+  if (rc != GSHMEM_SUCCESS) return rc;
+  return p.ops.register_memory(p.ops.context, kDev, p.dev, kDevBytes, GSHMEMI_TRANSPORT_MEMORY_DEVICE);
 }
 
 int close_module(Pe &p) {
   const int rc = p.ops.close(p.ops.context);
   g_ops = nullptr;
   std::free(p.heap);
-  p.heap = nullptr;
+  std::free(p.dev);
+  p.heap = p.dev = nullptr;
   return rc;
 }
 
@@ -235,6 +315,40 @@ void case_rma(Pe &p) {
     EXPECT(bad == 0, "round %d: %zu bytes of the quieted puts missing", round, bad);
     EXPECT(sock_barrier(&p.boot) == 0, "barrier");
   }
+
+  // Both PEs in quiet at the same time, round after round, no barrier in
+  // between: each must keep serving the other while it waits (with active
+  // messages: apply its puts, answer its gets, atomics and flushes).
+  constexpr size_t kBlock = 4096;
+  constexpr int kRounds = 300;
+  constexpr uint64_t kPutArea = kData, kGetArea = kData + 65536;
+  for (size_t i = 0; i < kBlock; ++i) p.heap[kGetArea + i] = pattern(me, i, 7777);
+  std::memset(p.heap + kPutArea, 0, kBlock);
+  __atomic_store_n(reinterpret_cast<uint64_t *>(p.heap + word(5)), 0, __ATOMIC_RELEASE);
+  EXPECT(sock_barrier(&p.boot) == 0, "barrier");
+  std::vector<unsigned char> mine(kBlock), back(kBlock);
+  const auto start = Clock::now();
+  size_t wrong_gets = 0;
+  for (int round = 1; round <= kRounds; ++round) {
+    for (size_t i = 0; i < kBlock; ++i) mine[i] = pattern(me, i, (size_t)round + 5000);
+    std::fill(back.begin(), back.end(), 0);
+    EXPECT(p.ops.put(p.ops.context, p.peer, kPutArea, mine.data(), kBlock) == 0, "put");
+    EXPECT(p.ops.get(p.ops.context, p.peer, back.data(), kGetArea + (uint64_t)round, kBlock - 512) == 0, "get");
+    EXPECT(p.ops.amo(p.ops.context, p.peer, word(5), GSHMEMI_TRANSPORT_AMO_ADD, 8, 1, 0, nullptr) == 0, "add");
+    EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet at once, round %d", round);
+    for (size_t i = 0; i < kBlock - 512; ++i) wrong_gets += back[i] != pattern(p.peer, i + (size_t)round, 7777);
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::fprintf(stderr, "PE %d: %d rounds of put, get, add, quiet with the peer doing the same: %.2f s\n", me, kRounds,
+               seconds);
+  EXPECT(wrong_gets == 0, "%zu bytes of gets wrong", wrong_gets);
+  EXPECT(seconds < 20, "both PEs quieting at once took %.1f s", seconds);
+  EXPECT(sock_barrier(&p.boot) == 0, "barrier");
+  size_t bad = 0;
+  for (size_t i = 0; i < kBlock; ++i) bad += p.heap[kPutArea + i] != pattern(p.peer, i, (size_t)kRounds + 5000);
+  EXPECT(bad == 0, "%zu bytes of the last put missing", bad);
+  EXPECT(load_word(p, word(5)) == (uint64_t)kRounds, "adds: %llu", (unsigned long long)load_word(p, word(5)));
+  EXPECT(sock_barrier(&p.boot) == 0, "barrier");
 }
 
 void case_amo(Pe &p) {
@@ -269,6 +383,57 @@ void case_amo(Pe &p) {
   EXPECT(load_word(p, word(1)) == n_total * peer_step, "counter64 %llu", (unsigned long long)load_word(p, word(1)));
   EXPECT(load_word32(p, word(2)) == (uint32_t)(n_total * peer_step), "counter32 %u", load_word32(p, word(2)));
   EXPECT(load_word(p, word(3)) == n_total, "add %llu", (unsigned long long)load_word(p, word(3)));
+
+  // Fetching adds on ONE word from both PEs at once: PE 1 remotely, PE 0
+  // (its owner) with host atomics on a thread of its own, as kernels do
+  // while the proxy serves PE 1 (here: this thread, progressing), until PE 1
+  // signals that it is done. Every fetched value, from both sides together,
+  // once; the total exact.
+  {
+    constexpr int kRemote = 1000;
+    constexpr size_t kLocalMax = 1u << 20;
+    std::vector<uint64_t> got(kRemote, ~0ull), both(2 * kRemote), local;
+    EXPECT(sock_barrier(&p.boot) == 0, "barrier");
+    if (me == 1) {
+      for (int i = 0; i < kRemote; ++i) {
+        EXPECT(p.ops.amo(p.ops.context, 0, word(20), GSHMEMI_TRANSPORT_AMO_ADD, 8, 1, 0, &got[(size_t)i]) == 0, "fadd");
+        if (i % 50 == 49) EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
+      }
+      EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
+      EXPECT(p.ops.signal(p.ops.context, 0, word(21), GSHMEM_SIGNAL_SET, 1) == 0, "done");
+    } else {
+      local.reserve(kLocalMax);
+      std::thread owner([&] {
+        while (load_word(p, word(21)) == 0 && local.size() < kLocalMax) {
+          local.push_back(__atomic_fetch_add(reinterpret_cast<uint64_t *>(p.heap + word(20)), 1, __ATOMIC_SEQ_CST));
+          for (volatile int spin = 0; spin < 2000; ++spin) {
+          }
+        }
+      });
+      EXPECT(wait_word(p, word(21), 1), "PE 1 never said it was done");
+      owner.join();
+    }
+    EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
+    EXPECT(sock_allgather(&p.boot, got.data(), both.data(), got.size() * sizeof(uint64_t)) == 0, "gathering");
+    if (me == 0) {
+      // PE 1's values and mine, together: 0 .. n-1, each once.
+      std::vector<uint64_t> all(local);
+      all.insert(all.end(), both.begin() + kRemote, both.end());
+      const uint64_t n = all.size();
+      std::sort(all.begin(), all.end());
+      bool each_once = true;
+      for (uint64_t k = 0; k < n; ++k) each_once = each_once && all[k] == k;
+      const long interleaved = local.empty() ? 0 : std::count_if(both.begin() + kRemote, both.end(), [&](uint64_t v) {
+        return v > local.front() && v < local.back();
+      });
+      std::fprintf(stderr, "fetch-adds on one word: %zu local, %d remote, %ld of those among the local ones\n",
+                   local.size(), kRemote, interleaved);
+      EXPECT(each_once, "fetch-adds on one word from both PEs: the %llu fetched values are not 0 .. %llu each once",
+             (unsigned long long)n, (unsigned long long)n - 1);
+      EXPECT(load_word(p, word(20)) == n, "shared counter %llu, not %llu", (unsigned long long)load_word(p, word(20)),
+             (unsigned long long)n);
+    }
+  }
 
   // compare-swap, swap, and/or/xor, fetch on words of the peer, 64 bits
   // (word 4..) and 32 bits (word 10..), set up by the owner.
@@ -310,37 +475,60 @@ void case_amo(Pe &p) {
   EXPECT(p.ops.amo(p.ops.context, p.peer, word(1) + 4, GSHMEMI_TRANSPORT_AMO_ADD, 8, 1, 0, &f) == GSHMEMX_ERROR_MISALIGNED, "misaligned");
   EXPECT(p.ops.amo(p.ops.context, p.peer, word(1), 99, 8, 1, 0, &f) == GSHMEMX_ERROR_INVALID_VALUE, "unknown op");
   EXPECT(p.ops.put(p.ops.context, me, kData, &f, 8) == GSHMEMX_ERROR_INVALID_PE, "put to self");
-  EXPECT(p.ops.put(p.ops.context, p.peer, kHeap, &f, 8) == GSHMEMX_ERROR_NOT_SYMMETRIC, "put past the heap");
+  EXPECT(p.ops.put(p.ops.context, p.peer, kExtra, &f, 8) == GSHMEMX_ERROR_NOT_SYMMETRIC, "put past the regions");
   EXPECT(p.ops.put(p.ops.context, p.peer, kHeap - 4, &f, 8) == GSHMEMX_ERROR_INVALID_VALUE, "put across the end");
+  EXPECT(p.ops.amo(p.ops.context, p.peer, kDev + 4, GSHMEMI_TRANSPORT_AMO_ADD, 8, 1, 0, &f) == GSHMEMX_ERROR_MISALIGNED,
+         "misaligned in the GPU-kind region");
   std::vector<unsigned char> extra(8192);
   EXPECT(p.ops.register_memory(p.ops.context, kHeap - 4096, extra.data(), extra.size(), GSHMEMI_TRANSPORT_MEMORY_HOST) ==
              GSHMEMX_ERROR_INVALID_VALUE,
          "an overlapping region");
-  EXPECT(p.ops.register_memory(p.ops.context, 0, extra.data(), extra.size(), GSHMEMI_TRANSPORT_MEMORY_DEVICE) ==
-             GSHMEMX_ERROR_NOT_SUPPORTED,
-         "device memory with a UCX without CUDA");
+  // The GPU-kind region (reached with messages in every mode): atomics of
+  // both widths and a put, next to the heap's.
+  uint64_t d1 = 1, d2 = 1;
+  uint32_t d3 = 1;
+  const uint64_t dv = 0x1122334455667788ull + (uint64_t)me;
+  EXPECT(p.ops.amo(p.ops.context, p.peer, kDev + 8, GSHMEMI_TRANSPORT_AMO_ADD, 8, 5, 0, &d1) == 0, "amo in the GPU-kind region");
+  EXPECT(p.ops.amo(p.ops.context, p.peer, kDev + 8, GSHMEMI_TRANSPORT_AMO_CSWAP, 8, 9, 5, &d2) == 0, "cswap there");
+  EXPECT(p.ops.amo(p.ops.context, p.peer, kDev + 16, GSHMEMI_TRANSPORT_AMO_XOR, 4, 6, 0, &d3) == 0, "32-bit xor there");
+  EXPECT(p.ops.put(p.ops.context, p.peer, kDev + 24, &dv, 8) == 0, "put there");
+  EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
+  EXPECT(d1 == 0 && d2 == 5 && d3 == 0, "GPU-kind region fetched %llu %llu %u", (unsigned long long)d1,
+         (unsigned long long)d2, d3);
+  EXPECT(sock_barrier(&p.boot) == 0, "barrier");
+  uint64_t dw = 0, dp = 0;
+  uint32_t dx = 0;
+  std::memcpy(&dw, p.dev + 8, 8);
+  std::memcpy(&dx, p.dev + 16, 4);
+  std::memcpy(&dp, p.dev + 24, 8);
+  EXPECT(dw == 9 && dx == 6 && dp == 0x1122334455667788ull + (uint64_t)p.peer, "GPU-kind region holds %llu %u %llx",
+         (unsigned long long)dw, dx, (unsigned long long)dp);
   // a second region, registered and used, then deregistered (collective)
-  EXPECT(p.ops.register_memory(p.ops.context, kHeap, extra.data(), extra.size(), GSHMEMI_TRANSPORT_MEMORY_HOST) == 0,
+  EXPECT(p.ops.register_memory(p.ops.context, kExtra, extra.data(), extra.size(), GSHMEMI_TRANSPORT_MEMORY_HOST) == 0,
          "a second region");
   const uint64_t v = 0xABCDEF0123456789ull + (uint64_t)me;
-  EXPECT(p.ops.put(p.ops.context, p.peer, kHeap + 8, &v, 8) == 0, "put into the second region");
+  EXPECT(p.ops.put(p.ops.context, p.peer, kExtra + 8, &v, 8) == 0, "put into the second region");
   EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
   EXPECT(sock_barrier(&p.boot) == 0, "barrier");
   uint64_t got = 0;
   std::memcpy(&got, extra.data() + 8, 8);
   EXPECT(got == 0xABCDEF0123456789ull + (uint64_t)p.peer, "second region holds %llx", (unsigned long long)got);
-  EXPECT(p.ops.deregister_memory(p.ops.context, kHeap) == 0, "deregister");
-  EXPECT(p.ops.put(p.ops.context, p.peer, kHeap + 8, &v, 8) == GSHMEMX_ERROR_NOT_SYMMETRIC, "put after deregister");
+  EXPECT(p.ops.deregister_memory(p.ops.context, kExtra) == 0, "deregister");
+  EXPECT(p.ops.put(p.ops.context, p.peer, kExtra + 8, &v, 8) == GSHMEMX_ERROR_NOT_SYMMETRIC, "put after deregister");
   EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet after refused requests");
   EXPECT(sock_barrier(&p.boot) == 0, "barrier");
 }
 
 // Message passing: PE 0 puts a block, fences, signals; PE 1 polls the signal,
 // then must find the block of that round; it answers with a signal of its
-// own. SET and ADD signals alternate.
+// own. SET and ADD signals alternate. Every other round the block goes to
+// the GPU-kind region (messages) while the signal stays on the heap: in the
+// one-sided mode the fence must then order a message before a one-sided
+// atomic. With active messages for everything, every third round has no
+// fence: messages to one PE are applied in issue order anyway.
 void case_signal(Pe &p) {
   const int me = p.boot.rank;
-  constexpr int kRounds = 3000;
+  const int kRounds = g_mode == Mode::messages_null_access ? 1000 : 3000;
   constexpr size_t kBlock = 512;
   std::vector<unsigned char> block(kBlock);
   int violations = 0, timeouts = 0;
@@ -349,8 +537,8 @@ void case_signal(Pe &p) {
     const uint64_t value = op == GSHMEM_SIGNAL_SET ? (uint64_t)round : 1;  // ADD: round-1 + 1
     if (me == 0) {
       for (size_t i = 0; i < kBlock; ++i) block[i] = pattern(0, i, (size_t)round);
-      EXPECT(p.ops.put(p.ops.context, 1, kData, block.data(), kBlock) == 0, "put");
-      EXPECT(p.ops.fence(p.ops.context, 1) == 0, "fence");
+      EXPECT(p.ops.put(p.ops.context, 1, round % 4 < 2 ? kData : kDev, block.data(), kBlock) == 0, "put");
+      if (g_mode == Mode::one_sided || round % 3 != 0) EXPECT(p.ops.fence(p.ops.context, 1) == 0, "fence");
       EXPECT(p.ops.signal(p.ops.context, 1, word(0), op, value) == 0, "signal");
       // no quiet here: the fence alone orders the signal after the data
       if (!wait_word(p, word(1), (uint64_t)round)) ++timeouts;
@@ -361,7 +549,8 @@ void case_signal(Pe &p) {
         break;
       }
       size_t bad = 0;
-      for (size_t i = 0; i < kBlock; ++i) bad += p.heap[kData + i] != pattern(0, i, (size_t)round);
+      const unsigned char *landed = round % 4 < 2 ? p.heap + kData : p.dev;
+      for (size_t i = 0; i < kBlock; ++i) bad += landed[i] != pattern(0, i, (size_t)round);
       violations += bad != 0;
       EXPECT(p.ops.signal(p.ops.context, 0, word(1), op, value) == 0, "ack");
       EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet");
@@ -372,35 +561,50 @@ void case_signal(Pe &p) {
   EXPECT(sock_barrier(&p.boot) == 0, "barrier");
 }
 
-// PE 1 is killed (SIGKILL) while PE 0 has puts outstanding: PE 0's quiet (or
-// a later request) must fail with GSHMEMX_ERROR_PEER_LOST within seconds.
-// with_monitor: the runtime's liveness monitor (peer_lost) reports it; else
-// UCX must find it alone.
+// PE 1 stops serving (no more progress), then is killed (SIGKILL) while PE 0
+// has puts outstanding and waits for replies (gets, fetching atomics): PE 0's
+// quiet (or a later request) must fail with GSHMEMX_ERROR_PEER_LOST within
+// seconds. with_monitor: the runtime's liveness monitor (peer_lost) reports
+// it; else UCX must find it alone.
 void case_lost(Pe &p, bool with_monitor) {
   EXPECT(sock_barrier(&p.boot) == 0, "barrier");
   if (p.boot.rank == 1) {
-    // Serve the peer until killed.
+    // Serve the peer until told to stop (a byte on the socket), then wait to be killed.
     for (;;) {
       (void)p.ops.progress(p.ops.context);
+      pollfd pfd{p.boot.fd, POLLIN, 0};
+      if (::poll(&pfd, 1, 0) > 0) break;
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
+    for (;;) ::pause();
   }
-  std::vector<unsigned char> src(65536, 0x5A);
+  std::vector<unsigned char> src(65536, 0x5A), dst(65536 * 4);
+  uint64_t fetched[8];
   for (int i = 0; i < 50; ++i) EXPECT(p.ops.put(p.ops.context, 1, kData, src.data(), src.size()) == 0, "put before");
   EXPECT(p.ops.quiet(p.ops.context) == 0, "quiet before the kill");
-  for (int i = 0; i < 50; ++i) (void)p.ops.put(p.ops.context, 1, kData, src.data(), src.size());
+  const char stop = 1;
+  EXPECT(write_all(p.boot.fd, &stop, 1) == 0, "telling PE 1 to stop serving");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Outstanding when the peer dies: puts, and (PE 1 serving no more) the
+  // replies of gets and fetching atomics. Within the module's in-flight
+  // bound, so that none of these calls waits for PE 1.
+  for (int i = 0; i < 10; ++i) (void)p.ops.put(p.ops.context, 1, kData, src.data(), src.size());
+  for (int i = 0; i < 4; ++i) (void)p.ops.get(p.ops.context, 1, dst.data() + 65536 * (size_t)i, kData, 65536);
+  for (uint64_t &f : fetched) (void)p.ops.amo(p.ops.context, 1, word(1), GSHMEMI_TRANSPORT_AMO_ADD, 8, 1, 0, &f);
   ::kill(p.child, SIGKILL);
   int status = 0;
   ::waitpid(p.child, &status, 0);
   p.child = 0;
   if (with_monitor) g_monitor_lost = 2;  // 1 + PE 1
   const auto start = Clock::now();
-  int rc = GSHMEM_SUCCESS;
-  int iterations = 0;
+  int rc = p.ops.quiet(p.ops.context);  // waits for those replies: must end
+  int iterations = 1;
   while (rc == GSHMEM_SUCCESS && Clock::now() - start < std::chrono::seconds(15)) {
     ++iterations;
     rc = p.ops.put(p.ops.context, 1, kData, src.data(), src.size());
     if (rc == GSHMEM_SUCCESS) rc = p.ops.amo(p.ops.context, 1, word(1), GSHMEMI_TRANSPORT_AMO_ADD, 8, 1, 0, nullptr);
+    if (rc == GSHMEM_SUCCESS) rc = p.ops.amo(p.ops.context, 1, word(1), GSHMEMI_TRANSPORT_AMO_ADD, 8, 1, 0, fetched);
+    if (rc == GSHMEM_SUCCESS) rc = p.ops.get(p.ops.context, 1, dst.data(), kData, 65536);
     if (rc == GSHMEM_SUCCESS) rc = p.ops.quiet(p.ops.context);
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -420,7 +624,7 @@ void case_lost(Pe &p, bool with_monitor) {
 // answers land.
 void case_proxy(Pe &p) {
   namespace gd = gshmem::detail;
-  constexpr int kRounds = 2000;
+  const int kRounds = g_mode == Mode::one_sided ? 2000 : 500;  // fewer where the other cases cover the mode
   constexpr size_t kBlock = 256;
   int violations = 0, timeouts = 0;
   if (p.boot.rank == 0) {
@@ -497,6 +701,38 @@ void case_proxy(Pe &p) {
 
 enum class Case { rma, amo, signal, proxy, lost, lost_monitor };
 
+// With the counting local_copy / local_amo, the module must have used them
+// where this PE was the target (applying puts and signals, serving gets and
+// atomics) and where it was the initiator (staging put sources, writing get
+// data and fetched values); in the other modes nothing calls them.
+void check_local_access(const Pe &p, Case c) {
+  const long target = g_target_copies, initiator = g_initiator_copies, amos = g_local_amos;
+  std::fprintf(stderr, "PE %d (%s): local_copy %ld as target, %ld as initiator; local_amo %ld\n", p.boot.rank,
+               mode_name(g_mode), target, initiator, amos);
+  if (g_mode != Mode::messages) {
+    EXPECT(target == 0 && initiator == 0 && amos == 0, "local access called without being given");
+    return;
+  }
+  const bool pe0 = p.boot.rank == 0;
+  switch (c) {
+    case Case::rma:
+    case Case::amo:  // both PEs are initiator and target
+      EXPECT(target > 0 && initiator > 0, "local_copy: %ld as target, %ld as initiator", target, initiator);
+      if (c == Case::amo || !pe0) EXPECT(amos > 0, "local_amo never called");
+      break;
+    case Case::signal:
+    case Case::proxy:  // PE 0 sends data, PE 1 applies it; both apply signals
+      if (pe0) EXPECT(initiator > 0, "local_copy never staged a put");
+      else EXPECT(target > 0, "local_copy never applied a put");
+      EXPECT(amos > 0, "local_amo never applied a signal");
+      break;
+    case Case::lost:
+    case Case::lost_monitor:
+      EXPECT(initiator > 0, "local_copy never staged a put");
+      break;
+  }
+}
+
 // Runs one case as PE `rank`: open, the case, close. Failures counted in g_failures.
 void run_pe(Pe &p, Case c) {
   g_rank = p.boot.rank;
@@ -514,11 +750,13 @@ void run_pe(Pe &p, Case c) {
   }
   const int crc = close_module(p);
   if (c != Case::lost && c != Case::lost_monitor) EXPECT(crc == 0, "close: %d", crc);
+  check_local_access(p, c);
 }
 
 // Forks PE 1, runs PE 0 here; both must pass (PE 1 is expected to die by
 // SIGKILL in the lost cases).
-void run_two(Case c) {
+void run_two(Case c, Mode mode = Mode::one_sided) {
+  g_mode = mode;
   int sv[2];
   REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
   std::fflush(nullptr);
@@ -568,3 +806,32 @@ TEST_CASE("ucx transport: put, fence, signal; the reader finds the data", "[sign
 TEST_CASE("ucx transport: requests through a host queue and the proxy thread", "[proxy]") { run_two(Case::proxy); }
 TEST_CASE("ucx transport: a killed peer is reported by UCX", "[lost]") { run_two(Case::lost); }
 TEST_CASE("ucx transport: a killed peer is reported by the monitor", "[lost_monitor]") { run_two(Case::lost_monitor); }
+
+// Active messages for every region (the staged path GPU memory takes), with
+// counting local_copy / local_amo.
+TEST_CASE("ucx transport, active messages: put and get, pieces and reassembly, quiet", "[am_rma]") {
+  run_two(Case::rma, Mode::messages);
+}
+TEST_CASE("ucx transport, active messages: atomics with exact results", "[am_amo]") { run_two(Case::amo, Mode::messages); }
+TEST_CASE("ucx transport, active messages: the signal after the data", "[am_signal]") {
+  run_two(Case::signal, Mode::messages);
+}
+TEST_CASE("ucx transport, active messages: through the proxy thread", "[am_proxy]") {
+  run_two(Case::proxy, Mode::messages);
+}
+TEST_CASE("ucx transport, active messages: a killed peer with replies outstanding", "[am_lost]") {
+  run_two(Case::lost, Mode::messages);
+}
+TEST_CASE("ucx transport, active messages: a killed peer reported by the monitor", "[am_lost_monitor]") {
+  run_two(Case::lost_monitor, Mode::messages);
+}
+// The same without local access functions: memcpy and host atomics.
+TEST_CASE("ucx transport, active messages, no local access: put and get", "[am_null_rma]") {
+  run_two(Case::rma, Mode::messages_null_access);
+}
+TEST_CASE("ucx transport, active messages, no local access: atomics", "[am_null_amo]") {
+  run_two(Case::amo, Mode::messages_null_access);
+}
+TEST_CASE("ucx transport, active messages, no local access: the signal after the data", "[am_null_signal]") {
+  run_two(Case::signal, Mode::messages_null_access);
+}
