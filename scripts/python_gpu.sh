@@ -3,7 +3,7 @@
 # that has PyTorch (no package registry needed: the CMake build,
 # GSHMEM_BUILD_PYTHON, with nanobind from that Python), then under torchrun
 # with 2 PEs: the GPU checks (python/tests/gpu/torchrun_checks.py), the
-# dead-peer job, the ring example, and the benchmark beside PyTorch's
+# dead-peer jobs, the ring example, and the benchmark beside PyTorch's
 # symmetric memory (python/benchmarks/bench_vs_torch_symm_mem.py).
 # With one GPU the 2 PEs share it (GSHMEM_ALLOW_GPU_SHARING=1; under MPS when
 # the caller started a daemon, as device_run.sh does with SHARE_GPUS_MPS=1).
@@ -103,16 +103,20 @@ fails=$(grep -c '\] FAIL ' "$out/checks.log")
 if [[ $rc -ne 0 || $fails -gt 0 ]]; then failures=$((failures + 1)); fi
 verdicts+=("checks rc=$rc: $passes PASS, $fails FAIL lines")
 
-echo "== dead peer: torchrun ... torchrun_checks.py --dead-peer (PE 1 kills itself)"
-run_2pe dead-peer python/tests/gpu/torchrun_checks.py --dead-peer
-grep -E '\] (PASS|FAIL) dead peer' "$out/dead-peer.log"
-# torchrun itself fails (a worker died): the verdict is the survivor's line.
-if grep -q '\] PASS dead peer' "$out/dead-peer.log"; then
-  verdicts+=("dead peer: PASS")
-else
-  failures=$((failures + 1))
-  verdicts+=("dead peer: FAIL")
-fi
+# One PE kills itself while the other waits in a barrier: PE 1, then PE 0
+# (rank 0 made the unique id: it hosts the socket bootstrap's rendezvous).
+for victim in 1 0; do
+  echo "== dead peer: torchrun ... torchrun_checks.py --dead-peer --victim $victim"
+  run_2pe "dead-peer-$victim" python/tests/gpu/torchrun_checks.py --dead-peer --victim "$victim"
+  grep -E '\] (PASS|FAIL) dead peer' "$out/dead-peer-$victim.log"
+  # torchrun itself fails (a worker died): the verdict is the survivor's line.
+  if grep -q '\] PASS dead peer' "$out/dead-peer-$victim.log"; then
+    verdicts+=("dead PE $victim: PASS")
+  else
+    failures=$((failures + 1))
+    verdicts+=("dead PE $victim: FAIL")
+  fi
+done
 
 echo "== python/examples/ring.py"
 run_2pe ring python/examples/ring.py

@@ -290,6 +290,28 @@ TEST_CASE("socket bootstrap: a PE killed while the others wait in a barrier is P
   }
 }
 
+TEST_CASE("socket bootstrap: abort (gshmem_global_exit) ends this process; the others get PEER_LOST") {
+  for (int ender : {1, 0}) {  // a PE, then the rendezvous
+    INFO("PE " << ender << " aborts");
+    Job job;
+    job.other_ranks = {1, 2};
+    job.maker_body = job.other_body = [ender](int rank, const gshmemx_uniqueid_t &id) {
+      Boot boot;
+      PE_EXPECT(open_pe(rank, 3, id, &boot) == GSHMEM_SUCCESS, 1);
+      PE_EXPECT(boot->barrier() == GSHMEM_SUCCESS, 2);
+      if (rank == ender) boot->abort(42, "the test ends the job");
+      const auto start = Clock::now();
+      PE_EXPECT(boot->barrier() == GSHMEMX_ERROR_PEER_LOST, 3);
+      PE_EXPECT(Clock::now() - start < std::chrono::seconds(5), 4);
+      return 0;
+    };
+    for (const PeResult &r : run_job(job)) {
+      INFO("PE " << r.rank << " ended with status " << r.status);
+      CHECK(r.status == (r.rank == ender ? 42 : 0));
+    }
+  }
+}
+
 TEST_CASE("socket bootstrap: a rendezvous that is gone is given up on within GSHMEM_BOOTSTRAP_TIMEOUT") {
   // The maker makes the id and ends without joining: nobody listens.
   Job job;
