@@ -13,8 +13,8 @@
 #   --build-dir  a build whose python/gshmem is importable by that Python
 #                (default: build-device if it is, else one is configured in
 #                build-python: library + extension only)
-#   GSHMEM_PYTHON  the interpreter (default /opt/torch/.venv/bin/python when
-#                  it exists, else python3)
+#   GSHMEM_PYTHON  the interpreter (default: the first that imports torch of
+#                  python3 on PATH and the virtual environments /opt/*/.venv)
 #   PYTHON_GPU_TIMEOUT  seconds per torchrun job (default 240)
 # Exit status 0 only when every check passed. Also called by
 # scripts/device_run.sh --python.
@@ -34,7 +34,11 @@ while [[ $# -gt 0 ]]; do
 done
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 py=${GSHMEM_PYTHON:-}
-[[ -z "$py" && -x /opt/torch/.venv/bin/python ]] && py=/opt/torch/.venv/bin/python
+if [[ -z "$py" ]]; then
+  for candidate in python3 /opt/*/.venv/bin/python; do
+    if "$candidate" -c 'import torch' >/dev/null 2>&1; then py=$candidate; break; fi
+  done
+fi
 py=${py:-python3}
 limit=${PYTHON_GPU_TIMEOUT:-240}
 failures=0
