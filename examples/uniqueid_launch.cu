@@ -1,14 +1,15 @@
 // uniqueid_launch: a job without mpirun, started from a unique id.
 //
 // Run it as `./uniqueid_launch [n_pes]` (default 2). The first process makes
-// an id with gshmemx_get_uniqueid and starts n_pes copies of itself (PE 0 ..
-// n-1), handing each the id as a hex string on its command line; in a real
+// an id with gshmemx_get_uniqueid, starts n_pes-1 copies of itself (PE 1 ..
+// n-1), handing each the id as a hex string on its command line, and is PE 0
+// itself (the process that made the id takes part: it hosts the rendezvous); in a real
 // program the id travels however the program's processes already talk (a
 // file, a socket, torch.distributed's store, ...). Each PE inits with
 // GSHMEMX_INIT_WITH_UNIQUEID, sends its number to the next PE with a
 // put_signal, checks what it received, and exits 0 only if it is right. The
-// first process reports every PE's exit status. Needs the NCCL bootstrap
-// module (the id is an NCCL unique id today).
+// first process reports every PE's status. No NCCL or MPI needed (the id is
+// a socket rendezvous unless GSHMEM_UNIQUEID_BOOTSTRAP=nccl).
 #include <gshmem/gshmem.h>
 #include <gshmem/gshmemx.h>
 #include <spawn.h>
@@ -93,14 +94,14 @@ int main(int argc, char **argv) {
   }
   gshmemx_uniqueid_t id;
   if (gshmemx_get_uniqueid(&id) != GSHMEM_SUCCESS) {
-    std::fprintf(stderr, "uniqueid_launch: gshmemx_get_uniqueid failed: %s (is the NCCL bootstrap module built?)\n",
+    std::fprintf(stderr, "uniqueid_launch: gshmemx_get_uniqueid failed: %s\n",
                  gshmemx_error_string(gshmemx_get_last_error()));
     return 1;
   }
-  // This process keeps running while the PEs bootstrap: it hosts the id.
+  // This process is PE 0: it hosts the id's rendezvous.
   const std::string hex = to_hex(id);
   std::vector<pid_t> pes(nranks, -1);
-  for (int r = 0; r < nranks; ++r) {
+  for (int r = 1; r < nranks; ++r) {
     std::string rank = std::to_string(r), size = std::to_string(nranks);
     char *child_argv[] = {argv[0], const_cast<char *>("--pe"), rank.data(), size.data(),
                           const_cast<char *>(hex.c_str()), nullptr};
@@ -110,7 +111,11 @@ int main(int argc, char **argv) {
     }
   }
   int failed = 0;
-  for (int r = 0; r < nranks; ++r) {
+  if (run_pe(0, nranks, hex.c_str()) != 0) {
+    std::printf("uniqueid_launch: PE 0 failed\n");
+    ++failed;
+  }
+  for (int r = 1; r < nranks; ++r) {
     int status = 0;
     if (pes[r] < 0 || waitpid(pes[r], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       std::printf("uniqueid_launch: PE %d %s\n", r, pes[r] < 0 ? "did not start" : "failed");

@@ -10,7 +10,12 @@
 # ctest JUnit XML, bench, compile times, each example's output: the examples
 # run inside ctest as the test examples_run).
 #   scripts/device_run.sh [--no-bench] [--no-ctest] [--compile-times] [--sanitize]
-#                         [--nvshmem-programs NVSHMEM_SRC [--vs-nvshmem]]
+#                         [--nvshmem-programs NVSHMEM_SRC [--vs-nvshmem]] [--python]
+#   --python       also the Python package on the GPUs (scripts/python_gpu.sh:
+#                  its extension built for the PyTorch venv, the torchrun
+#                  checks, the dead-peer job, the benchmark beside PyTorch's
+#                  symmetric memory); logs in device-run-logs.tar.gz (python/),
+#                  the benchmark's table as OUT/bench_vs_torch_symm_mem.md
 #   --nvshmem-programs  also builds NVSHMEM's examples and pt-to-pt perftests
 #                  from the NVSHMEM source tree NVSHMEM_SRC against this
 #                  build's install (scripts/nvshmem_programs.sh; the compile
@@ -82,6 +87,7 @@ while [[ $# -gt 0 ]]; do
       [[ $# -ge 2 && -d "$2" ]] || { echo "device_run.sh: --nvshmem-programs needs an NVSHMEM source folder" >&2; exit 2; }
       nvshmem_src=$(cd "$2" && pwd); shift ;;
     --vs-nvshmem) nvp_vs=(--vs-nvshmem) ;;
+    --python) python_gpu=1 ;;
     *) echo "device_run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -351,6 +357,17 @@ if [[ $compile_times == 1 ]]; then
     --json "$logs/compile_times.jsonl" > "$logs/compile_times.log" 2>&1
   sed -n '/^seconds/,$p' "$logs/compile_times.log" | head -12
   summary+=("slowest source|$(sed -n '/^seconds/{n;p}' "$logs/compile_times.log" | awk '{print $1 "s " $3}')|")
+fi
+
+if [[ ${python_gpu:-0} == 1 ]]; then
+  echo "== Python package on the GPUs (scripts/python_gpu.sh)"
+  start=$(date +%s)
+  PYTHON_GPU_TIMEOUT=${PYTHON_GPU_TIMEOUT:-150} timeout "$(stage_timeout 420)" \
+    bash scripts/python_gpu.sh --out "$logs/python" 2>&1 | tee "$logs/python.log"
+  python_rc=${PIPESTATUS[0]}
+  verdict=$(cat "$logs/python/summary-line.txt" 2>/dev/null || echo "python|rc=$python_rc, no verdict (python.log)|")
+  summary+=("$verdict|$(( $(date +%s) - start ))s")
+  cp "$logs/python/bench_vs_torch_symm_mem.md" "$out/" 2>/dev/null
 fi
 
 finish

@@ -86,7 +86,7 @@ def gen_env(root, source, doc):
 def gen_code(root, source, doc):
     with open(os.path.join(root, source)) as f:
         text = f.read()
-    lang = "cuda" if source.endswith(".cu") else ""
+    lang = "cuda" if source.endswith(".cu") else "python" if source.endswith(".py") else ""
     return f"```{lang}\n{text}{'' if text.endswith(chr(10)) else chr(10)}```\n"
 
 

@@ -215,6 +215,10 @@ int create_bootstrap(unsigned int flags, const gshmemx_init_attr_t *attr,
                            "GSHMEMX_INIT_WITH_UNIQUEID needs attr->nccl_unique_id and "
                            "0 <= attr->rank (%d) < attr->nranks (%d)",
                            attr->rank, attr->nranks);
+    // The id says which module carries the job (GSHMEM_UNIQUEID_BOOTSTRAP
+    // where it was made): gshmem's socket rendezvous, or an NCCL id.
+    if (is_socket_uniqueid(attr->nccl_unique_id))
+      return open_socket_bootstrap(attr->nccl_unique_id, attr->rank, attr->nranks, out);
     return open_bootstrap_plugin("nccl", flags, attr, out);
   }
 

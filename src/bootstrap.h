@@ -1,7 +1,8 @@
 // The bootstrap interface: how PEs find each other and exchange small data
 // before (and besides) the symmetric heap exists. Modules: MPI and NCCL
 // (loaded as plugins, so the core library links neither), OpenSHMEM (over
-// the program's own OpenSHMEM library, found at run time) and single-PE.
+// the program's own OpenSHMEM library, found at run time), sockets (jobs
+// started from a gshmem unique id) and single-PE.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +13,7 @@ namespace gshmemi {
 class Bootstrap {
  public:
   virtual ~Bootstrap() = default;
-  virtual const char *name() const = 0;  // "mpi", "nccl", "shmem", "single"
+  virtual const char *name() const = 0;  // "mpi", "nccl", "shmem", "socket", "single"
   virtual int rank() const = 0;
   virtual int size() const = 0;
   // The CUDA device this module is bound to (an NCCL communicator's), which

@@ -3,6 +3,7 @@
 
 #include <gshmem/runtime.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,20 @@ std::unique_ptr<Bootstrap> make_single_bootstrap();
 // GSHMEMX_ERROR_BOOTSTRAP (logged) when they are missing. Exported (with
 // GSHMEM_API) so that tests can drive it without a GPU.
 GSHMEM_API int open_openshmem_bootstrap(std::unique_ptr<Bootstrap> *out);
+
+// The socket module (GSHMEMX_INIT_WITH_UNIQUEID from an id that
+// gshmemx_get_uniqueid made with GSHMEM_UNIQUEID_BOOTSTRAP=socket), built into
+// libgshmem: design, bounds and peer loss in bootstrap/socket.cpp. Exported
+// (with GSHMEM_API) so that tests can drive it without a GPU.
+// Fills the id's opaque bytes (`bytes` long) and starts listening in this
+// process, which hosts the job's rendezvous when it joins the job.
+GSHMEM_API int make_socket_uniqueid(void *internal, std::size_t bytes);
+// True when the id's opaque bytes were made by make_socket_uniqueid.
+GSHMEM_API bool is_socket_uniqueid(const void *internal);
+// Joins the job of that id as `rank` of `nranks` (collective: returns once
+// every PE has joined, or with an error naming what failed).
+GSHMEM_API int open_socket_bootstrap(const void *internal, int rank, int nranks,
+                                     std::unique_ptr<Bootstrap> *out);
 
 // Loads plugin `module` ("mpi" or "nccl") and opens it with flags/attr.
 // Search order: the folder holding libgshmem, GSHMEM_BOOTSTRAP_PLUGIN_DIR,

@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "bootstrap_loader.h"
 #include "bootstrap_plugin.h"
+#include "env.h"
 #include "log.h"
 
 namespace {
@@ -30,13 +32,26 @@ int gshmemx_get_uniqueid(gshmemx_uniqueid_t *id) {
   set_last_error(GSHMEM_SUCCESS);
   if (!id) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "gshmemx_get_uniqueid: id is NULL");
   std::memset(id, 0, sizeof(*id));
-  void *symbol = nullptr;
-  // The NCCL module carries jobs started from an id (GSHMEMX_INIT_WITH_UNIQUEID).
-  GSHMEMI_CHECK(bootstrap_plugin_symbol("nccl", GSHMEMI_BOOTSTRAP_UNIQUEID_SYMBOL, &symbol));
-  auto make = reinterpret_cast<gshmemi_bootstrap_get_uniqueid_fn>(symbol);
-  const int rc = make(id->internal, sizeof(id->internal), &report_from_plugin);
-  if (rc != GSHMEM_SUCCESS)
-    return GSHMEMI_ERROR(rc, "gshmemx_get_uniqueid: the NCCL bootstrap could not make an id (see above)");
+  Env settings;
+  std::string problem;
+  if (load_env(&settings, &problem) != GSHMEM_SUCCESS)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_ENVIRONMENT, "gshmemx_get_uniqueid: %s", problem.c_str());
+  const std::string &kind = settings.UNIQUEID_BOOTSTRAP;
+  if (kind == "socket" || kind.empty()) {
+    GSHMEMI_CHECK(make_socket_uniqueid(id->internal, sizeof(id->internal)));
+  } else if (kind == "nccl") {
+    // The NCCL module carries the job: it needs NCCL and one GPU per PE.
+    void *symbol = nullptr;
+    GSHMEMI_CHECK(bootstrap_plugin_symbol("nccl", GSHMEMI_BOOTSTRAP_UNIQUEID_SYMBOL, &symbol));
+    auto make = reinterpret_cast<gshmemi_bootstrap_get_uniqueid_fn>(symbol);
+    const int rc = make(id->internal, sizeof(id->internal), &report_from_plugin);
+    if (rc != GSHMEM_SUCCESS)
+      return GSHMEMI_ERROR(rc, "gshmemx_get_uniqueid: the NCCL bootstrap could not make an id (see above)");
+  } else {
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_ENVIRONMENT,
+                         "gshmemx_get_uniqueid: GSHMEM_UNIQUEID_BOOTSTRAP=%s is not valid: expected socket or nccl",
+                         kind.c_str());
+  }
   id->version = GSHMEMX_UNIQUEID_VERSION;
   return GSHMEM_SUCCESS;
 }

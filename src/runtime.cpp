@@ -105,8 +105,10 @@ int publish_to_all(const gshmemi_device_state_t &state) {
 int agree(Bootstrap &boot, int local_status, const char *step) {
   std::vector<int> all(static_cast<std::size_t>(boot.size()));
   const int rc = boot.allgather(&local_status, all.data(), sizeof(int));
-  if (rc == GSHMEMX_ERROR_PEER_LOST)
+  if (rc == GSHMEMX_ERROR_PEER_LOST && job_lost_pe() >= 0)
     return GSHMEMI_ERROR(rc, "init stops: PE %d is gone (its process ended) after %s", job_lost_pe(), step);
+  if (rc == GSHMEMX_ERROR_PEER_LOST)  // the bootstrap saw it first and named it
+    return GSHMEMI_ERROR(rc, "init stops: a PE is gone (see the bootstrap's line above) after %s", step);
   if (rc != GSHMEM_SUCCESS)
     return GSHMEMI_ERROR(rc, "exchanging init status after %s failed", step);
   if (local_status != GSHMEM_SUCCESS) return local_status;  // reported where it happened
@@ -228,9 +230,11 @@ bool require_peers(const char *routine) {
 // A bootstrap collective of `routine` failed with rc: says why, naming the
 // lost PE when that was the cause. Returns rc.
 int report_collective_failure(int rc, const char *routine) {
-  if (rc == GSHMEMX_ERROR_PEER_LOST)
+  if (rc == GSHMEMX_ERROR_PEER_LOST && job_lost_pe() >= 0)
     return GSHMEMI_ERROR(rc, "%s: PE %d is gone (its process ended); the job cannot go on", routine,
                          job_lost_pe());
+  if (rc == GSHMEMX_ERROR_PEER_LOST)  // the bootstrap saw it first and named it
+    return GSHMEMI_ERROR(rc, "%s: a PE is gone (see the bootstrap's line above); the job cannot go on", routine);
   return GSHMEMI_ERROR(rc, "%s: the bootstrap collective failed", routine);
 }
 
@@ -343,7 +347,7 @@ void warn_if_lazy_loading() {
       "CUDA_MODULE_LOADING=EAGER in the job environment to be safe.");
 }
 
-// For GSHMEMX_INIT_WITH_UNIQUEID the NCCL communicator is created on the
+// For GSHMEMX_INIT_WITH_UNIQUEID from an NCCL id the communicator is created on the
 // current device, before the runtime can learn the node layout; unless the
 // program already chose one, use rank modulo visible GPUs (right for one node
 // with one PE per GPU; multi-node programs should set the device themselves).
@@ -365,7 +369,10 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   if (env_status == GSHMEM_SUCCESS)
     env_status = parse_fault_injection(settings.FAULT_INJECT, &rt.fault_point, &rt.fault_pe, &env_problem);
 
-  if ((flags & GSHMEMX_INIT_WITH_UNIQUEID) && attr && attr->nranks > 0 && attr->rank >= 0)
+  // Only an NCCL id needs a device before the bootstrap; with a socket id the
+  // runtime picks one from the node layout, as under mpirun.
+  if ((flags & GSHMEMX_INIT_WITH_UNIQUEID) && attr && attr->nranks > 0 && attr->rank >= 0 &&
+      attr->nccl_unique_id && !is_socket_uniqueid(attr->nccl_unique_id))
     preselect_device_for_uniqueid(attr);
   std::unique_ptr<Bootstrap> boot;
   const int boot_status = create_bootstrap(flags, attr, &boot);

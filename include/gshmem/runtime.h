@@ -65,10 +65,18 @@ typedef struct gshmemx_init_attr {
  * bytes to every other process (MPI_Bcast, a file, a socket: any way), and
  * each calls gshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr) and
  * gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID, &attr). The bytes are
- * opaque: copy them unchanged (sizeof(gshmemx_uniqueid_t)). Today the id
- * holds an NCCL unique id (the NCCL bootstrap module carries the job). */
+ * opaque: copy them unchanged (sizeof(gshmemx_uniqueid_t)).
+ * By default (GSHMEM_UNIQUEID_BOOTSTRAP=socket) the id holds the TCP address
+ * (IPv4 host:port) of a rendezvous that the process making the id listens
+ * on, and a random job tag; that process serves the rendezvous inside its
+ * own gshmemx_init_attr (no thread; it may have any rank), the others
+ * connect to it. No NCCL or MPI is needed, and PEs may share a GPU
+ * (GSHMEM_ALLOW_GPU_SHARING). With GSHMEM_UNIQUEID_BOOTSTRAP=nccl (read
+ * where the id is made) the id holds an NCCL unique id and the NCCL module
+ * carries the job (one GPU per PE). Version 2: the socket layout was added;
+ * the size is unchanged. */
 #define GSHMEMX_UNIQUEID_BYTES 128
-#define GSHMEMX_UNIQUEID_VERSION 0x67730001 /* 'g' 's' v1: set by gshmemx_get_uniqueid */
+#define GSHMEMX_UNIQUEID_VERSION 0x67730002 /* 'g' 's' v2: set by gshmemx_get_uniqueid */
 typedef struct gshmemx_uniqueid {
   int version;                           /* 0 until gshmemx_get_uniqueid fills it */
   char internal[GSHMEMX_UNIQUEID_BYTES]; /* opaque */
@@ -96,9 +104,12 @@ GSHMEM_API int gshmemx_initialized(void);
 
 /* Fills *id with a new unique id (see above) for one job. Call it in one
  * process, which must stay alive and take part in that job's init (it hosts
- * the rendezvous). Needs the NCCL bootstrap module. No collective, no GPU.
- * Returns GSHMEM_SUCCESS, GSHMEMX_ERROR_INVALID_VALUE (id NULL) or
- * GSHMEMX_ERROR_BOOTSTRAP (module missing or the id could not be made). */
+ * the rendezvous). No collective, no GPU; the socket id opens a listening
+ * socket (closed once the job has assembled), the NCCL id needs the NCCL
+ * module. Returns GSHMEM_SUCCESS, GSHMEMX_ERROR_INVALID_VALUE (id NULL),
+ * GSHMEMX_ERROR_ENVIRONMENT (a bad GSHMEM_UNIQUEID_BOOTSTRAP or
+ * GSHMEM_BOOTSTRAP_ADDRESS) or GSHMEMX_ERROR_BOOTSTRAP (no listening socket,
+ * module missing, or the id could not be made). */
 GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t *id);
 /* Points attr at `id` (which must outlive init) for rank `rank` of `nranks`.
  * Checks 0 <= rank < nranks and that id came from gshmemx_get_uniqueid (its

@@ -1,6 +1,6 @@
 # torchrun --nproc-per-node 2 python/examples/ring.py
-# The example of docs/python.md as a program: each PE sends its rank to the
-# next PE with put_signal on the current stream and checks what it got.
+# Each PE sends its rank to the next PE with put_signal on PyTorch's current
+# stream, waits for its own signal, and checks what it got.
 import torch
 import gshmem
 

@@ -65,14 +65,43 @@ def test_init_again_after_failure_raises_again():
 
 
 def test_init_from_unique_id_without_gpu_raises():
-    try:
-        uid = gshmem.get_unique_id()
-    except gshmem.GshmemError as e:  # no NCCL bootstrap module: the library says so
-        assert e.value.code if hasattr(e, "value") else e.code == -7
-        pytest.skip(f"no unique id here: {e}")
+    # The id is the library's socket rendezvous: made without NCCL or a GPU.
+    uid = gshmem.get_unique_id()
     assert isinstance(uid, bytes) and len(uid) == gshmem._C.UNIQUEID_SIZE
-    with pytest.raises(gshmem.GshmemError):
+    assert gshmem.get_unique_id() != uid
+    with pytest.raises(gshmem.GshmemError) as e:
         gshmem.init(unique_id=uid, rank=0, world_size=1)
+    assert e.value.code == -5  # GSHMEMX_ERROR_NO_DEVICE: the bootstrap ran, then no GPU
+
+
+_TWO_PE_JOB = """
+import os, sys, gshmem
+rank = int(sys.argv[1])
+if rank == 0:
+    uid = gshmem.get_unique_id()          # this process hosts the rendezvous
+    sys.stdout.write(uid.hex() + "\\n"); sys.stdout.flush()
+else:
+    uid = bytes.fromhex(sys.stdin.readline().strip())
+try:
+    gshmem.init(unique_id=uid, rank=rank, world_size=2)
+    print("initialized")
+except gshmem.GshmemError as e:
+    print("code", e.code)
+"""
+
+
+def test_two_processes_from_one_unique_id_agree_without_gpu():
+    # Two processes join one job through the socket bootstrap; without a GPU
+    # both get the same error from init (agreed over the bootstrap), no hang.
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", GSHMEM_BOOTSTRAP_TIMEOUT="20")
+    pe0 = subprocess.Popen([sys.executable, "-c", _TWO_PE_JOB, "0"], stdout=subprocess.PIPE, text=True, env=env)
+    uid_hex = pe0.stdout.readline()
+    pe1 = subprocess.Popen([sys.executable, "-c", _TWO_PE_JOB, "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           text=True, env=env)
+    out1, _ = pe1.communicate(uid_hex, timeout=60)
+    out0, _ = pe0.communicate(timeout=60)
+    assert out0.strip().splitlines()[-1] == "code -5", out0
+    assert out1.strip().splitlines()[-1] == "code -5", out1
 
 
 def test_init_torchrun_env_without_torch(monkeypatch):

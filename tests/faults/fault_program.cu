@@ -8,6 +8,8 @@
 //                          environment, an ncclUniqueId passed through <id-file>
 //                ncclcomm  the same, but the program builds the NCCL
 //                          communicator and passes it (GSHMEMX_INIT_WITH_NCCL_COMM)
+//                socket    no launcher, a gshmem unique id (gshmemx_get_uniqueid,
+//                          the socket bootstrap; made by rank 0) through <id-file>
 //     phase      init, malloc, barrier, finalize (GSHMEM_FAULT_INJECT, set by
 //                the driver, kills the victim inside that gshmem call);
 //                device_wait (peers wait in a kernel for a signal the victim
@@ -64,10 +66,11 @@ int g_pe = -1;
 __global__ void wait_for_signal(uint64_t *flag) { gshmem_uint64_wait_until(flag, GSHMEM_CMP_GE, 1); }
 
 // The id file: written by rank 0 (to a temporary name, then renamed, so a
-// reader never sees half of it), read by the others.
-bool exchange_id(int rank, const char *path, ncclUniqueId *id) {
+// reader never sees half of it), read by the others. `make` fills the id.
+template <typename Id, typename Make>
+bool exchange_id(int rank, const char *path, Id *id, Make make) {
   if (rank == 0) {
-    if (ncclGetUniqueId(id) != ncclSuccess) return false;
+    if (!make(id)) return false;
     const std::string tmp = std::string(path) + ".tmp";
     std::ofstream(tmp, std::ios::binary).write(reinterpret_cast<const char *>(id), sizeof *id);
     return std::rename(tmp.c_str(), path) == 0;
@@ -84,7 +87,7 @@ bool exchange_id(int rank, const char *path, ncclUniqueId *id) {
 
 int main(int argc, char **argv) {
   if (argc < 6) {
-    std::fprintf(stderr, "usage: %s <mpi|uniqueid|ncclcomm> <phase> <victim> <id-file> <tag>\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <mpi|uniqueid|ncclcomm|socket> <phase> <victim> <id-file> <tag>\n", argv[0]);
     return 2;
   }
   const std::string boot = argv[1], phase = argv[2];
@@ -103,13 +106,21 @@ int main(int argc, char **argv) {
     int count = 0;
     cudaGetDeviceCount(&count);
     if (count > 0) cudaSetDevice(rank % count);
+    gshmemx_init_attr_t attr{};
     ncclUniqueId id;
-    if (!exchange_id(rank, id_file, &id)) {
-      std::fprintf(stderr, "rank %d: no NCCL unique id in %s\n", rank, id_file);
+    gshmemx_uniqueid_t gshmem_id = GSHMEMX_UNIQUEID_INITIALIZER;
+    const bool have_id =
+        boot == "socket"
+            ? exchange_id(rank, id_file, &gshmem_id, [](gshmemx_uniqueid_t *i) { return gshmemx_get_uniqueid(i) == 0; })
+            : exchange_id(rank, id_file, &id, [](ncclUniqueId *i) { return ncclGetUniqueId(i) == ncclSuccess; });
+    if (!have_id) {
+      std::fprintf(stderr, "rank %d: no unique id in %s\n", rank, id_file);
       return 2;
     }
-    gshmemx_init_attr_t attr{};
-    if (boot == "uniqueid") {
+    if (boot == "socket") {
+      if (gshmemx_set_attr_uniqueid_args(rank, size, &gshmem_id, &attr) != 0) return 2;
+      rc = gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID, &attr);
+    } else if (boot == "uniqueid") {
       attr.nccl_unique_id = &id;
       attr.rank = rank;
       attr.nranks = size;

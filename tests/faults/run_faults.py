@@ -6,13 +6,14 @@ job may be left running.
 
 usage: run_faults.py --program PATH --mpirun MPIRUN [--mpirun-flag F ...]
                      [--np 2] [--peer-timeout 2] [--margin 8]
-                     [--bootstraps mpi,uniqueid,ncclcomm] [--phases ...]
+                     [--bootstraps mpi,uniqueid,ncclcomm,socket] [--phases ...]
                      [--table FILE] [--logs DIR] [--known-gap BOOT:PHASE ...]
 
 Bootstraps: mpi (under mpirun, with --enable-recovery so that mpirun leaves
 the survivors running: otherwise mpirun itself ends the job, which hides
 gshmem's behaviour), uniqueid and ncclcomm (no launcher: this script starts
-the PEs itself and passes the NCCL unique id through a file).
+the PEs itself and passes an NCCL unique id through a file), socket (the
+same with a gshmem unique id: the socket bootstrap, no NCCL).
 A --known-gap case still runs and is shown as "known gap" while it fails; it
 does not fail the run, and once it passes the run says so (remove the flag).
 Exit status: 0 when every case passed, 1 otherwise; 77 without 2 GPUs
@@ -165,7 +166,7 @@ def main():
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("--peer-timeout", type=float, default=2.0)
     ap.add_argument("--margin", type=float, default=8.0)
-    ap.add_argument("--bootstraps", default="mpi,uniqueid,ncclcomm")
+    ap.add_argument("--bootstraps", default="mpi,uniqueid,ncclcomm,socket")
     ap.add_argument("--phases", default=",".join(PHASES))
     ap.add_argument("--table")
     ap.add_argument("--logs", help="folder for each case's output")
@@ -178,8 +179,8 @@ def main():
             # As the test binaries do (tests/support/test_main.cpp): the PEs
             # share the GPUs; the deaths and the reports are the same.
             # NCCL refuses two ranks of one communicator on one GPU: only
-            # the MPI bootstrap can share.
-            kept = [b for b in args.bootstraps.split(",") if b == "mpi"]
+            # the MPI and socket bootstraps can share.
+            kept = [b for b in args.bootstraps.split(",") if b in ("mpi", "socket")]
             print(f"run_faults: {args.np} PEs share {gpus} GPU(s) (GSHMEM_TEST_SHARE_GPUS=1); "
                   f"bootstraps {','.join(kept) or 'none'} (NCCL ones need a GPU per PE)")
             if not kept:

@@ -7,6 +7,7 @@
 #include <nvshmemx.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "catch.hpp"
 #include "test_support.h"
@@ -59,9 +60,10 @@ TEST_CASE("nvshmemx_init_attr with an MPI communicator, then with a unique id sp
   if (rank == 0) made = nvshmemx_get_uniqueid(&id);
   MPI_Bcast(&made, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (made == GSHMEMX_ERROR_BOOTSTRAP) {
-    WARN("no NCCL bootstrap module here: the unique-id half is not run");
-  } else if (gshmem_test::pes_share_gpus(nranks)) {
-    WARN("the PEs share a GPU, which NCCL refuses: the unique-id half is not run");
+    WARN("no id could be made here (GSHMEM_UNIQUEID_BOOTSTRAP=nccl without the NCCL module?): the unique-id half is not run");
+  } else if (gshmem_test::pes_share_gpus(nranks) && std::getenv("GSHMEM_UNIQUEID_BOOTSTRAP") &&
+             std::string(std::getenv("GSHMEM_UNIQUEID_BOOTSTRAP")) == "nccl") {
+    WARN("the PEs share a GPU, which NCCL refuses (GSHMEM_UNIQUEID_BOOTSTRAP=nccl): the unique-id half is not run");
   } else {
     REQUIRE(made == 0);
     MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
