@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
   if (std::strcmp(mode, "timeout") == 0) wait_forever<<<1, 1>>>(flag);
   else if (std::strcmp(mode, "cmp") == 0) wait_bad_cmp<<<1, 1>>>(flag, 17);
   else if (std::strcmp(mode, "symmetric") == 0) put_not_symmetric<<<1, 1>>>(plain);
-  else if (std::strcmp(mode, "sigop") == 0) signal_bad_op<<<1, 1>>>(flag, 9);
+  else if (std::strcmp(mode, "sigop") == 0) signal_bad_op<<<1, 1>>>(flag, 3);  // SET is 9, ADD 10
   else {
     std::fprintf(stderr, "child: unknown mode %s\n", mode);
     return 2;

@@ -179,7 +179,7 @@ TEST_CASE("device reports: a trapped kernel's failure is printed by the host, on
       {"timeout finalize", "gshmem_uint64_wait_until: wait timed out (300000000 ns) at 0x"},
       {"cmp", "gshmem_uint64_wait_until: invalid cmp 17 (valid: 0 .. 5"},
       {"symmetric", "is not symmetric (heap or registered buffer) or PE 0 is not reachable (n_pes 1)"},
-      {"sigop finalize", "invalid sig_op 9 (GSHMEM_SIGNAL_SET"},
+      {"sigop finalize", "invalid sig_op 3 (GSHMEM_SIGNAL_SET 9 or GSHMEM_SIGNAL_ADD 10)"},
   };
   for (const Case &c : cases) {
     INFO("device_report_child " << c.args);

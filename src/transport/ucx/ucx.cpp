@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <list>
@@ -276,6 +277,30 @@ void say(const Ucx *u, int level, const char *fmt, ...) {
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
   if (u && u->report) u->report(level, line);
+}
+
+// The one-sided routines (put/get/atomics on host memory) need UCX to
+// emulate what a transport lacks (tcp has no remote atomics; shared memory
+// lacks some fetching atomics). UCX's first protocol set (its default
+// before 1.15) always emulates; the second (the default from 1.15) aborts
+// the process at the first such operation ("cannot find remote protocol
+// for: ... amo_fetch into host memory"; seen with UCX 1.16 over shm and
+// tcp) unless emulation is asked for, which only releases from 1.18 know
+// how to do (UCX_PROTO_EMULATION_ENABLE). So, where the user set neither
+// UCX_PROTO_ENABLE nor UCX_PROTO_EMULATION_ENABLE: nothing before 1.15;
+// the first protocol set from 1.15 to 1.17; emulation from 1.18 (the first
+// set where that cannot be set). Returns what was chosen, for the log.
+const char *choose_protocols(ucp_config_t *config) {
+  if (std::getenv("UCX_PROTO_ENABLE") || std::getenv("UCX_PROTO_EMULATION_ENABLE"))
+    return "protocols as UCX_PROTO_* say";
+  unsigned major = 0, minor = 0, release = 0;
+  ucp_get_version(&major, &minor, &release);
+  const unsigned version = major * 100 + minor;
+  if (version < 115) return "default protocols";
+  if (version >= 118 && ucp_config_modify(config, "PROTO_EMULATION_ENABLE", "y") == UCS_OK)
+    return "protocol emulation on";
+  if (ucp_config_modify(config, "PROTO_ENABLE", "n") == UCS_OK) return "first protocol set, which emulates";
+  return "default protocols (emulation could not be asked for)";
 }
 
 int fail(const Ucx *u, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -1354,6 +1379,7 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
     delete u;
     return rc;
   }
+  const char *protocols = choose_protocols(config);
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
@@ -1448,8 +1474,8 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
     destroy(u);
     return rc;
   }
-  say(u, 2, "ucx: UCX %s, %d remote PE(s), %s; GPU memory through active messages (this UCX %s CUDA memory)",
-      ucp_get_version_string(), (int)std::count(u->remote.begin(), u->remote.end(), 1),
+  say(u, 2, "ucx: UCX %s (%s), %d remote PE(s), %s; GPU memory through active messages (this UCX %s CUDA memory)",
+      ucp_get_version_string(), protocols, (int)std::count(u->remote.begin(), u->remote.end(), 1),
       u->all_messages ? "every region through active messages" : "host memory one-sided",
       u->gpu_memory ? "registers" : "cannot register");
 
