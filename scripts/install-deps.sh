@@ -139,6 +139,21 @@ else
   missing_optional+=("cuobjdump (the register checks of tests/launch; python3 -m pip install nvidia-cuda-cuobjdump)")
 fi
 
+# ---- optional: nvdisasm, which `cuobjdump -sass` runs (launch_no_calls reads
+# the kernels' SASS; reported as skipped without). Looked for beside the
+# cuobjdump found above, then on PATH; else NVIDIA's pip package, which puts
+# it beside the pip cuobjdump.
+cuobjdump_path=$( [[ -x "$nvcc_bin/cuobjdump" ]] && echo "$nvcc_bin/cuobjdump" || command -v cuobjdump 2>/dev/null || cuobjdump_in_pip)
+if [[ -n "$cuobjdump_path" && -x "$(dirname "$cuobjdump_path")/nvdisasm" ]]; then say "nvdisasm: $(dirname "$cuobjdump_path")/nvdisasm"
+elif command -v nvdisasm >/dev/null 2>&1; then say "nvdisasm: $(command -v nvdisasm)"
+elif [[ -n "$cuobjdump_path" && "$cuobjdump_path" == */nvidia/*/bin/cuobjdump ]] && command -v python3 >/dev/null 2>&1 &&
+     { [[ $(id -u) -eq 0 ]] || [[ -n "${VIRTUAL_ENV:-}" ]]; } && [[ $after_install == no ]] &&
+     python3 -m pip install --quiet nvidia-cuda-nvdisasm >/dev/null 2>&1 && [[ -x "$(dirname "$cuobjdump_path")/nvdisasm" ]]; then
+  say "nvdisasm: installed with pip: $(dirname "$cuobjdump_path")/nvdisasm"
+else
+  missing_optional+=("nvdisasm (cuobjdump -sass needs it: the SASS check launch_no_calls; python3 -m pip install nvidia-cuda-nvdisasm)")
+fi
+
 # ---- optional: OpenSHMEM (Open MPI's OSHMEM, which Debian's MPI packages above bring)
 if command -v oshcc >/dev/null 2>&1 && oshcc --showme:compile >/dev/null 2>&1; then say "OpenSHMEM: $(command -v oshcc)"
 else missing_optional+=("OpenSHMEM (oshcc: Open MPI's OSHMEM, in libopenmpi-dev + openmpi-bin): the OpenSHMEM bootstrap's tests over a real library are not built without it")
