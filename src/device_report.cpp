@@ -76,6 +76,15 @@ std::string format_device_report(const gshmemi_device_report_slot_t &s) {
       return head + printf_string("team %d is not a valid team handle on this PE", s.i0);
     case GSHMEMI_FAIL_OVERLAP:
       return head + printf_string("dest %p and source %p overlap without being equal", u0, u1);
+    case GSHMEMI_FAIL_REMOTE_LOST:
+      if (s.i0 >= 0)
+        return head + printf_string("a request to remote PE %d cannot complete: PE %d is gone or the transport "
+                                    "failed (GSHMEMX_ERROR_PEER_LOST; see the proxy's line)", s.i1, s.i0);
+      return head + printf_string("a request to remote PE %d cannot complete: the transport failed "
+                                  "(GSHMEMX_ERROR_PEER_LOST; see the proxy's line)", s.i1);
+    case GSHMEMI_FAIL_REMOTE_UNSUPPORTED:
+      return head + printf_string("PE %d is a remote peer (GSHMEM_REMOTE_PEERS, docs/remote.md) and this routine "
+                                  "has no remote form (address %p)", s.i0, u0);
     default:
       return head + printf_string("a device failure of unknown kind %u", s.kind);
   }

@@ -24,6 +24,9 @@ struct HeapConfig {
   std::size_t registration_bytes; // registration window per PE (VMM path only); 0: none
   int device;                 // this PE's CUDA device
   std::vector<int> node_of_pe; // node index of every PE (same node => mappable)
+  // 1 for every PE whose heap must not be mapped here (a remote peer by
+  // GSHMEM_REMOTE_PEERS=all; symmetric across PEs); empty: none.
+  std::vector<unsigned char> unmapped_peers;
 };
 
 // Fills state->heap_base, heap_size, symmetric_span and peer_base[]. Collective.

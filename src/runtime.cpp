@@ -25,6 +25,7 @@
 #include "liveness.h"
 #include "../host/team_internal.h"
 #include "log.h"
+#include "remote.h"
 #include "runtime_internal.h"
 
 namespace gshmemi {
@@ -368,6 +369,8 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   int env_status = load_env(&settings, &env_problem);  // reported once the PE is known
   if (env_status == GSHMEM_SUCCESS)
     env_status = parse_fault_injection(settings.FAULT_INJECT, &rt.fault_point, &rt.fault_pe, &env_problem);
+  RemoteSettings remote_settings;
+  if (env_status == GSHMEM_SUCCESS) env_status = parse_remote_settings(settings, &remote_settings, &env_problem);
 
   // Only an NCCL id needs a device before the bootstrap; with a socket id the
   // runtime picks one from the node layout, as under mpirun.
@@ -429,6 +432,15 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   config.registration_bytes = settings.REGISTRATION_SPACE;
   config.device = device;
   config.node_of_pe = layout.node_of_pe;
+  // Remote peers (docs/remote.md): a pair is remote when either PE asks for
+  // GSHMEM_REMOTE_PEERS=all (never mapped), or when the heap cannot map it.
+  std::vector<unsigned char> wants_all(static_cast<std::size_t>(boot->size()), 0);
+  {
+    const unsigned char mine = remote_settings.mode == RemotePeersMode::all ? 1 : 0;
+    rc = agree(*boot, boot->allgather(&mine, wants_all.data(), 1), "exchanging GSHMEM_REMOTE_PEERS");
+    if (rc) return give_up(rc);
+  }
+  config.unmapped_peers = classify_peers(boot->rank(), boot->size(), wants_all, {});
   gshmemi_device_state_t state{};
   state.my_pe = boot->rank();
   state.n_pes = boot->size();
@@ -444,6 +456,22 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   reports_open = true;
   rc = agree(*boot, heap_init(*boot, config, &state), "creating the symmetric heap");
   if (rc) return give_up(rc);
+  std::vector<unsigned char> remote;
+  bool job_has_remote = false;
+  {
+    const int n = boot->size();
+    std::vector<unsigned char> row(static_cast<std::size_t>(n), 0), maps(static_cast<std::size_t>(n) * n, 0);
+    for (int pe = 0; pe < n; ++pe) row[pe] = state.peer_base[pe] != nullptr ? 1 : 0;
+    rc = agree(*boot, boot->allgather(row.data(), maps.data(), row.size()), "exchanging which heaps are mapped");
+    if (rc) {
+      heap_finalize(*boot);
+      return give_up(rc);
+    }
+    remote = classify_peers(boot->rank(), n, wants_all, maps);
+    job_has_remote = job_has_remote_pair(n, wants_all, maps);
+    for (int pe = 0; pe < n; ++pe)
+      if (remote[pe]) state.peer_base[pe] = nullptr;  // gshmem_ptr gives NULL; device routines queue requests
+  }
 
   state.initialized = 1;
   host_state = state;
@@ -453,9 +481,16 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_stream_init(), "preparing the on-stream routines");
   if (rc == GSHMEM_SUCCESS) rc = agree_on_memop_barrier(*boot);
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_host_rma_init(), "preparing host RMA");
+  // With remote peers: the transport, the proxy and its queue (the state is
+  // published again with the queue in it); none of it otherwise.
+  if (rc == GSHMEM_SUCCESS)
+    rc = agree(*boot, remote_init(*boot, remote_settings, device, remote, job_has_remote, rt.peer_lost_word, &host_state),
+               "starting the proxy for remote peers");
+  if (rc == GSHMEM_SUCCESS && remote_active()) rc = agree(*boot, publish_to_all(host_state), "publishing the device state");
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_team_init(), "preparing the teams");
   if (rc == GSHMEM_SUCCESS) rc = boot->barrier();
   if (rc) {
+    remote_finalize(false);
     gshmemi_team_finalize();
     gshmemi_host_rma_finalize();
     host_state = gshmemi_device_state_t{};
@@ -522,6 +557,9 @@ void gshmem_finalize(void) {
     if (b != GSHMEM_SUCCESS) report_collective_failure(b, "gshmem_finalize");
   }
   rt.initialized.store(false);
+  // The proxy drains what kernels queued, then the transport closes
+  // (collectively, unless a peer is gone).
+  remote_finalize(all_alive());
   // Their releases wait for the device, which may never finish once a peer
   // is gone: then they stay until the process exits.
   if (all_alive()) {
@@ -636,6 +674,8 @@ void gshmemi_host_barrier_all(void) {
   const cudaError_t rc = cudaDeviceSynchronize();
   if (rc != cudaSuccess)
     GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "gshmem_barrier_all: device work failed: %s", cudaGetErrorString(rc));
+  // Requests kernels queued for remote peers are carried out first.
+  if (remote_host_quiet("gshmem_barrier_all") != GSHMEM_SUCCESS) return;
   // The bootstrap's collective orders the host threads; device stores made
   // before cudaDeviceSynchronize returned are visible system-wide by then.
   const int b = runtime().boot->barrier();
@@ -659,7 +699,10 @@ namespace {
 void host_memory_fence(const char *routine, bool complete_host_rma) {
   set_last_error(GSHMEM_SUCCESS);
   if (!require_init(routine)) return;
-  if (complete_host_rma) gshmemi_host_rma_quiet();
+  if (complete_host_rma) {
+    gshmemi_host_rma_quiet();
+    (void)remote_host_quiet(routine);  // what kernels queued for remote peers (logged on failure)
+  }
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 }  // namespace

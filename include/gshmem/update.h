@@ -197,7 +197,7 @@ GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_DEFINE_AMO_BITWISE)
   GSHMEM_DEVICE void gshmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source, size_t nelems, \
                                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
     gshmem::detail::putmem_signal_group(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, \
-                                        gshmem::detail::group_thread{}, "gshmem_" #NAME "_put_signal_nbi"); \
+                                        gshmem::detail::group_thread{}, "gshmem_" #NAME "_put_signal_nbi", false); \
   }
 GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_PUT_SIGNAL)
 #undef GSHMEMI_DEFINE_PUT_SIGNAL
@@ -210,7 +210,7 @@ GSHMEM_DEVICE void gshmem_putmem_signal(void *dest, const void *source, size_t n
 GSHMEM_DEVICE void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
                                             uint64_t signal, int sig_op, int pe) {
   gshmem::detail::putmem_signal_group(dest, source, nbytes, sig_addr, signal, sig_op, pe,
-                                      gshmem::detail::group_thread{}, "gshmem_putmem_signal_nbi");
+                                      gshmem::detail::group_thread{}, "gshmem_putmem_signal_nbi", false);
 }
 
 #endif  // __CUDACC__
@@ -241,10 +241,13 @@ GSHMEM_HD uint64_t gshmem_signal_fetch(const uint64_t *sig_addr) {
 
 /* Orders the calling thread's earlier puts, AMOs and signals to each PE
  * before its later ones to that PE (device: fence.acq_rel.sys, which in fact
- * orders them towards all PEs). Host: gshmemi_host_fence. */
+ * orders them towards all PEs; with remote peers also a fence request to the
+ * proxy, which orders the queued requests before it, to every PE, before
+ * those after it). Host: gshmemi_host_fence. */
 GSHMEM_HD void gshmem_fence(void) {
 #if GSHMEM_IN_DEVICE_CODE
   gshmem::detail::atomic_fence<gshmem::memory_order::acq_rel, gshmem::thread_scope::system>();
+  if (__builtin_expect(gshmem::detail::remote_enabled(), 0)) gshmem::detail::remote_fence("gshmem_fence");
 #else
   gshmemi_host_fence();
 #endif
@@ -252,10 +255,13 @@ GSHMEM_HD void gshmem_fence(void) {
 
 /* Completes the calling thread's earlier puts, AMOs and signals: they are
  * visible to every PE and the host before any later memory operation of the
- * thread (device: fence.sc.sys). Host: gshmemi_host_quiet. */
+ * thread (device: fence.sc.sys; with remote peers it then waits until the
+ * proxy carried out every request queued before, the thread's own and those
+ * of other threads that happen before the call). Host: gshmemi_host_quiet. */
 GSHMEM_HD void gshmem_quiet(void) {
 #if GSHMEM_IN_DEVICE_CODE
   gshmem::detail::atomic_fence<gshmem::memory_order::seq_cst, gshmem::thread_scope::system>();
+  if (__builtin_expect(gshmem::detail::remote_enabled(), 0)) gshmem::detail::remote_quiet("gshmem_quiet");
 #else
   gshmemi_host_quiet();
 #endif

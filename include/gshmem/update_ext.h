@@ -22,8 +22,16 @@
  * gshmem_fence before it, when the signal announces data. Any other sig_op
  * prints a diagnostic and traps. */
 GSHMEM_DEVICE void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  gshmem::detail::apply_signal<gshmem::memory_order::relaxed>(
-      gshmem::detail::peer_address(sig_addr, pe, "gshmemx_signal_op"), signal, sig_op, "gshmemx_signal_op");
+  uint64_t *remote = gshmem::detail::peer_address<true>(sig_addr, pe, "gshmemx_signal_op");
+  if (__builtin_expect(remote == nullptr, 0)) {
+    // Remote peer: a signal request, delivered after the data this PE
+    // queued before it for that PE (stronger than the P2P form).
+    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
+      gshmem::detail::trap_invalid_signal_op(sig_op, "gshmemx_signal_op");
+    gshmem::detail::remote_signal(sig_addr, signal, sig_op, pe, "gshmemx_signal_op");
+    return;
+  }
+  gshmem::detail::apply_signal<gshmem::memory_order::relaxed>(remote, signal, sig_op, "gshmemx_signal_op");
 }
 
 /* -------------------------------------------------- cooperative RMA forms
@@ -38,7 +46,7 @@ GSHMEM_DEVICE void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int si
   }                                                                                                  \
   GSHMEM_DEVICE void gshmemx_##NAME##_put_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
     gshmem::detail::putmem_group(dest, source, nelems * sizeof(TYPE), pe, gshmem::detail::group_##GROUP{}, \
-                                 "gshmemx_" #NAME "_put_nbi_" #GROUP);                             \
+                                 "gshmemx_" #NAME "_put_nbi_" #GROUP, false);                             \
   }                                                                                                  \
   GSHMEM_DEVICE void gshmemx_##NAME##_get_##GROUP(TYPE *dest, const TYPE *source, size_t nelems, int pe) { \
     gshmem::detail::getmem_group(dest, source, nelems * sizeof(TYPE), pe, gshmem::detail::group_##GROUP{}, \
@@ -56,7 +64,7 @@ GSHMEM_DEVICE void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int si
   GSHMEM_DEVICE void gshmemx_##NAME##_put_signal_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t nelems, \
                                                              uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
     gshmem::detail::putmem_signal_group(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, \
-                                        gshmem::detail::group_##GROUP{}, "gshmemx_" #NAME "_put_signal_nbi_" #GROUP); \
+                                        gshmem::detail::group_##GROUP{}, "gshmemx_" #NAME "_put_signal_nbi_" #GROUP, false); \
   }
 #define GSHMEMI_DEFINE_COOP_RMA(NAME, TYPE)          \
   GSHMEMI_DEFINE_COOP_RMA_GROUP(NAME, TYPE, warp)    \
@@ -70,7 +78,7 @@ GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_COOP_RMA)
     gshmem::detail::putmem_group(dest, source, nbytes, pe, gshmem::detail::group_##GROUP{}, "gshmemx_putmem_" #GROUP); \
   }                                                                                                  \
   GSHMEM_DEVICE void gshmemx_putmem_nbi_##GROUP(void *dest, const void *source, size_t nbytes, int pe) { \
-    gshmem::detail::putmem_group(dest, source, nbytes, pe, gshmem::detail::group_##GROUP{}, "gshmemx_putmem_nbi_" #GROUP); \
+    gshmem::detail::putmem_group(dest, source, nbytes, pe, gshmem::detail::group_##GROUP{}, "gshmemx_putmem_nbi_" #GROUP, false); \
   }                                                                                                  \
   GSHMEM_DEVICE void gshmemx_getmem_##GROUP(void *dest, const void *source, size_t nbytes, int pe) { \
     gshmem::detail::getmem_group(dest, source, nbytes, pe, gshmem::detail::group_##GROUP{}, "gshmemx_getmem_" #GROUP); \
@@ -86,7 +94,7 @@ GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_COOP_RMA)
   GSHMEM_DEVICE void gshmemx_putmem_signal_nbi_##GROUP(void *dest, const void *source, size_t nbytes, \
                                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
     gshmem::detail::putmem_signal_group(dest, source, nbytes, sig_addr, signal, sig_op, pe,          \
-                                        gshmem::detail::group_##GROUP{}, "gshmemx_putmem_signal_nbi_" #GROUP); \
+                                        gshmem::detail::group_##GROUP{}, "gshmemx_putmem_signal_nbi_" #GROUP, false); \
   }
 GSHMEMI_DEFINE_COOP_MEM(warp)
 GSHMEMI_DEFINE_COOP_MEM(block)

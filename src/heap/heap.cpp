@@ -259,6 +259,8 @@ int agree(Bootstrap &boot, int local, const char *context, const char *phase) {
 int agree(Bootstrap &boot, int local, const char *phase) { return agree(boot, local, "heap setup", phase); }
 
 bool same_node(const HeapConfig &config, const std::vector<PeHeapInfo> &info, int a, int b) {
+  // A pair forced remote is never mapped (the decision is the same on both PEs).
+  if (b < (int)config.unmapped_peers.size() && config.unmapped_peers[b]) return false;
   if (config.node_of_pe.size() == info.size()) return config.node_of_pe[a] == config.node_of_pe[b];
   return std::strncmp(info[a].hostname, info[b].hostname, sizeof info[a].hostname) == 0;
 }

@@ -50,6 +50,22 @@ typedef struct gshmemi_device_state {
                                           they cannot return (detail/device_report.h); NULL before init */
   char *peer_base[GSHMEMI_MAX_PES];    /* each PE's heap as mapped here; NULL if unreachable and
                                           for every pe >= n_pes (device translation relies on it) */
+  /* Remote peers (docs/remote.md): the request queue to the proxy thread
+   * (detail/proxy_queue.h). slots is NULL when every peer is P2P; then a pe
+   * < n_pes whose peer_base is NULL is unreachable. Otherwise such a PE is
+   * remote and device routines queue requests for it. */
+  struct gshmemi_device_proxy {
+    void *slots;                        /* proxy_request[capacity], mapped pinned host memory */
+    unsigned long long capacity;        /* a power of two */
+    unsigned long long *tail;           /* device memory */
+    unsigned long long *head;           /* mapped pinned host memory (the proxy writes it) */
+    unsigned long long *head_seen;      /* device memory */
+    unsigned long long *completed;      /* mapped pinned host memory (the proxy writes it) */
+    unsigned long long *results;        /* device memory: one word per hardware thread slot, where
+                                           the proxy writes fetched values and small get data */
+    unsigned long long results_per_sm;  /* words per SM (its most resident threads) */
+    unsigned long long result_sms;      /* SM ids covered (larger ids wrap around) */
+  } proxy;
 } gshmemi_device_state_t;
 
 typedef int (*gshmemi_state_publisher_t)(const gshmemi_device_state_t *state);

@@ -44,9 +44,11 @@
 #include <gshmem/detail/config.h>
 #include <gshmem/detail/device_report.h>
 #include <gshmem/detail/ordering.h>
+#include <gshmem/detail/remote.h>
 #include <gshmem/detail/state.h>
 #include <gshmem/detail/sync_core.h>
 #include <gshmem/detail/sync_group.h>
+#include <gshmem/types.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -260,8 +262,21 @@ GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const ch
   if constexpr (WithQuiet) {
     if (rank < team.size) atomic_fence<memory_order::seq_cst, thread_scope::system>();
   }
+  // Remote peers (docs/remote.md): every request the group queued before
+  // the call is carried out before any announcement (sync and barrier
+  // alike: a sync's passer sees the group's earlier stores, remote ones
+  // included), and a remote member is told through a signal request.
+  const bool remote = remote_enabled();
+  if (__builtin_expect(remote, 0) && rank < team.size) remote_quiet(routine);
   for (int r = rank; r < team.size; r += size) {
-    unsigned long long* slot_p = &team_area_at(s.peer_base[team_member_pe(team, r)], slot)->barrier.arrived[team.my_rank];
+    const int member = team_member_pe(team, r);
+    char* base = s.peer_base[member];
+    if (__builtin_expect(remote && base == nullptr, 0)) {
+      uint64_t* own = reinterpret_cast<uint64_t*>(&team_area_at(s.heap_base, slot)->barrier.arrived[team.my_rank]);
+      remote_signal(own, epoch, GSHMEM_SIGNAL_SET, member, routine);
+      continue;
+    }
+    unsigned long long* slot_p = &team_area_at(base, slot)->barrier.arrived[team.my_rank];
     if constexpr (WithQuiet) atomic_store<memory_order::relaxed, thread_scope::system>(slot_p, epoch);
     else atomic_store<memory_order::release, thread_scope::system>(slot_p, epoch);
   }

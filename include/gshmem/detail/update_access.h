@@ -126,7 +126,11 @@ struct group_block {
 // The address of symmetric object `sym` (a local heap address) on PE `pe`.
 // A non-symmetric address or an unreachable PE is a programming error that
 // cannot return a status from the device: one diagnostic line, then a trap.
-template <class T>
+// A remote peer (docs/remote.md: peer_base NULL, a pe below n_pes, the
+// proxy queue present) gives NULL when RemoteOk (the caller then takes its
+// remote branch, which is kept out of the P2P path's way), and otherwise
+// the diagnostic that the routine has no remote form.
+template <bool RemoteOk = false, class T>
 GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
   const gshmemi_device_state_t& s = gshmemi_state();
   // The table entry, at a variable index, is read with the index clamped
@@ -145,10 +149,12 @@ GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
   const bool in_table = (unsigned)pe < (unsigned)GSHMEMI_MAX_PES;
   char* base = gshmemi_state_invariant(s.peer_base[in_table ? (unsigned)pe : 0u]);
   if (!in_table) base = nullptr;
-  if (offset >= s.symmetric_span || base == nullptr) {
+  if (__builtin_expect(offset >= s.symmetric_span || base == nullptr, 0)) {
 #if GSHMEM_IN_DEVICE_CODE
+    const bool remote = offset < s.symmetric_span && (unsigned)pe < (unsigned)s.n_pes && s.proxy.slots != nullptr;
+    if (RemoteOk && remote) return nullptr;
     device_failure f;
-    f.kind = GSHMEMI_FAIL_NOT_SYMMETRIC;
+    f.kind = remote ? GSHMEMI_FAIL_REMOTE_UNSUPPORTED : GSHMEMI_FAIL_NOT_SYMMETRIC;
     f.u0 = (unsigned long long)(const void*)sym;
     f.i0 = pe;
     f.i1 = s.n_pes;

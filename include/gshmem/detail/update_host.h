@@ -85,10 +85,25 @@ inline T host_amo(int op, const T *dest, T operand, T cond, int pe, bool fetch, 
 // together. put and get: copy_bytes (update_access.h), the same.
 #define GSHMEMI_RLX_MOVABLE memory_order::relaxed, thread_scope::system, compiler_order::movable
 
+#if GSHMEM_IN_DEVICE_CODE
+// g from a remote peer: the value comes back through this thread's result word.
+template <class T>
+GSHMEM_DEVICE T remote_value(const T *source, int pe, const char *routine) {
+  T value;
+  remote_get(&value, source, sizeof(T), pe, routine);
+  return value;
+}
+#endif
+
 template <class T>
 GSHMEM_HD void rma_p(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  store_object<GSHMEMI_RLX_MOVABLE>(peer_address(dest, pe, routine), value);
+  T *remote = peer_address<true>(dest, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) {
+    remote_put(dest, &value, sizeof(T), pe, false, nullptr, 0, 0, routine);  // the value travels inline
+    return;
+  }
+  store_object<GSHMEMI_RLX_MOVABLE>(remote, value);
 #else
   gshmemi_host_putmem(dest, &value, sizeof(T), pe, 1, routine);
 #endif
@@ -97,7 +112,9 @@ GSHMEM_HD void rma_p(T *dest, T value, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD T rma_g(const T *source, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  return load_object<GSHMEMI_RLX_MOVABLE>(peer_address(source, pe, routine));
+  const T *remote = peer_address<true>(source, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) return remote_value<T>(source, pe, routine);
+  return load_object<GSHMEMI_RLX_MOVABLE>(remote);
 #else
   T value;
   memset(&value, 0, sizeof(T));
@@ -120,8 +137,9 @@ GSHMEM_HD T rma_g_weak(const T *source, int pe, const char *routine) {
 
 GSHMEM_HD void rma_put(void *dest, const void *source, size_t nbytes, int pe, bool blocking, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  (void)blocking;  // the stores are issued when the call returns, either way
-  putmem_group(dest, source, nbytes, pe, group_thread{}, routine);
+  // P2P: the stores are issued when the call returns, either way; remote:
+  // blocking waits until the proxy carried the put out.
+  putmem_group(dest, source, nbytes, pe, group_thread{}, routine, blocking);
 #else
   gshmemi_host_putmem(dest, source, nbytes, pe, blocking ? 1 : 0, routine);
 #endif
@@ -147,7 +165,10 @@ GSHMEM_HD void rma_get(void *dest, const void *source, size_t nbytes, int pe, bo
 template <class T>
 GSHMEM_HD T amo_fetch(const T *source, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  return load_object<GSHMEMI_RLX_MOVABLE>(peer_address(source, pe, routine));
+  const T *remote = peer_address<true>(source, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0))
+    return remote_amo(const_cast<T *>(source), pe, GSHMEMI_REMOTE_AMO_FETCH, T(), T(), true, routine);
+  return load_object<GSHMEMI_RLX_MOVABLE>(remote);
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_FETCH, source, T(), T(), pe, true, routine);
 #endif
@@ -156,7 +177,12 @@ GSHMEM_HD T amo_fetch(const T *source, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD void amo_set(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  store_object<GSHMEMI_RLX_MOVABLE>(peer_address(dest, pe, routine), value);
+  T *remote = peer_address<true>(dest, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) {
+    (void)remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_SWAP, value, T(), false, routine);
+    return;
+  }
+  store_object<GSHMEMI_RLX_MOVABLE>(remote, value);
 #else
   (void)host_amo<T>(GSHMEMI_HOST_AMO_SET, dest, value, T(), pe, false, routine);
 #endif
@@ -165,7 +191,9 @@ GSHMEM_HD void amo_set(T *dest, T value, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD T amo_swap(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  return addr_exchange<GSHMEMI_RLX>(peer_address(dest, pe, routine), value);
+  T *remote = peer_address<true>(dest, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_SWAP, value, T(), true, routine);
+  return addr_exchange<GSHMEMI_RLX>(remote, value);
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_SWAP, dest, value, T(), pe, true, routine);
 #endif
@@ -175,8 +203,10 @@ GSHMEM_HD T amo_swap(T *dest, T value, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD T amo_compare_swap(T *dest, T cond, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
+  T *remote = peer_address<true>(dest, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_CSWAP, value, cond, true, routine);
   T expected = cond;
-  addr_compare_exchange<GSHMEMI_RLX>(peer_address(dest, pe, routine), expected, value);
+  addr_compare_exchange<GSHMEMI_RLX>(remote, expected, value);
   return expected;
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_COMPARE_SWAP, dest, value, cond, pe, true, routine);
@@ -188,8 +218,10 @@ GSHMEM_HD T amo_compare_swap(T *dest, T cond, T value, int pe, const char *routi
 template <class T>
 GSHMEM_HD T amo_add(T *dest, T value, int pe, bool fetch, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  if (fetch) return addr_fetch_add<GSHMEMI_RLX>(peer_address(dest, pe, routine), value);
-  addr_add<GSHMEMI_RLX_MOVABLE>(peer_address(dest, pe, routine), value);
+  T *remote = peer_address<true>(dest, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_ADD, value, T(), fetch, routine);
+  if (fetch) return addr_fetch_add<GSHMEMI_RLX>(remote, value);
+  addr_add<GSHMEMI_RLX_MOVABLE>(remote, value);
   return T();
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_FETCH_ADD, dest, value, T(), pe, fetch, routine);
@@ -200,8 +232,11 @@ GSHMEM_HD T amo_add(T *dest, T value, int pe, bool fetch, const char *routine) {
 #define GSHMEMI_AMO_BITWISE_HELPER(op, OP)                                         \
   template <class T>                                                               \
   GSHMEM_HD T amo_##op(T *dest, T value, int pe, bool fetch, const char *routine) { \
-    if (fetch) return addr_fetch_##op<GSHMEMI_RLX>(peer_address(dest, pe, routine), value); \
-    addr_##op<GSHMEMI_RLX_MOVABLE>(peer_address(dest, pe, routine), value);        \
+    T *remote = peer_address<true>(dest, pe, routine);                             \
+    if (__builtin_expect(remote == nullptr, 0))                                    \
+      return remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_##OP, value, T(), fetch, routine); \
+    if (fetch) return addr_fetch_##op<GSHMEMI_RLX>(remote, value);                 \
+    addr_##op<GSHMEMI_RLX_MOVABLE>(remote, value);                                 \
     return T();                                                                    \
   }
 #else

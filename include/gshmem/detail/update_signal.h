@@ -21,6 +21,7 @@
 
 #include <gshmem/detail/config.h>
 #include <gshmem/detail/ordering.h>
+#include <gshmem/detail/remote.h>
 #include <gshmem/detail/state.h>
 #include <gshmem/detail/team_sync.h>
 #include <gshmem/detail/update_access.h>
@@ -59,27 +60,52 @@ GSHMEM_DEVICE void apply_signal(uint64_t* remote, uint64_t value, int sig_op, co
 // group synchronizes (which orders the other ranks' stores before rank 0's
 // next operation), then rank 0 updates the signal with release semantics at
 // system scope, so a peer that observes the signal observes all the data.
+// Remote peer (docs/remote.md, detail/remote.h): the group syncs (its
+// ranks' source data written before rank 0 hands it over), rank 0 queues
+// one request (waiting for it when blocking or a get), the group syncs
+// again (a get's data then visible to every rank).
 template <class Group>
 GSHMEM_DEVICE void putmem_signal_group(void* dest, const void* source, size_t nbytes, uint64_t* sig_addr,
                                        uint64_t signal, int sig_op, int pe, const Group& g,
-                                       const char* routine) {
+                                       const char* routine, bool blocking = true) {
   if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD) trap_invalid_signal_op(sig_op, routine);
-  copy_bytes<true, false>(peer_address(dest, pe, routine), source, nbytes, g);
+  void* remote = peer_address<true>(dest, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) {
+    g.sync();
+    if (g.rank() == 0) remote_put(dest, source, nbytes, pe, blocking, sig_addr, signal, sig_op, routine);
+    g.sync();
+    return;
+  }
+  copy_bytes<true, false>(remote, source, nbytes, g);
   g.sync();
   if (g.rank() == 0) apply_signal<memory_order::release>(peer_address(sig_addr, pe, routine), signal, sig_op, routine);
 }
 
 template <class Group>
 GSHMEM_DEVICE void putmem_group(void* dest, const void* source, size_t nbytes, int pe, const Group& g,
-                                const char* routine) {
-  copy_bytes<true, false>(peer_address(dest, pe, routine), source, nbytes, g);
+                                const char* routine, bool blocking = true) {
+  void* remote = peer_address<true>(dest, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) {
+    g.sync();
+    if (g.rank() == 0) remote_put(dest, source, nbytes, pe, blocking, nullptr, 0, 0, routine);
+    g.sync();
+    return;
+  }
+  copy_bytes<true, false>(remote, source, nbytes, g);
   g.sync();
 }
 
 template <class Group>
 GSHMEM_DEVICE void getmem_group(void* dest, const void* source, size_t nbytes, int pe, const Group& g,
                                 const char* routine) {
-  copy_bytes<false, true>(dest, peer_address(source, pe, routine), nbytes, g);
+  const void* remote = peer_address<true>(source, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) {
+    g.sync();
+    if (g.rank() == 0) remote_get(dest, source, nbytes, pe, routine);
+    g.sync();
+    return;
+  }
+  copy_bytes<false, true>(dest, remote, nbytes, g);
   g.sync();
 }
 

@@ -1,0 +1,255 @@
+// The device routines' remote branch: requests to the proxy thread for
+// peers that the heap does not map (docs/remote.md). Device only.
+//
+// A routine translates its target with peer_address<true>, which gives NULL
+// for a remote peer; on that cold branch (__builtin_expect) it builds one
+// proxy_request and hands it to remote_issue, the one enqueue path for
+// every request kind. Everything is inline (no call in any kernel: a CALL
+// puts YIELD and convergence barriers into every poll loop); the warp and
+// block forms enqueue from one rank after a group sync, so the code is
+// there once per routine.
+//
+// Ordering (proxy_queue.h Q1-Q4, src/proxy/proxy.h P1-P5):
+//   - requests are carried out in queue (ticket) order per target; a
+//     signal or put_signal's signal reaches the target after the data handed
+//     over before it to that PE (P2, P3);
+//   - fence: a fence request (P4: everything before it, to every PE, is
+//     delivered before anything after it);
+//   - quiet: waits until `completed` covers every ticket taken before
+//     (this thread's, and other threads' that happen before: Q2, Q3);
+//   - blocking put, get, g and fetching atomics wait for their own ticket
+//     (their source reusable, data or value in place); p, put_nbi and the
+//     non-fetching atomics return once queued (complete at quiet).
+// Waits end with one diagnostic line and a trap when the runtime raised the
+// abort word (a lost peer, or the proxy's transport failed): never a hang.
+#pragma once
+
+#include <gshmem/detail/config.h>
+#include <gshmem/detail/device_report.h>
+#include <gshmem/detail/ordering.h>
+#include <gshmem/detail/proxy_queue.h>
+#include <gshmem/detail/state.h>
+
+#include <stddef.h>
+#include <string.h>
+
+// Atomic operation codes of remote requests (the transport's, src/transport/
+// transport_plugin.h: GSHMEMI_TRANSPORT_AMO_*).
+#define GSHMEMI_REMOTE_AMO_ADD   0
+#define GSHMEMI_REMOTE_AMO_AND   1
+#define GSHMEMI_REMOTE_AMO_OR    2
+#define GSHMEMI_REMOTE_AMO_XOR   3
+#define GSHMEMI_REMOTE_AMO_SWAP  4
+#define GSHMEMI_REMOTE_AMO_CSWAP 5
+#define GSHMEMI_REMOTE_AMO_FETCH 6
+
+namespace gshmem {
+namespace detail {
+
+#if defined(__CUDACC__)
+
+// True when this job has remote peers (the queue exists). One constant
+// load: what fence, quiet and the barrier pay on an all-P2P job.
+GSHMEM_DEVICE bool remote_enabled() { return gshmemi_state().proxy.slots != nullptr; }
+
+GSHMEM_DEVICE proxy_queue remote_queue() {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  proxy_queue q;
+  q.slots = static_cast<proxy_request*>(s.proxy.slots);
+  q.capacity = s.proxy.capacity;
+  q.tail = s.proxy.tail;
+  q.head = s.proxy.head;
+  q.head_seen = s.proxy.head_seen;
+  q.completed = s.proxy.completed;
+  return q;
+}
+
+// Symmetric offset of a local symmetric address (the same on every PE).
+GSHMEM_DEVICE unsigned long long remote_offset(const void* sym) {
+  return (unsigned long long)((const char*)sym - (const char*)gshmemi_state().heap_base);
+}
+
+// The wait policy of remote requests: back off, and give up (one
+// diagnostic line, then a trap) once the abort word is raised.
+struct remote_keep_waiting {
+  const char* routine;
+  int pe;
+  GSHMEM_DEVICE bool operator()() const {
+#if GSHMEM_IN_DEVICE_CODE
+    __nanosleep(64);
+    const int* word = gshmemi_state().peer_lost_word;
+    const int lost = word ? atomic_load<memory_order::relaxed, thread_scope::system>(word) : 0;
+    if (__builtin_expect(lost != 0, 0)) {
+      device_failure f;
+      f.kind = GSHMEMI_FAIL_REMOTE_LOST;
+      f.i0 = lost - 1;
+      f.i1 = pe;
+      fail_device(routine, f);
+      return false;
+    }
+#endif
+    return true;
+  }
+};
+
+// Queues one request; returns its ticket. With wait, returns once the proxy
+// carried it out (completed covers it: acquire, so get data and fetched
+// values are visible).
+GSHMEM_DEVICE unsigned long long remote_issue(const proxy_request& r, bool wait, const char* routine) {
+  const proxy_queue q = remote_queue();
+  unsigned long long ticket = 0;
+  const remote_keep_waiting keep{routine, r.pe};
+  if (proxy_issue(q, r, &ticket, keep) && wait) (void)proxy_wait_completed(q, ticket + 1, keep);
+  return ticket;
+}
+
+GSHMEM_DEVICE proxy_request remote_request(unsigned op, int pe, unsigned long long bytes, unsigned long long remote) {
+  proxy_request r;
+  r.seq = 0;
+  r.op = op;
+  r.pe = pe;
+  r.bytes = bytes;
+  r.remote = remote;
+  r.local = 0;
+  r.value = 0;
+  r.aux = 0;
+  r.sub_op = 0;
+  r.flags = 0;
+  return r;
+}
+
+// quiet's remote half: waits until every request taken so far is carried out.
+GSHMEM_DEVICE void remote_quiet(const char* routine) {
+  const proxy_queue q = remote_queue();
+  (void)proxy_wait_completed(q, proxy_quiet_target(q), remote_keep_waiting{routine, -1});
+}
+
+// fence's remote half: a fence request (non-blocking).
+GSHMEM_DEVICE void remote_fence(const char* routine) {
+  (void)remote_issue(remote_request(proxy_op_fence, -1, 0, 0), false, routine);
+}
+
+// This hardware thread's result word: where the proxy writes a fetched
+// value or a small get's data. A thread that waits for its result stays
+// resident on its (SM, warp slot, lane), so no other thread uses the word
+// meanwhile.
+GSHMEM_DEVICE unsigned long long* remote_result_word() {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  unsigned sm, warp, lane;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  asm volatile("mov.u32 %0, %%warpid;" : "=r"(warp));
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  const unsigned long long index =
+      (unsigned long long)(sm % (unsigned)s.proxy.result_sms) * s.proxy.results_per_sm + warp * 32u + lane;
+  return s.proxy.results + index;
+}
+
+// Reads `bytes` (1..8) of this thread's result word into dst.
+GSHMEM_DEVICE void remote_read_result(void* dst, const unsigned long long* word, size_t bytes) {
+  const unsigned long long v = atomic_load<memory_order::relaxed, thread_scope::system>(word);
+  memcpy(dst, &v, bytes);
+}
+
+// A put of n bytes from local `source` to symmetric `dest` on remote `pe`.
+// A source the proxy can read (global memory) travels as one request; one
+// it cannot (shared or local memory) as inline requests of 8 bytes. Blocking:
+// waits until the proxy carried it out (the source reusable), else returns
+// once queued. With a signal (sig_addr != NULL), the signal follows the
+// data (put_signal: P2, or P3 after inline pieces).
+GSHMEM_DEVICE void remote_put(void* dest, const void* source, size_t n, int pe, bool blocking, uint64_t* sig_addr,
+                              uint64_t signal, int sig_op, const char* routine) {
+  const unsigned long long remote = remote_offset(dest);
+  if (n > 8 && !__isGlobal(source)) {
+    // Shared or local memory: the bytes travel inside the requests.
+    for (size_t at = 0; at < n; at += 8) {
+      const size_t piece = n - at < 8 ? n - at : 8;
+      proxy_request r = remote_request(proxy_op_put_inline, pe, piece, remote + at);
+      memcpy(&r.value, (const char*)source + at, piece);
+      (void)remote_issue(r, false, routine);
+    }
+    n = 0;
+  }
+  proxy_request r = remote_request(proxy_op_nop, pe, n, remote);
+  if (n > 0 && n <= 8) {
+    r.op = proxy_op_put_inline;
+    memcpy(&r.value, source, n);
+    if (sig_addr == nullptr) {
+      (void)remote_issue(r, false, routine);  // the data is in the request: nothing to wait for
+      return;
+    }
+    (void)remote_issue(r, false, routine);
+    n = 0;
+  }
+  if (sig_addr != nullptr) {
+    r.op = n > 0 ? proxy_op_put_signal : proxy_op_signal;
+    r.local = (unsigned long long)source;
+    r.value = signal;
+    r.sub_op = (unsigned)sig_op;
+    if (n > 0) r.aux = remote_offset(sig_addr);
+    else r.remote = remote_offset(sig_addr);
+  } else if (n > 0) {
+    r.op = proxy_op_put;
+    r.local = (unsigned long long)source;
+  } else {
+    return;
+  }
+  (void)remote_issue(r, blocking && r.op != proxy_op_signal, routine);
+}
+
+// A get of n bytes from symmetric `source` on remote `pe` into local
+// `dest`; returns with the data in dest. A dest the proxy can write (global
+// memory) takes one request; otherwise pieces of 8 bytes through this
+// thread's result word.
+GSHMEM_DEVICE void remote_get(void* dest, const void* source, size_t n, int pe, const char* routine) {
+  const unsigned long long remote = remote_offset(source);
+  if (__isGlobal(dest)) {
+    proxy_request r = remote_request(proxy_op_get, pe, n, remote);
+    r.local = (unsigned long long)dest;
+    (void)remote_issue(r, true, routine);
+    return;
+  }
+  unsigned long long* word = remote_result_word();
+  for (size_t at = 0; at < n; at += 8) {
+    const size_t piece = n - at < 8 ? n - at : 8;
+    proxy_request r = remote_request(proxy_op_get, pe, piece, remote + at);
+    r.local = (unsigned long long)word;
+    (void)remote_issue(r, true, routine);
+    remote_read_result((char*)dest + at, word, piece);
+  }
+}
+
+// A remote atomic GSHMEMI_REMOTE_AMO_* on a 4- or 8-byte object; with
+// fetch, waits and returns the old value (else returns T() once queued).
+template <class T>
+GSHMEM_DEVICE T remote_amo(T* dest, int pe, unsigned op, T operand, T compare, bool fetch, const char* routine) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "remote atomics take 4- or 8-byte objects");
+  proxy_request r = remote_request(proxy_op_amo, pe, sizeof(T), remote_offset(dest));
+  r.sub_op = op;
+  memcpy(&r.value, &operand, sizeof(T));
+  memcpy(&r.aux, &compare, sizeof(T));
+  T out;
+  memset(&out, 0, sizeof(T));
+  if (!fetch) {
+    (void)remote_issue(r, false, routine);
+    return out;
+  }
+  unsigned long long* word = remote_result_word();
+  r.local = (unsigned long long)word;
+  (void)remote_issue(r, true, routine);
+  remote_read_result(&out, word, sizeof(T));
+  return out;
+}
+
+// A signal on remote `pe` (signal_op; barrier announcements): delivered
+// after the data this PE handed over before it to that PE (P3).
+GSHMEM_DEVICE void remote_signal(uint64_t* sig_addr, uint64_t value, int sig_op, int pe, const char* routine) {
+  proxy_request r = remote_request(proxy_op_signal, pe, 8, remote_offset(sig_addr));
+  r.value = value;
+  r.sub_op = (unsigned)sig_op;
+  (void)remote_issue(r, false, routine);
+}
+
+#endif  // __CUDACC__
+
+}  // namespace detail
+}  // namespace gshmem

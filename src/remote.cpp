@@ -1,0 +1,356 @@
+// Remote peers in the runtime: see remote.h and docs/remote.md.
+#include "remote.h"
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <gshmem/detail/proxy_queue.h>
+#include <gshmem/detail/update_host.h>
+
+#include "../host/rma_internal.h"
+#include "liveness.h"
+#include "log.h"
+#include "proxy/proxy.h"
+#include "transport/transport_loader.h"
+
+namespace gshmemi {
+
+namespace gd = gshmem::detail;
+
+int parse_remote_settings(const Env &env, RemoteSettings *out, std::string *why) {
+  RemoteSettings s;
+  if (env.REMOTE_PEERS == "auto") {
+    s.mode = RemotePeersMode::automatic;
+  } else if (env.REMOTE_PEERS == "all") {
+    s.mode = RemotePeersMode::all;
+  } else {
+    if (why) *why = "GSHMEM_REMOTE_PEERS='" + env.REMOTE_PEERS + "': expected auto or all";
+    return GSHMEMX_ERROR_ENVIRONMENT;
+  }
+  const unsigned long long c = env.PROXY_QUEUE_CAPACITY;
+  if (c < 2 || !gd::proxy_capacity_valid(c) || c > (1ull << 24)) {
+    if (why)
+      *why = "GSHMEM_PROXY_QUEUE_CAPACITY=" + std::to_string(c) +
+             ": expected a power of two from 2 to 16M (requests of 64 bytes)";
+    return GSHMEMX_ERROR_ENVIRONMENT;
+  }
+  s.queue_capacity = c;
+  *out = s;
+  return GSHMEM_SUCCESS;
+}
+
+std::vector<unsigned char> classify_peers(int me, int n, const std::vector<unsigned char> &wants_all,
+                                          const std::vector<unsigned char> &maps) {
+  std::vector<unsigned char> remote(static_cast<std::size_t>(n > 0 ? n : 0), 0);
+  for (int pe = 0; pe < n; ++pe) {
+    if (pe == me) continue;
+    const bool forced = (me < (int)wants_all.size() && wants_all[me]) || (pe < (int)wants_all.size() && wants_all[pe]);
+    bool mapped = true;
+    if (maps.size() == static_cast<std::size_t>(n) * n)
+      mapped = maps[(std::size_t)me * n + pe] && maps[(std::size_t)pe * n + me];
+    remote[pe] = forced || !mapped ? 1 : 0;
+  }
+  return remote;
+}
+
+bool job_has_remote_pair(int n, const std::vector<unsigned char> &wants_all, const std::vector<unsigned char> &maps) {
+  for (int pe = 0; pe < n; ++pe)
+    for (unsigned char v : classify_peers(pe, n, wants_all, maps))
+      if (v) return true;
+  return false;
+}
+
+namespace {
+
+// How the transport reaches this PE's GPU memory (transport_plugin.h,
+// local_copy / local_amo): CUDA copies and the host RMA's one-thread atomic
+// kernel on a stream of the proxy's own, which never waits for user kernels.
+struct LocalAccess {
+  cudaStream_t stream = nullptr;
+  unsigned long long *fetched = nullptr;  // device word for a fetched value
+  int device = -1;
+};
+
+int local_copy(void *access, void *dst, const void *src, size_t bytes) {
+  auto *a = static_cast<LocalAccess *>(access);
+  cudaSetDevice(a->device);
+  cudaError_t rc = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, a->stream);
+  if (rc == cudaSuccess) rc = cudaStreamSynchronize(a->stream);
+  if (rc != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "proxy: copying %zu bytes for a remote peer failed: %s", bytes,
+                         cudaGetErrorString(rc));
+  return GSHMEM_SUCCESS;
+}
+
+int host_amo_op(int transport_op) {
+  switch (transport_op) {
+    case GSHMEMI_TRANSPORT_AMO_ADD: return GSHMEMI_HOST_AMO_FETCH_ADD;
+    case GSHMEMI_TRANSPORT_AMO_AND: return GSHMEMI_HOST_AMO_FETCH_AND;
+    case GSHMEMI_TRANSPORT_AMO_OR: return GSHMEMI_HOST_AMO_FETCH_OR;
+    case GSHMEMI_TRANSPORT_AMO_XOR: return GSHMEMI_HOST_AMO_FETCH_XOR;
+    case GSHMEMI_TRANSPORT_AMO_SWAP: return GSHMEMI_HOST_AMO_SWAP;
+    case GSHMEMI_TRANSPORT_AMO_CSWAP: return GSHMEMI_HOST_AMO_COMPARE_SWAP;
+    case GSHMEMI_TRANSPORT_AMO_FETCH: return GSHMEMI_HOST_AMO_FETCH;
+    default: return -1;
+  }
+}
+
+int local_amo(void *access, void *address, int op, int width, uint64_t operand, uint64_t compare, uint64_t *old) {
+  auto *a = static_cast<LocalAccess *>(access);
+  const int host_op = host_amo_op(op);
+  if (host_op < 0 || (width != 4 && width != 8))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "proxy: atomic %d of %d bytes from a remote peer is not one",
+                         op, width);
+  cudaSetDevice(a->device);
+  unsigned long long value = 0;
+  // The kernel's compare-swap stores `operand` where the bits equal `cond`.
+  cudaError_t rc = rma::launch_amo(address, (std::size_t)width, host_op, operand, compare, a->fetched, a->stream);
+  if (rc == cudaSuccess && old)
+    rc = cudaMemcpyAsync(&value, a->fetched, sizeof value, cudaMemcpyDeviceToHost, a->stream);
+  if (rc == cudaSuccess) rc = cudaStreamSynchronize(a->stream);
+  if (rc != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "proxy: an atomic for a remote peer failed: %s", cudaGetErrorString(rc));
+  if (old) *old = width == 4 ? (value & 0xffffffffull) : value;
+  return GSHMEM_SUCCESS;
+}
+
+struct RemoteRuntime {
+  std::mutex mutex;
+  int my_pe = -1;
+  int device = -1;
+  Bootstrap *boot = nullptr;
+  void *slots_host = nullptr;                   // cudaHostAlloc: the ring
+  unsigned long long *counters_host = nullptr;  // cudaHostAlloc: head, completed (a line each)
+  unsigned long long *counters_device = nullptr;  // cudaMalloc: tail, head_seen (a line each)
+  unsigned long long *results = nullptr;        // cudaMalloc
+  int *lost_word_host = nullptr;                // ours when the state had none
+  int *lost_word = nullptr;                     // the one raised on a proxy failure
+  gd::proxy_queue host_view{};
+  LocalAccess access;
+  gshmemi_transport_ops_t ops{};
+  bool transport_open = false;
+  bool heap_registered = false;
+  std::unique_ptr<Proxy> proxy;
+};
+
+RemoteRuntime &rr() {
+  static RemoteRuntime *r = new RemoteRuntime;  // never destroyed (the proxy thread may outlive statics)
+  return *r;
+}
+
+int boot_allgather(void *boot, const void *in, void *out, size_t bytes) {
+  return static_cast<Bootstrap *>(boot)->allgather(in, out, bytes);
+}
+int boot_barrier(void *boot) { return static_cast<Bootstrap *>(boot)->barrier(); }
+int lost_peer_for_transport() { return job_lost_pe() + 1; }
+
+void release(RemoteRuntime &r, bool collective) {
+  if (r.proxy) r.proxy->stop();
+  r.proxy.reset();
+  if (r.transport_open) {
+    if (collective) {
+      if (r.heap_registered && r.ops.deregister_memory) (void)r.ops.deregister_memory(r.ops.context, 0);
+      (void)r.ops.close(r.ops.context);
+    }
+    r.transport_open = false;
+  }
+  r.heap_registered = false;
+  if (collective) {
+    if (r.access.stream) cudaStreamDestroy(r.access.stream);
+    if (r.access.fetched) cudaFree(r.access.fetched);
+    if (r.results) cudaFree(r.results);
+    if (r.counters_device) cudaFree(r.counters_device);
+    if (r.slots_host) cudaFreeHost(r.slots_host);
+    if (r.counters_host) cudaFreeHost(r.counters_host);
+    if (r.lost_word_host) cudaFreeHost(r.lost_word_host);
+  }
+  (void)cudaGetLastError();
+  r.access = LocalAccess{};
+  r.slots_host = nullptr;
+  r.counters_host = nullptr;
+  r.counters_device = nullptr;
+  r.results = nullptr;
+  r.lost_word_host = nullptr;
+  r.lost_word = nullptr;
+  r.boot = nullptr;
+}
+
+template <class T>
+int device_pointer(T *host, T **device) {
+  void *d = nullptr;
+  GSHMEMI_CUDA_CHECK(cudaHostGetDevicePointer(&d, host, 0));
+  *device = static_cast<T *>(d);
+  return GSHMEM_SUCCESS;
+}
+
+// Allocates the queue, the result words and the local-access stream; fills
+// state->proxy with the device's view.
+int create_queue(RemoteRuntime &r, const RemoteSettings &settings, int *abort_word, gshmemi_device_state_t *state) {
+  const unsigned long long cap = settings.queue_capacity;
+  GSHMEMI_CUDA_CHECK(cudaHostAlloc(&r.slots_host, cap * sizeof(gd::proxy_request), cudaHostAllocMapped | cudaHostAllocPortable));
+  std::memset(r.slots_host, 0, cap * sizeof(gd::proxy_request));
+  void *counters = nullptr;
+  GSHMEMI_CUDA_CHECK(cudaHostAlloc(&counters, 128, cudaHostAllocMapped | cudaHostAllocPortable));
+  std::memset(counters, 0, 128);
+  r.counters_host = static_cast<unsigned long long *>(counters);
+  GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&r.counters_device), 128));
+  GSHMEMI_CUDA_CHECK(cudaMemset(r.counters_device, 0, 128));
+  cudaDeviceProp prop{};
+  GSHMEMI_CUDA_CHECK(cudaGetDeviceProperties(&prop, r.device));
+  // %smid may exceed the SM count (ids of the full chip): twice the count,
+  // larger ids wrapping around.
+  const unsigned long long per_sm = (unsigned long long)prop.maxThreadsPerMultiProcessor;
+  const unsigned long long sms = 2ull * (unsigned long long)prop.multiProcessorCount;
+  GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&r.results), per_sm * sms * sizeof(unsigned long long)));
+  GSHMEMI_CUDA_CHECK(cudaMemset(r.results, 0, per_sm * sms * sizeof(unsigned long long)));
+  GSHMEMI_CUDA_CHECK(cudaStreamCreateWithFlags(&r.access.stream, cudaStreamNonBlocking));
+  GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&r.access.fetched), sizeof(unsigned long long)));
+  GSHMEMI_CUDA_CHECK(cudaDeviceSynchronize());
+  r.access.device = r.device;
+
+  // The proxy's view: host addresses of what it reads and writes (it never
+  // touches tail or head_seen).
+  r.host_view.slots = static_cast<gd::proxy_request *>(r.slots_host);
+  r.host_view.capacity = cap;
+  r.host_view.tail = r.counters_device;
+  r.host_view.head = r.counters_host;
+  r.host_view.head_seen = nullptr;
+  r.host_view.completed = r.counters_host + 8;
+
+  gshmemi_device_state_t::gshmemi_device_proxy &p = state->proxy;
+  GSHMEMI_CHECK(device_pointer(r.slots_host, &p.slots));
+  p.capacity = cap;
+  p.tail = r.counters_device;
+  p.head_seen = r.counters_device + 8;
+  GSHMEMI_CHECK(device_pointer(r.counters_host, &p.head));
+  p.completed = p.head + 8;
+  p.results = r.results;
+  p.results_per_sm = per_sm;
+  p.result_sms = sms;
+
+  r.lost_word = abort_word;
+  if (state->peer_lost_word == nullptr) {
+    void *word = nullptr;
+    GSHMEMI_CUDA_CHECK(cudaHostAlloc(&word, 64, cudaHostAllocMapped | cudaHostAllocPortable));
+    std::memset(word, 0, 64);
+    r.lost_word_host = static_cast<int *>(word);
+    int *device_word = nullptr;
+    GSHMEMI_CHECK(device_pointer(r.lost_word_host, &device_word));
+    state->peer_lost_word = device_word;
+    r.lost_word = r.lost_word_host;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+bool remote_active() { return rr().proxy != nullptr; }
+
+int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, const std::vector<unsigned char> &remote,
+                bool job_has_remote, int *abort_word, gshmemi_device_state_t *state) {
+  RemoteRuntime &r = rr();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (!job_has_remote) return GSHMEM_SUCCESS;  // all P2P: nothing is created
+  r.my_pe = boot.rank();
+  r.device = device;
+  r.boot = &boot;
+  int rc = create_queue(r, settings, abort_word, state);
+  if (rc != GSHMEM_SUCCESS) {
+    release(r, true);
+    state->proxy = gshmemi_device_state_t::gshmemi_device_proxy{};
+    return rc;
+  }
+  int remote_count = 0;
+  std::string which;
+  for (std::size_t pe = 0; pe < remote.size(); ++pe)
+    if (remote[pe]) which += (remote_count++ ? ", " : "") + std::to_string(pe);
+  GSHMEMI_INFO("remote peers (GSHMEM_REMOTE_PEERS=%s): PE %s; proxy queue of %llu requests",
+               settings.mode == RemotePeersMode::all ? "all" : "auto", which.c_str(), settings.queue_capacity);
+
+  gshmemi_transport_open_args_t args{};
+  args.my_pe = boot.rank();
+  args.n_pes = boot.size();
+  args.remote = remote.data();
+  args.cuda_device = device;
+  args.bootstrap = &boot;
+  args.allgather = &boot_allgather;
+  args.barrier = &boot_barrier;
+  args.report = nullptr;  // the loader's: logged with the PE prefix
+  args.peer_lost = &lost_peer_for_transport;
+  args.flags = 0;
+  args.local_access = &r.access;
+  args.local_copy = &local_copy;
+  args.local_amo = &local_amo;
+  rc = open_transport_plugin("ucx", args, &r.ops);
+  if (rc != GSHMEM_SUCCESS) {
+    GSHMEMI_ERROR(rc, "PE %d has remote peers (%s) but the UCX transport module could not be opened", boot.rank(),
+                  which.c_str());
+    release(r, true);
+    state->proxy = gshmemi_device_state_t::gshmemi_device_proxy{};
+    return rc;
+  }
+  r.transport_open = true;
+  // The heap as it is at init (GPU memory: carried as active messages the
+  // target applies with local_copy / local_amo).
+  rc = r.ops.register_memory(r.ops.context, 0, state->heap_base, (size_t)state->heap_size,
+                             GSHMEMI_TRANSPORT_MEMORY_DEVICE);
+  if (rc != GSHMEM_SUCCESS) {
+    GSHMEMI_ERROR(rc, "registering PE %d's symmetric heap with the UCX transport failed", boot.rank());
+    release(r, false);
+    state->proxy = gshmemi_device_state_t::gshmemi_device_proxy{};
+    return rc;
+  }
+  r.heap_registered = true;
+  r.proxy.reset(new Proxy(r.host_view, r.ops, boot.size()));
+  int *host_word = r.lost_word;
+  const int me = boot.rank();
+  r.proxy->set_error_hook([host_word, me](int code, int pe) {
+    GSHMEMI_ERROR(code == GSHMEMX_ERROR_PEER_LOST ? code : GSHMEMX_ERROR_PEER_LOST,
+                  "proxy: a request to remote PE %d failed (%s); remote requests of PE %d are dropped from now on, "
+                  "device waits on them stop",
+                  pe, gshmemx_error_string(code), me);
+    if (host_word) __atomic_store_n(host_word, 1 + (pe >= 0 ? pe : me), __ATOMIC_RELEASE);
+  });
+  if (r.proxy->start() != GSHMEM_SUCCESS) {
+    r.proxy.reset();
+    release(r, false);
+    state->proxy = gshmemi_device_state_t::gshmemi_device_proxy{};
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "PE %d: the proxy thread could not be started", me);
+  }
+  return GSHMEM_SUCCESS;
+}
+
+int remote_host_quiet(const char *routine) {
+  RemoteRuntime &r = rr();
+  if (!r.proxy) return GSHMEM_SUCCESS;
+  unsigned long long tail = 0;
+  cudaSetDevice(r.device);
+  cudaError_t rc = cudaMemcpyAsync(&tail, r.counters_device, sizeof tail, cudaMemcpyDeviceToHost, r.access.stream);
+  if (rc == cudaSuccess) rc = cudaStreamSynchronize(r.access.stream);
+  if (rc != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: reading the proxy queue's tail failed: %s", routine,
+                         cudaGetErrorString(rc));
+  while (!gd::proxy_test_completed(r.host_view, tail)) {
+    if (r.proxy->error() != 0 || job_lost_pe() >= 0)
+      return GSHMEMI_ERROR(GSHMEMX_ERROR_PEER_LOST,
+                           "%s: requests to remote peers cannot complete (PE %d is gone or the transport failed)",
+                           routine, r.proxy->failed_pe() >= 0 ? r.proxy->failed_pe() : job_lost_pe());
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  return GSHMEM_SUCCESS;
+}
+
+void remote_finalize(bool collective) {
+  RemoteRuntime &r = rr();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (!r.proxy && !r.transport_open) return;
+  release(r, collective);
+}
+
+}  // namespace gshmemi

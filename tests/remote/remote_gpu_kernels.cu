@@ -1,0 +1,131 @@
+// Kernels of the remote-peer GPU tests: the device API unchanged, the peer
+// reached through the proxy (GSHMEM_REMOTE_PEERS=all).
+#include "remote_gpu_kernels.h"
+
+#include <gshmem/gshmem.h>
+#include <gshmem/gshmemx.h>
+
+namespace remote_gpu {
+
+namespace {
+
+__global__ void rma_kernel(int *dst, const int *src, int *got, int target) {
+  __shared__ int shared_buf[kMsgInts];
+  const int t = threadIdx.x;
+  if (t == 0) {
+    gshmem_int_p(dst + kP, 1000 + gshmem_my_pe(), target);
+    gshmem_int_put(dst + kPut, src, kMsgInts, target);
+    gshmem_int_put_nbi(dst + kPutNbi, src + 1, kMsgInts, target);
+    gshmem_putmem(dst + kPutmem, src + 2, kMsgInts * sizeof(int), target);
+    for (int k = 0; k < kMsgInts; ++k) shared_buf[k] = 5000 + k;
+    gshmem_int_put(dst + kPutShared, shared_buf, kMsgInts, target);  // from shared memory: inline pieces
+    got[kG] = gshmem_int_g(src + 3, target);
+    gshmem_int_get(got + kGet, src, kMsgInts, target);
+    gshmem_int_get_nbi(got + kGetNbi, src + 1, kMsgInts, target);
+    gshmem_int_get(shared_buf, src + 2, kMsgInts, target);  // into shared memory: result-word pieces
+    for (int k = 0; k < kMsgInts; ++k) got[kGetShared + k] = shared_buf[k];
+  }
+  __syncthreads();
+  if (t < 32) {
+    gshmemx_int_put_warp(dst + kPutWarp, src + 4, kWarpInts, target);
+    gshmemx_int_get_warp(got + kGetWarp, src + 4, kWarpInts, target);
+  }
+  __syncthreads();
+  gshmemx_int_put_block(dst + kPutBlock, src + 5, kBlockInts, target);
+  gshmemx_int_get_nbi_block(got + kGetBlock, src + 5, kBlockInts, target);
+  if (t == 0) gshmem_quiet();
+}
+
+__global__ void amo_kernel(long long *s, long long *fetched, int target) {
+  const long long me = gshmem_my_pe();
+  fetched[A_FETCH] = gshmem_longlong_atomic_fetch(s + A_FETCH, target);
+  gshmem_longlong_atomic_set(s + A_SET, 40 + me, target);
+  fetched[A_SWAP] = gshmem_longlong_atomic_swap(s + A_SWAP, 50 + me, target);
+  fetched[A_CAS_OK] = gshmem_longlong_atomic_compare_swap(s + A_CAS_OK, 7, 60 + me, target);
+  fetched[A_CAS_NO] = gshmem_longlong_atomic_compare_swap(s + A_CAS_NO, 8, 70 + me, target);
+  fetched[A_FINC] = gshmem_longlong_atomic_fetch_inc(s + A_FINC, target);
+  gshmem_longlong_atomic_inc(s + A_INC, target);
+  fetched[A_FADD] = gshmem_longlong_atomic_fetch_add(s + A_FADD, 100 + me, target);
+  gshmem_longlong_atomic_add(s + A_ADD, 200 + me, target);
+  unsigned long long *bits = reinterpret_cast<unsigned long long *>(s);  // the bitwise AMO types
+  fetched[A_FAND] = (long long)gshmem_ulonglong_atomic_fetch_and(bits + A_FAND, 0xf0, target);
+  gshmem_ulonglong_atomic_and(bits + A_AND, 0x0f, target);
+  fetched[A_FOR] = (long long)gshmem_ulonglong_atomic_fetch_or(bits + A_FOR, 0x100, target);
+  gshmem_ulonglong_atomic_or(bits + A_OR, 0x200, target);
+  fetched[A_FXOR] = (long long)gshmem_ulonglong_atomic_fetch_xor(bits + A_FXOR, 0xff, target);
+  gshmem_ulonglong_atomic_xor(bits + A_XOR, 0x3, target);
+  gshmem_quiet();
+}
+
+__global__ void contend_kernel(long long *s, long long *olds, int target) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  olds[i] = gshmem_longlong_atomic_fetch_add(s + A_CONTENDED, 1, target);
+}
+
+__global__ void litmus_kernel(int *msg, const int *src_sym, uint64_t *sig, uint64_t *ack, long long rounds, int me,
+                              int target, unsigned long long *violations) {
+  int *src = const_cast<int *>(src_sym);
+  unsigned long long bad = 0;
+  for (long long r = 1; r <= rounds; ++r) {
+    for (int k = 0; k < kMsgInts; ++k) src[k] = (int)(r * 131 + k * 7 + me);
+    __threadfence_system();
+    if (r & 1) {
+      gshmem_int_put_nbi(msg, src, kMsgInts, target);
+      gshmem_fence();
+      gshmemx_signal_op(sig, (uint64_t)r, GSHMEM_SIGNAL_SET, target);
+    } else {
+      gshmem_int_put_signal(msg, src, kMsgInts, sig, (uint64_t)r, GSHMEM_SIGNAL_SET, target);
+    }
+    gshmem_signal_wait_until(sig, GSHMEM_CMP_GE, (uint64_t)r);
+    for (int k = 0; k < kMsgInts; ++k) {
+      const int expected = (int)(r * 131 + k * 7 + target);
+      const int seen = gshmem::detail::atomic_load<gshmem::memory_order::relaxed, gshmem::thread_scope::system>(
+          reinterpret_cast<const unsigned int *>(msg + k));
+      if (seen != expected) ++bad;
+    }
+    gshmemx_signal_op(ack, 1, GSHMEM_SIGNAL_ADD, target);
+    gshmem_signal_wait_until(ack, GSHMEM_CMP_GE, (uint64_t)r);
+  }
+  gshmem_quiet();
+  *violations = bad;
+}
+
+__global__ void barrier_kernel(int *slot, int rounds, int target, unsigned long long *violations) {
+  unsigned long long bad = 0;
+  for (int r = 1; r <= rounds; ++r) {
+    if (threadIdx.x == 0) gshmem_int_p(slot + (r & 1), r, target);
+    gshmem_barrier_all();
+    if (threadIdx.x == 0 &&
+        gshmem::detail::atomic_load<gshmem::memory_order::relaxed, gshmem::thread_scope::system>(
+            reinterpret_cast<const unsigned int *>(slot + (r & 1))) != (unsigned)r)
+      ++bad;
+    gshmem_barrier_all();  // the slot is written again only after both read it
+  }
+  if (threadIdx.x == 0) *violations = bad;
+}
+
+}  // namespace
+
+cudaError_t launch_rma(int *dst, const int *src, int *got, int target) {
+  rma_kernel<<<1, kBlockThreads>>>(dst, src, got, target);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_amo(long long *slots, long long *fetched, long long *olds, int target) {
+  amo_kernel<<<1, 1>>>(slots, fetched, target);
+  contend_kernel<<<kContendBlocks, kContendThreads>>>(slots, olds, target);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_litmus(int *msg, const int *src_sym, uint64_t *sig, uint64_t *ack, long long rounds, int me,
+                          int target, unsigned long long *violations) {
+  litmus_kernel<<<1, 1>>>(msg, src_sym, sig, ack, rounds, me, target, violations);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_barrier(int *slot, int rounds, int target, unsigned long long *violations) {
+  barrier_kernel<<<1, 32>>>(slot, rounds, target, violations);
+  return cudaGetLastError();
+}
+
+}  // namespace remote_gpu

@@ -1,0 +1,45 @@
+// Launchers of the remote-peer GPU tests' kernels (remote_gpu_kernels.cu);
+// the Catch2 checks are in remote_gpu_test.cpp. Each returns the launch
+// status and does not synchronize.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace remote_gpu {
+
+// Layout of the RMA test's symmetric `dst` (ints) and of `got` (device
+// memory, not symmetric), per form.
+constexpr int kP = 0, kPut = 8, kPutNbi = 24, kPutmem = 40, kPutShared = 56, kPutWarp = 80, kPutBlock = 160,
+              kDstInts = 320;
+constexpr int kG = 0, kGet = 8, kGetNbi = 24, kGetShared = 40, kGetWarp = 80, kGetBlock = 160, kGotInts = 320;
+constexpr int kMsgInts = 16, kWarpInts = 64, kBlockInts = 128, kBlockThreads = 64;
+constexpr int kSrcInts = 160;
+
+// Every thread form from thread 0, the warp forms from warp 0, the block
+// forms from the 64-thread block; then gshmem_quiet.
+cudaError_t launch_rma(int *dst, const int *src, int *got, int target);
+
+// Atomic slots of the target (long long), each touched by one PE.
+enum { A_FETCH, A_SET, A_SWAP, A_CAS_OK, A_CAS_NO, A_FINC, A_INC, A_FADD, A_ADD, A_FAND, A_AND, A_FOR, A_OR,
+       A_FXOR, A_XOR, A_CONTENDED, A_SLOTS };
+constexpr int kContendBlocks = 4, kContendThreads = 64;
+// One thread per form; then every thread of 4 blocks fetch-adds 1 on the
+// contended slot (old values into `olds`, kContendBlocks * kContendThreads).
+cudaError_t launch_amo(long long *slots, long long *fetched, long long *olds, int target);
+
+// Message passing, `rounds` rounds with the peer: round r puts a message of
+// kMsgInts (even r: put_signal; odd r: put_nbi, fence, signal_op), waits
+// for the peer's round r message (signal_wait_until) and checks it, then
+// acknowledges (signal_op ADD) and waits for the peer's acknowledgement.
+// Violations (a message seen after its signal but not whole) go to
+// *violations. One thread.
+cudaError_t launch_litmus(int *msg, const int *src_sym, uint64_t *sig, uint64_t *ack, long long rounds, int me,
+                          int target, unsigned long long *violations);
+
+// Device barrier: each of `rounds` rounds p's the round to the peer's
+// slot, then gshmem_barrier_all (one 32-thread block); after it the slot
+// must hold the peer's round. Violations to *violations.
+cudaError_t launch_barrier(int *slot, int rounds, int target, unsigned long long *violations);
+
+}  // namespace remote_gpu

@@ -1,0 +1,90 @@
+// GSHMEM_REMOTE_PEERS and GSHMEM_PROXY_QUEUE_CAPACITY: parsing, and which
+// pairs of PEs are remote (src/remote.h). CPU only.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "env.h"
+#include "remote.h"
+
+using namespace gshmemi;
+
+namespace {
+const char *lookup_in_map(const char *name, void *context) {
+  auto *vars = static_cast<std::map<std::string, std::string> *>(context);
+  auto it = vars->find(name);
+  return it == vars->end() ? nullptr : it->second.c_str();
+}
+
+int parse(std::map<std::string, std::string> vars, RemoteSettings *out, std::string *why) {
+  Env env;
+  std::string message;
+  const int rc = parse_env(&lookup_in_map, &vars, &env, &message);
+  if (rc != GSHMEM_SUCCESS) {
+    *why = message;
+    return rc;
+  }
+  return parse_remote_settings(env, out, why);
+}
+}  // namespace
+
+TEST_CASE("remote settings: defaults, auto, all") {
+  RemoteSettings s;
+  std::string why;
+  REQUIRE(parse({}, &s, &why) == GSHMEM_SUCCESS);
+  CHECK(s.mode == RemotePeersMode::automatic);
+  CHECK(s.queue_capacity == 4096);
+  REQUIRE(parse({{"GSHMEM_REMOTE_PEERS", "all"}, {"GSHMEM_PROXY_QUEUE_CAPACITY", "64"}}, &s, &why) == GSHMEM_SUCCESS);
+  CHECK(s.mode == RemotePeersMode::all);
+  CHECK(s.queue_capacity == 64);
+  REQUIRE(parse({{"GSHMEM_REMOTE_PEERS", "auto"}, {"GSHMEM_PROXY_QUEUE_CAPACITY", "1K"}}, &s, &why) == GSHMEM_SUCCESS);
+  CHECK(s.mode == RemotePeersMode::automatic);
+  CHECK(s.queue_capacity == 1024);
+}
+
+TEST_CASE("remote settings: bad values name the variable") {
+  RemoteSettings s;
+  std::string why;
+  CHECK(parse({{"GSHMEM_REMOTE_PEERS", "some"}}, &s, &why) == GSHMEMX_ERROR_ENVIRONMENT);
+  CHECK(why.find("GSHMEM_REMOTE_PEERS") != std::string::npos);
+  CHECK(why.find("some") != std::string::npos);
+  for (const char *bad : {"0", "1", "3", "100", "32M"}) {
+    why.clear();
+    INFO(bad);
+    CHECK(parse({{"GSHMEM_PROXY_QUEUE_CAPACITY", bad}}, &s, &why) == GSHMEMX_ERROR_ENVIRONMENT);
+    CHECK(why.find("GSHMEM_PROXY_QUEUE_CAPACITY") != std::string::npos);
+  }
+  CHECK(parse({{"GSHMEM_PROXY_QUEUE_CAPACITY", "ten"}}, &s, &why) == GSHMEMX_ERROR_ENVIRONMENT);
+}
+
+TEST_CASE("remote settings: both variables are in the env table") {
+  int found = 0;
+  for (const EnvVarInfo &v : env_table())
+    found += std::string(v.name) == "GSHMEM_REMOTE_PEERS" || std::string(v.name) == "GSHMEM_PROXY_QUEUE_CAPACITY";
+  CHECK(found == 2);
+}
+
+TEST_CASE("peer classes: forced, unmappable, symmetric") {
+  const int n = 3;
+  const std::vector<unsigned char> none(n, 0);
+  // Before the heap exists: only what GSHMEM_REMOTE_PEERS=all forces.
+  CHECK(classify_peers(0, n, none, {}) == std::vector<unsigned char>{0, 0, 0});
+  CHECK_FALSE(job_has_remote_pair(n, none, {}));
+  const std::vector<unsigned char> pe1_all{0, 1, 0};
+  CHECK(classify_peers(0, n, pe1_all, {}) == std::vector<unsigned char>{0, 1, 0});
+  CHECK(classify_peers(1, n, pe1_all, {}) == std::vector<unsigned char>{1, 0, 1});
+  CHECK(classify_peers(2, n, pe1_all, {}) == std::vector<unsigned char>{0, 1, 0});
+  CHECK(job_has_remote_pair(n, pe1_all, {}));
+  // After: a pair is P2P only when both map each other (row a: what PE a maps).
+  std::vector<unsigned char> maps{1, 1, 1,  //
+                                  1, 1, 0,  // PE 1 cannot map PE 2
+                                  1, 1, 1};
+  CHECK(classify_peers(1, n, none, maps) == std::vector<unsigned char>{0, 0, 1});
+  CHECK(classify_peers(2, n, none, maps) == std::vector<unsigned char>{0, 1, 0});
+  CHECK(classify_peers(0, n, none, maps) == std::vector<unsigned char>{0, 0, 0});
+  CHECK(job_has_remote_pair(n, none, maps));
+  const std::vector<unsigned char> all_map(n * n, 1);
+  CHECK_FALSE(job_has_remote_pair(n, none, all_map));
+  CHECK(classify_peers(0, 1, std::vector<unsigned char>{1}, {}) == std::vector<unsigned char>{0});
+}
