@@ -10,7 +10,7 @@ namespace remote_gpu {
 
 // Layout of the RMA test's symmetric `dst` (ints) and of `got` (device
 // memory, not symmetric), per form.
-constexpr int kP = 0, kPut = 8, kPutNbi = 24, kPutmem = 40, kPutShared = 56, kPutWarp = 80, kPutBlock = 160,
+constexpr int kP = 0, kPut = 8, kPutNbi = 32, kPutmem = 48, kPutShared = 64, kPutWarp = 80, kPutBlock = 160,
               kDstInts = 320;
 constexpr int kG = 0, kGet = 8, kGetNbi = 24, kGetShared = 40, kGetWarp = 80, kGetBlock = 160, kGotInts = 320;
 constexpr int kMsgInts = 16, kWarpInts = 64, kBlockInts = 128, kBlockThreads = 64;
