@@ -166,11 +166,13 @@ int main(int argc, char **argv) {
   const bool initiator = ctx.pe == 0;
   uint64_t *peer_flag = active ? (uint64_t *)gshmem_ptr(b.flag, peer) : nullptr;
   char *peer_recv = active ? (char *)gshmem_ptr(b.recv, peer) : nullptr;
-  if (active && (!peer_flag || !peer_recv)) {
-    std::fprintf(stderr, "PE %d: PE %d is not reachable by load/store (gshmem_ptr NULL)\n",
-                 ctx.pe, peer);
-    return 1;
-  }
+  // A remote peer (GSHMEM_REMOTE_PEERS, docs/remote.md) has no mapped
+  // address: gshmem's routines go through the proxy and its transport, the
+  // rows get a "[remote]" suffix, and there is no load/store floor to time.
+  const bool remote = active && (!peer_flag || !peer_recv);
+  const std::string suffix = remote ? "[remote]" : "";
+  if (remote && ctx.pe == 0)
+    std::printf("# PE %d is remote (no mapped address): gshmem rows only, through the proxy; no floor\n", peer);
   auto reset = [&] { PERF_CUDA(cudaMemsetAsync(b.flag, 0, sizeof(uint64_t), ctx.stream)); };
 
   // ---- one-word exchanges
@@ -184,6 +186,12 @@ int main(int argc, char **argv) {
           word_pingpong_kernel(ex, raw_send, raw_wait)<<<1, 1, 0, ctx.stream>>>(b.flag, peer_flag, peer, n, initiator);
       });
     };
+    if (remote) {
+      std::vector<double> ns = run(false, false);
+      add_row(ctx, exchange_name(ex) + suffix, "size", 8, 1, "one_way", us_stats(ns, 0.5), nullptr, word_iters);
+      add_row(ctx, exchange_name(ex) + suffix, "size", 8, 1, "round_trip", us_stats(ns), nullptr, word_iters);
+      continue;
+    }
     std::vector<double> floor_ns = run(true, true);
     Stats f1 = us_stats(floor_ns, 0.5), f2 = us_stats(floor_ns);
     std::vector<double> ns = run(false, false);
@@ -217,12 +225,14 @@ int main(int argc, char **argv) {
                                                                                 peer, n, initiator);
         });
       };
-      std::vector<double> floor_ns = run(true);
-      Stats f1 = us_stats(floor_ns, 0.5);
+      std::vector<double> floor_ns = remote ? std::vector<double>{} : run(true);
+      Stats f1 = remote ? Stats{} : us_stats(floor_ns, 0.5);
       std::vector<double> ns = run(false);
-      Stats f2 = us_stats(floor_ns);
-      add_row(ctx, "putmem_signal", "size", bytes, width, "one_way", us_stats(ns, 0.5), &f1, iters);
-      add_row(ctx, "putmem_signal", "size", bytes, width, "round_trip", us_stats(ns), &f2, iters);
+      Stats f2 = remote ? Stats{} : us_stats(floor_ns);
+      add_row(ctx, "putmem_signal" + suffix, "size", bytes, width, "one_way", us_stats(ns, 0.5), remote ? nullptr : &f1,
+              iters);
+      add_row(ctx, "putmem_signal" + suffix, "size", bytes, width, "round_trip", us_stats(ns), remote ? nullptr : &f2,
+              iters);
     }
   }
 

@@ -2,7 +2,7 @@
 # Runs the gshmem perftest suite on the GPUs of this machine.
 #
 #   scripts/bench.sh [--quick] [--build-dir DIR] [--results-dir DIR] [--gpus N] [--no-build] [--no-deps]
-#                    [--vs-nvshmem [--nvshmem-home DIR]] [--build-only]
+#                    [--vs-nvshmem [--nvshmem-home DIR]] [--remote] [--build-only]
 #
 # Checks what the build needs (scripts/install-deps.sh: installs what is
 # missing where it can; --no-deps skips this), builds the perftests if
@@ -23,7 +23,16 @@
 # Python wheel (site-packages/nvidia/nvshmem); where none is found the
 # comparison is skipped, saying so, and the other benchmarks run as usual.
 # The NVSHMEM run gets NVSHMEM_BOOTSTRAP=MPI and NVSHMEM_REMOTE_TRANSPORT=none
-# unless they are set. --build-only builds (both builds with --vs-nvshmem)
+# unless they are set.
+#
+# --remote also runs the latency and bandwidth benchmarks with every peer
+# remote (GSHMEM_REMOTE_PEERS=all, docs/remote.md): the same device routines
+# through the proxy thread and the UCX transport module, on this node
+# (UCX_TLS from $REMOTE_UCX_TLS, default self,posix,cma,tcp: host shared
+# memory, what UCX has between two processes of one node without a NIC).
+# Their rows carry "[remote]" and have no floor (there is no mapped address
+# to time loads and stores against); results in latency-remote-np2.* and
+# bw-remote-np2.*. --build-only builds (both builds with --vs-nvshmem)
 # and stops before looking for GPUs.
 set -uo pipefail
 
@@ -35,6 +44,7 @@ GPUS=""
 DO_BUILD=1
 DO_DEPS=1
 VS_NVSHMEM=0
+REMOTE=0
 NVSHMEM_DIR="${NVSHMEM_HOME:-}"
 BUILD_ONLY=0
 COMMAND_LINE="scripts/bench.sh $*"   # recorded in machine.txt (docs/performance.md cites it)
@@ -47,6 +57,7 @@ while [ $# -gt 0 ]; do
     --no-build) DO_BUILD=0 ;;
     --no-deps) DO_DEPS=0 ;;
     --vs-nvshmem) VS_NVSHMEM=1 ;;
+    --remote) REMOTE=1 ;;
     --nvshmem-home) NVSHMEM_DIR="$2"; shift ;;
     --build-only) BUILD_ONLY=1 ;;
     -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
@@ -64,6 +75,8 @@ say() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 BINARIES=(gshmem_perf_latency gshmem_perf_wait gshmem_perf_stream gshmem_perf_barrier
           gshmem_perf_fan gshmem_perf_bw)
 [ "$VS_NVSHMEM" = 1 ] && BINARIES+=(gshmem_perf_nvshmem_api)
+# The UCX transport module is loaded at init, not linked: build it too.
+[ "$REMOTE" = 1 ] && BINARIES+=(gshmem_transport_ucx)
 
 # ---------------------------------------------------------------- build
 if [ "$DO_BUILD" = 1 ] && [ "$DO_DEPS" = 1 ]; then
@@ -168,6 +181,7 @@ for b in gshmem_perf_latency gshmem_perf_wait gshmem_perf_stream gshmem_perf_bw;
 for b in gshmem_perf_barrier gshmem_perf_fan; do
   for np in "${PE_COUNTS[@]}"; do STEPS+=("$b:$np"); done
 done
+[ "$REMOTE" = 1 ] && STEPS+=("gshmem_perf_latency:2:remote" "gshmem_perf_bw:2:remote")
 
 MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
 {
@@ -215,9 +229,13 @@ total=${#STEPS[@]}
 k=0
 for step in "${STEPS[@]}"; do
   k=$((k + 1))
-  b=${step%%:*}
-  np=${step##*:}
-  run_binary "[$k/$total] $b np=$np" "${b#gshmem_perf_}-np$np" "$np" "$BIN_DIR/$b"
+  IFS=: read -r b np variant <<< "$step"
+  if [ "$variant" = remote ]; then
+    run_binary "[$k/$total] $b np=$np, every peer remote" "${b#gshmem_perf_}-remote-np$np" "$np" "$BIN_DIR/$b" \
+      -x GSHMEM_REMOTE_PEERS=all -x "UCX_TLS=${REMOTE_UCX_TLS:-self,posix,cma,tcp}" -x UCX_WARN_UNUSED_ENV_VARS=n
+  else
+    run_binary "[$k/$total] $b np=$np" "${b#gshmem_perf_}-np$np" "$np" "$BIN_DIR/$b"
+  fi
 done
 
 # ---------------------------------------------------------------- vs NVSHMEM

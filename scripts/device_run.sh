@@ -52,6 +52,10 @@
 #   BENCH_ARGS     extra bench.sh arguments (e.g. --vs-nvshmem)
 #   CTEST_ARGS     extra ctest arguments (e.g. "-R runtime_")
 #   CMAKE_ARGS     extra configure arguments
+#   BUILD_TARGETS  build only these targets (space-separated; the runtime
+#                  modules a run loads, gshmem_bootstrap_mpi and
+#                  gshmem_transport_ucx, included), for a short run: pair
+#                  it with CTEST_ARGS naming the tests those targets hold
 #   UCX_ROOT       a UCX prefix for the UCX transport module (else: build-ucx/
 #                  when it travelled with the tree, made by
 #                  `scripts/ucx_prefix.sh pack build-ucx` where UCX headers are
@@ -211,7 +215,8 @@ start=$(date +%s)
 build_limit=$(stage_timeout "${BUILD_TIMEOUT:-300}")
 # shellcheck disable=SC2086
 timeout "$build_limit" bash -c 'cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release $2 >"$3/configure.log" 2>&1 &&
-  cmake --build "$1" -j"$4" >"$3/build.log" 2>&1' _ "$build" "${CMAKE_ARGS:-}" "$logs" "$jobs" &
+  cmake --build "$1" -j"$4" ${5:+--target $5} >"$3/build.log" 2>&1' _ "$build" "${CMAKE_ARGS:-}" "$logs" "$jobs" \
+  "${BUILD_TARGETS:-}" &
 build_pid=$!
 # While it builds: every 30 s, which compilers run and for how long, so a
 # source that stalls the build is named even when the build never ends.

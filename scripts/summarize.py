@@ -237,6 +237,32 @@ def comparison_section(rows):
     return out
 
 
+REMOTE_SUFFIX = "[remote]"
+
+
+def remote_section(rows, remote):
+    """Rows measured with every peer remote (bench.sh --remote) beside the
+    same benchmark over P2P from the same run."""
+    p2p = {}
+    for r in rows:
+        if not r["name"].endswith(REMOTE_SUFFIX):
+            p2p[(r["name"], r["pes"], size_of(r), width(r), r["metric"])] = r
+    out = ["", "## Remote peers beside P2P (same run)", "",
+           "Remote: GSHMEM_REMOTE_PEERS=all, the same device routines through the proxy thread and the UCX "
+           "transport (this node's host shared memory); P2P: the mapped heap over NVLink/PCIe. "
+           "Latency in us (lower is better), bandwidth in GB/s (higher is better).", "",
+           "| benchmark | PEs | size/n | issuer | metric | P2P | remote | remote / P2P |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in remote:
+        base = r["name"][:-len(REMOTE_SUFFIX)]
+        q = p2p.get((base, r["pes"], size_of(r), width(r), r["metric"]))
+        ratio = r["value"] / q["value"] if q and q.get("value") else None
+        out.append(f"| {base} | {r['pes']} | {size_of(r)} | {width(r)} | {r['metric']} | "
+                   f"{fmt(q['value']) + ' ' + q['unit'] if q else '-'} | {fmt(r['value'])} {r['unit']} | "
+                   f"{fmt(ratio, 2) if ratio is not None else '-'} |")
+    return out
+
+
 def build(rows, title):
     out = [f"# {title}", ""]
     comparison = comparison_section(rows)
@@ -298,7 +324,10 @@ def build(rows, title):
                    f"{r['metric']} | {fmt(r['value'])} {r['unit']} | {fmt(r.get('min'))} | {fmt(r.get('max'))} | "
                    f"{fmt(r['floor'])} | {fmt(r['ratio'], 2)} | {fmt(nvshmem_anchor(r))} | "
                    f"{'yes' if ok else 'NO'} |")
-    without = [r for r in rows if r.get("floor") is None]
+    remote = [r for r in rows if r["name"].endswith(REMOTE_SUFFIX)]
+    if remote:
+        out += remote_section(rows, remote)
+    without = [r for r in rows if r.get("floor") is None and not r["name"].endswith(REMOTE_SUFFIX)]
     if without:
         out += ["", "## Figures without a floor", "",
                 "| binary | benchmark | PEs | size/n | issuer | metric | value | min | max |",
