@@ -321,7 +321,11 @@ if [[ $run_bench == 1 ]]; then
     tee "$logs/bench.log"
   bench_rc=${PIPESTATUS[0]}
   met=$(grep -o '[0-9]* target(s) not met' "$logs/bench.log" | tail -1)
-  summary+=("bench --quick|rc=$bench_rc|${met:-all targets met}|$(( $(date +%s) - start ))s")
+  if [[ -z "$met" ]]; then  # no summary: say why rather than "all targets met"
+    grep -q "^summarize: " "$logs/bench.log" && met="all targets met" ||
+      met="no summary ($([[ $bench_rc -eq 124 ]] && echo "timed out" || echo "see bench.log"))"
+  fi
+  summary+=("bench --quick|rc=$bench_rc|$met|$(( $(date +%s) - start ))s")
   # The table and the two headline plots; the results tarball has the rest.
   [[ -f "$logs/bench-out/summary.md" ]] && cp "$logs/bench-out/summary.md" "$out/bench-summary.md"
   # (At most 8 files come back from a device run: the other plots are in
