@@ -52,3 +52,18 @@ add_test(NAME python_cpu
 set_tests_properties(python_cpu PROPERTIES
   LABELS "cpu;python" TIMEOUT 300 SKIP_RETURN_CODE 77
   ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION}")
+
+# `pip install ./python` as a user runs it (scripts/python_pip_install.sh:
+# this build installed into a prefix, the package built by pip against it,
+# without build isolation or an index), then the same CPU tests over the
+# installed package. Labelled install: it installs, like
+# runtime_install_consumer. Skipped (77, saying why) without scikit-build-core.
+add_test(NAME python_pip_install
+         COMMAND sh -c "out=$(bash \"$0\" \"$1\" \"$2\" \"$3\"); rc=$?; echo \"$out\"; [ $rc -eq 0 ] || exit $rc; \
+site=$(echo \"$out\" | tail -n 1); PYTHONPATH=\"$site\" GSHMEM_EXPECT_PACKAGE_DIR=\"$site/gshmem\" \
+exec \"$3\" -m pytest -q -p no:cacheprovider \"$4\""
+                 ${PROJECT_SOURCE_DIR}/scripts/python_pip_install.sh ${PROJECT_BINARY_DIR}
+                 ${PROJECT_BINARY_DIR}/python-pip ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests)
+set_tests_properties(python_pip_install PROPERTIES
+  LABELS "cpu;python;install" TIMEOUT 600 SKIP_RETURN_CODE 77
+  ENVIRONMENT "CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION}")

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The Python package on a GPU machine: builds its extension for the Python
 # that has PyTorch (no package registry needed: the CMake build,
-# GSHMEM_BUILD_PYTHON, with nanobind from that Python), then under torchrun
+# GSHMEM_BUILD_PYTHON, with nanobind from that Python); where that is the
+# complete build-device and the Python has scikit-build-core, the package is
+# then installed as a user installs it, `pip install ./python` against that
+# build's install (scripts/python_pip_install.sh), and that copy is tested.
+# Then under torchrun
 # with 2 PEs: the GPU checks (python/tests/gpu/torchrun_checks.py), the
 # dead-peer jobs, the ring example, and the benchmark beside PyTorch's
 # symmetric memory (python/benchmarks/bench_vs_torch_symm_mem.py).
@@ -83,7 +87,24 @@ if ! importable "$build"; then
   echo "python|gshmem not importable from $build/python|" > "$out/summary-line.txt"
   exit 1
 fi
-export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}"
+# As a user installs it: `pip install ./python` against this build's install
+# (scripts/python_pip_install.sh; no registry needed), where the build is
+# complete and scikit-build-core is there; else the build tree's package.
+package_dir="$build/python"
+how="the build tree's package ($build/python)"
+if [[ "$build" == */build-device ]] && grep -q '^scikit_build_core: yes' "$out/python-env.txt"; then
+  echo "== pip install ./python (against $build's install)"
+  if site=$(bash scripts/python_pip_install.sh "$build" "${TMPDIR:-/tmp}/gshmem-python-pip" "$py" | tail -n 1) &&
+     [[ -d "$site/gshmem" ]]; then
+    package_dir=$site
+    how="pip install ./python ($site)"
+  else
+    echo "(pip install ./python failed; the build tree's package is used)"
+  fi
+fi
+echo "== the package: $how"
+verdicts+=("package: ${how%% (*}")
+export PYTHONPATH="$package_dir${PYTHONPATH:+:$PYTHONPATH}"
 export CUDA_MODULE_LOADING=EAGER
 gpus=$("$py" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null || echo 0)
 if [[ "$gpus" == 1 ]]; then

@@ -26,6 +26,15 @@ def test_version_is_the_library_version():
         assert gshmem.__version__ == expected
 
 
+def test_imported_from_where_expected():
+    # python_pip_install: the package pip installed, not the build tree's copy.
+    expected = os.environ.get("GSHMEM_EXPECT_PACKAGE_DIR")
+    if expected:
+        assert os.path.dirname(os.path.realpath(gshmem.__file__)) == os.path.realpath(expected)
+        extension = [f for f in os.listdir(expected) if f.startswith("_gshmem")]
+        assert extension, f"no extension module in {expected}"
+
+
 def test_error_is_a_runtime_error():
     assert issubclass(gshmem.GshmemError, RuntimeError)
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `pip install ./python` as a user runs it, against a build of this tree:
+#
+#   scripts/python_pip_install.sh BUILD_DIR WORK_DIR [PYTHON]
+#
+# installs BUILD_DIR into WORK_DIR/prefix (cmake --install), then builds and
+# installs the Python package with pip into WORK_DIR/site, linking that
+# prefix (GSHMEM_PREFIX: the package then builds only its extension, not
+# the library again) and prints WORK_DIR/site on its last line, for
+# PYTHONPATH. pip runs without build isolation and without an index, so no
+# registry is needed: scikit-build-core and nanobind must already be
+# installed for PYTHON (default python3). Exit status: 0 installed, 77
+# scikit-build-core or nanobind missing (said why), other: a step failed
+# (its log is printed).
+set -uo pipefail
+if [[ $# -lt 2 ]]; then
+  echo "usage: $0 BUILD_DIR WORK_DIR [PYTHON]" >&2
+  exit 2
+fi
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build=$1 work=$2 py=${3:-python3}
+for module in scikit_build_core nanobind; do
+  if ! "$py" -c "import $module" >/dev/null 2>&1; then
+    echo "python_pip_install: $module is not installed for $py ($py -m pip install scikit-build-core nanobind)"
+    exit 77
+  fi
+done
+rm -rf "$work"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+if ! cmake --install "$build" --prefix "$work/prefix" > "$work/install.log" 2>&1; then
+  tail -n 30 "$work/install.log"
+  echo "python_pip_install: cmake --install $build failed"
+  exit 1
+fi
+# The package's build folder goes to WORK_DIR, not into the source tree.
+if ! GSHMEM_PREFIX="$work/prefix" "$py" -m pip install --no-build-isolation --no-deps --no-index \
+     --target "$work/site" -C build-dir="$work/pip-build" "$root/python" > "$work/pip.log" 2>&1; then
+  tail -n 40 "$work/pip.log"
+  echo "python_pip_install: pip install $root/python failed"
+  exit 1
+fi
+echo "$work/site"
