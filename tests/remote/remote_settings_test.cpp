@@ -6,21 +6,17 @@
 
 #include "catch.hpp"
 #include "env.h"
+#include "env_map.h"
 #include "remote.h"
 
 using namespace gshmemi;
 
 namespace {
-const char *lookup_in_map(const char *name, void *context) {
-  auto *vars = static_cast<std::map<std::string, std::string> *>(context);
-  auto it = vars->find(name);
-  return it == vars->end() ? nullptr : it->second.c_str();
-}
 
 int parse(std::map<std::string, std::string> vars, RemoteSettings *out, std::string *why) {
   Env env;
   std::string message;
-  const int rc = parse_env(&lookup_in_map, &vars, &env, &message);
+  const int rc = parse_env(&gshmem_test::env_map_lookup, &vars, &env, &message);
   if (rc != GSHMEM_SUCCESS) {
     *why = message;
     return rc;

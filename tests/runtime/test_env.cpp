@@ -5,16 +5,9 @@
 
 #include "catch.hpp"
 #include "env.h"
+#include "env_map.h"
 
 using namespace gshmemi;
-
-namespace {
-const char *lookup_in_map(const char *name, void *context) {
-  auto *vars = static_cast<std::map<std::string, std::string> *>(context);
-  auto it = vars->find(name);
-  return it == vars->end() ? nullptr : it->second.c_str();
-}
-}  // namespace
 
 TEST_CASE("sizes accept plain bytes and K/M/G/T suffixes") {
   std::size_t v = 0;
@@ -79,7 +72,7 @@ TEST_CASE("every default in the table parses, and unset variables take it") {
   std::map<std::string, std::string> vars;
   Env e{};
   std::string message;
-  REQUIRE(parse_env(lookup_in_map, &vars, &e, &message) == GSHMEM_SUCCESS);
+  REQUIRE(parse_env(gshmem_test::env_map_lookup, &vars, &e, &message) == GSHMEM_SUCCESS);
   CHECK(e.SYMMETRIC_SIZE == (1ull << 30));
   CHECK(e.REGISTRATION_SPACE == (32ull << 30));
   CHECK(e.DEBUG == LogLevel::WARN);
@@ -99,7 +92,7 @@ TEST_CASE("set variables are parsed") {
                                              {"GSHMEM_REGISTRATION_SPACE", "0"}};
   Env e{};
   std::string message;
-  REQUIRE(parse_env(lookup_in_map, &vars, &e, &message) == GSHMEM_SUCCESS);
+  REQUIRE(parse_env(gshmem_test::env_map_lookup, &vars, &e, &message) == GSHMEM_SUCCESS);
   CHECK(e.SYMMETRIC_SIZE == (512ull << 20));
   CHECK(e.REGISTRATION_SPACE == 0);
   CHECK(e.DISABLE_VMM);
@@ -113,12 +106,12 @@ TEST_CASE("a bad value is an error naming the variable and the value, not a sile
                                              {"GSHMEM_DISABLE_VMM", "1"}};
   Env e{};
   std::string message;
-  CHECK(parse_env(lookup_in_map, &vars, &e, &message) == GSHMEMX_ERROR_ENVIRONMENT);
+  CHECK(parse_env(gshmem_test::env_map_lookup, &vars, &e, &message) == GSHMEMX_ERROR_ENVIRONMENT);
   CHECK(message.find("GSHMEM_SYMMETRIC_SIZE") != std::string::npos);
   CHECK(message.find("banana") != std::string::npos);
   CHECK(e.DISABLE_VMM);  // the other variables are still read
 
   vars = {{"GSHMEM_WAIT_TIMEOUT", "forever"}};
-  CHECK(parse_env(lookup_in_map, &vars, &e, &message) == GSHMEMX_ERROR_ENVIRONMENT);
+  CHECK(parse_env(gshmem_test::env_map_lookup, &vars, &e, &message) == GSHMEMX_ERROR_ENVIRONMENT);
   CHECK(message.find("GSHMEM_WAIT_TIMEOUT=forever") != std::string::npos);
 }
