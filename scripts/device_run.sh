@@ -344,8 +344,15 @@ if [[ -n "$nvp_pid" ]]; then
     ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} \
     > "$logs/nvshmem-programs.log" 2>&1
   nvp_rc=$?
+  # A stage cut short by the budget never reached its comparison: make the
+  # table from the runs that finished (the script reads their logs).
+  if [[ ${#nvp_vs[@]} -gt 0 && ! -f "$nvp_dir/vs_nvshmem_perftests.md" && -f "$nvp_dir/programs.tsv" ]]; then
+    python3 scripts/nvshmem_perftests_vs.py "$nvp_dir" \
+      --title "NVIDIA's perftests: gshmem against NVSHMEM, $(date -u '+%Y-%m-%d %H:%M UTC'), the runs that finished before the stage's time ran out (rc=$nvp_rc)" \
+      >> "$logs/nvshmem-programs.log" 2>&1
+  fi
   [[ -f "$nvp_dir/report.md" ]] && cp "$nvp_dir/report.md" "$out/nvshmem-programs.md"
-  [[ -d "$nvp_dir/logs" ]] && tar -C "$nvp_dir" -czf "$logs/nvshmem-programs-logs.tar.gz" logs $(cd "$nvp_dir" && ls -d logs-nvshmem 2>/dev/null) 2>/dev/null
+  [[ -d "$nvp_dir/logs" ]] && tar -C "$nvp_dir" -czf "$logs/nvshmem-programs-logs.tar.gz" logs programs.tsv $(cd "$nvp_dir" && ls -d logs-nvshmem 2>/dev/null) 2>/dev/null
   [[ -f "$nvp_dir/vs_nvshmem_perftests.md" ]] && cp "$nvp_dir/vs_nvshmem_perftests.md" "$out/"
   for f in "$nvp_dir"/vs_nvshmem_perftests.{md,jsonl,png}; do  # also in the logs tarball
     [[ -f "$f" ]] && cp "$f" "$logs/"
