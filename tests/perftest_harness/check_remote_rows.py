@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""The remote rows of the benchmark (scripts/bench.sh --remote), on sample
+JSON lines, without a GPU: summarize.py puts each "...[remote]" row beside
+the P2P row of the same benchmark, size, issuer and metric (remote / P2P for
+both latency and bandwidth), says "-" where the P2P run has no such row, and
+keeps remote rows out of the list of figures without a floor.
+usage: check_remote_rows.py SCRIPTS_DIR WORKDIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+scripts, work = sys.argv[1:3]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+
+
+def row(name, size, threads, metric, value, unit="us", floor=None):
+    r = {"binary": "gshmem_perf_latency", "name": name, "pes": 2, "size_key": "size", "size": size,
+         "threads": threads, "metric": metric, "value": value, "min": value, "max": value, "unit": unit}
+    if floor is not None:
+        r.update(floor=floor, ratio=value / floor)
+    return r
+
+
+rows = [row("putmem_signal", 8, 1, "one_way", 0.9, floor=0.8),
+        row("putmem_signal[remote]", 8, 1, "one_way", 18.0),
+        row("putmem_signal[remote]", 64, 1, "one_way", 19.0),          # no P2P row of this size
+        row("putmem_block", 1048576, 1024, "bandwidth", 300.0, "GB/s", 320.0),
+        row("putmem_block[remote]", 1048576, 1024, "bandwidth", 6.0, "GB/s")]
+with open(os.path.join(work, "rows.jsonl"), "w") as f:
+    f.write("".join(json.dumps(r) + "\n" for r in rows))
+subprocess.run([sys.executable, os.path.join(scripts, "summarize.py"), work], check=True)
+summary = open(os.path.join(work, "summary.md")).read()
+
+
+def check(cond, what):
+    if not cond:
+        print(summary)
+        raise AssertionError(what)
+
+
+check("## Remote peers beside P2P (same run)" in summary, "the remote section")
+section = summary.split("## Remote peers beside P2P (same run)")[1]
+check("| putmem_signal | 2 | 8 B | thread | one_way | 0.900 us | 18.000 us | 20.00 |" in section,
+      "latency: remote beside P2P, remote / P2P")
+check("| putmem_signal | 2 | 64 B | thread | one_way | - | 19.000 us | - |" in section,
+      "a remote row without a P2P row says '-'")
+bw = [ln for ln in section.splitlines() if ln.startswith("| putmem_block |")]
+check(len(bw) == 1 and bw[0].endswith("| 0.02 |"), "bandwidth: remote / P2P (6 / 300)")
+without = summary.split("## Figures without a floor")[1] if "## Figures without a floor" in summary else ""
+check("[remote]" not in without, "remote rows are not repeated among the figures without a floor")
+print("remote rows: ok")
