@@ -94,10 +94,7 @@ bool begin(const char *routine, int pe, Context *ctx) {
     ctx->user_heap.size = ctx->state->heap_size - GSHMEMI_INTERNAL_REGION_BYTES;
   }
   ctx->user_heap.registered = &registered_range;
-  const int n = ctx->state->n_pes;
-  return report(routine, pe,
-                stream::check_pe(pe, n, pe >= 0 && pe < n && pe < GSHMEMI_MAX_PES && ctx->state->peer_base[pe] != nullptr,
-                                 stream::is_remote_peer(ctx->state, pe)));
+  return report(routine, pe, stream::check_target(*ctx->state, pe));
 }
 
 // The address of symmetric `local` (this PE's heap) as PE `pe`'s copy, mapped here.

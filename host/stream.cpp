@@ -308,9 +308,7 @@ P *peer_address(const Context &ctx, P *local, int pe) {
 bool check_signal_args(const char *fn, const Context &ctx, std::uint64_t *sig_addr, int sig_op, int pe) {
   return report(fn, check_sig_op(sig_op)) &&
          report(fn, check_ivar(sig_addr, sizeof(std::uint64_t), ctx.user_heap)) &&
-         report(fn, check_pe(pe, ctx.state->n_pes, pe >= 0 && pe < ctx.state->n_pes &&
-                                                       pe < GSHMEMI_MAX_PES && ctx.state->peer_base[pe] != nullptr,
-                                                       is_remote_peer(ctx.state, pe)));
+         report(fn, check_target(*ctx.state, pe));
 }
 
 void enqueue_signal(const char *fn, const Context &ctx, std::uint64_t *sig_addr, std::uint64_t signal, int sig_op,
@@ -351,9 +349,7 @@ bool report_pe(const char *fn, int pe, Verdict v) {
 }
 
 bool check_target_pe(const char *fn, const Context &ctx, int pe) {
-  const int n = ctx.state->n_pes;
-  return report_pe(fn, pe, check_pe(pe, n, pe >= 0 && pe < n && pe < GSHMEMI_MAX_PES && ctx.state->peer_base[pe] != nullptr,
-                                            is_remote_peer(ctx.state, pe)));
+  return report_pe(fn, pe, check_target(*ctx.state, pe));
 }
 
 // `remote`: nelems objects in the symmetric heap (the peer's copy moves).
@@ -589,7 +585,7 @@ void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
   Context ctx;
   if (!begin(fn, stream, &ctx)) return;
   for (int pe = 0; pe < ctx.state->n_pes; ++pe)
-    if (!report(fn, check_pe(pe, ctx.state->n_pes, ctx.state->peer_base[pe] != nullptr, is_remote_peer(ctx.state, pe)))) return;
+    if (!report(fn, check_target(*ctx.state, pe))) return;
   // Outside capture the memop protocol costs what the stream memory
   // operations cost; a captured barrier needs the kernel, whose epoch lives
   // on the GPU (a graph replays the memops' values as they were captured).

@@ -106,14 +106,9 @@ inline Verdict check_stream_device(int stream_device, int heap_device) {
              : fail(GSHMEMX_ERROR_INVALID_STREAM, "stream belongs to another device than this PE's");
 }
 
-// remote: pe is a remote peer (docs/remote.md), which the host and
-// on-stream routines do not reach (GSHMEMX_ERROR_NOT_SUPPORTED).
-// Whether `pe` is a remote peer of the job whose state is `state`.
-inline bool is_remote_peer(const gshmemi_device_state_t *state, int pe) {
-  return state->proxy.slots != nullptr && pe >= 0 && pe < state->n_pes && pe < GSHMEMI_MAX_PES &&
-         state->peer_base[pe] == nullptr;
-}
-
+// reachable: pe's heap is mapped here; remote: pe is a remote peer
+// (docs/remote.md), which the host and on-stream routines do not reach
+// (GSHMEMX_ERROR_NOT_SUPPORTED).
 inline Verdict check_pe(int pe, int n_pes, bool reachable, bool remote = false) {
   if (pe < 0 || pe >= n_pes) return fail(GSHMEMX_ERROR_INVALID_PE, "pe is out of range [0, n_pes)");
   if (!reachable && remote)
@@ -122,6 +117,15 @@ inline Verdict check_pe(int pe, int n_pes, bool reachable, bool remote = false) 
                 "P2P peers only; use the device routines");
   if (!reachable) return fail(GSHMEMX_ERROR_INVALID_PE, "pe's heap is not mapped here (not reachable by P2P)");
   return Verdict{};
+}
+
+// check_pe for a target of the job whose state is `state`: reachable and
+// remote read from it (a remote peer: the job has the proxy queue and the
+// heap does not map pe).
+inline Verdict check_target(const gshmemi_device_state_t &state, int pe) {
+  const bool in_job = pe >= 0 && pe < state.n_pes && pe < GSHMEMI_MAX_PES;
+  const bool mapped = in_job && state.peer_base[pe] != nullptr;
+  return check_pe(pe, state.n_pes, mapped, in_job && !mapped && state.proxy.slots != nullptr);
 }
 
 }  // namespace stream

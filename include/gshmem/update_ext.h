@@ -26,8 +26,7 @@ GSHMEM_DEVICE void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int si
   if (__builtin_expect(remote == nullptr, 0)) {
     // Remote peer: a signal request, delivered after the data this PE
     // queued before it for that PE (stronger than the P2P form).
-    if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
-      gshmem::detail::trap_invalid_signal_op(sig_op, "gshmemx_signal_op");
+    gshmem::detail::check_signal_op(sig_op, "gshmemx_signal_op");
     gshmem::detail::remote_signal(sig_addr, signal, sig_op, pe, "gshmemx_signal_op");
     return;
   }

@@ -27,6 +27,7 @@
 // or pinned host memory for staging).
 #pragma once
 
+#include <gshmem/detail/transport_amo.h>
 #include <gshmem/runtime.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,15 +52,8 @@
                                                            the target applies itself, also on host
                                                            memory (tests of the staged path) */
 
-/* amo operations (the proxy's sub_op for proxy_op_amo) */
-#define GSHMEMI_TRANSPORT_AMO_ADD   0
-#define GSHMEMI_TRANSPORT_AMO_AND   1
-#define GSHMEMI_TRANSPORT_AMO_OR    2
-#define GSHMEMI_TRANSPORT_AMO_XOR   3
-#define GSHMEMI_TRANSPORT_AMO_SWAP  4
-#define GSHMEMI_TRANSPORT_AMO_CSWAP 5 /* store operand where the old value equals compare */
-#define GSHMEMI_TRANSPORT_AMO_FETCH 6 /* read only */
-#define GSHMEMI_TRANSPORT_AMO_COUNT 7
+/* amo operations (the proxy's sub_op for proxy_op_amo): GSHMEMI_TRANSPORT_AMO_*,
+   include/gshmem/detail/transport_amo.h */
 
 GSHMEM_BEGIN_EXTERN_C
 

@@ -30,6 +30,24 @@ TEST_CASE("init, stream device, pe", "[stream][validate]") {
   CHECK(check_pe(2, 2, true).code == GSHMEMX_ERROR_INVALID_PE);
   CHECK(check_pe(-1, 2, true).code == GSHMEMX_ERROR_INVALID_PE);
   CHECK(check_pe(1, 2, false).code == GSHMEMX_ERROR_INVALID_PE);
+  CHECK(check_pe(1, 2, false, true).code == GSHMEMX_ERROR_NOT_SUPPORTED);
+}
+
+TEST_CASE("target pe from the job's state: mapped, unreachable, remote", "[stream][validate]") {
+  static char heap0[16], heap2[16];
+  static unsigned long long queue_slot;
+  gshmemi_device_state_t s{};
+  s.n_pes = 3;
+  s.peer_base[0] = heap0;
+  s.peer_base[2] = heap2;  // PE 1: not mapped
+  CHECK(check_target(s, 0).ok());
+  CHECK(check_target(s, 1).code == GSHMEMX_ERROR_INVALID_PE);  // no proxy: unreachable
+  CHECK(check_target(s, 3).code == GSHMEMX_ERROR_INVALID_PE);
+  CHECK(check_target(s, -1).code == GSHMEMX_ERROR_INVALID_PE);
+  s.proxy.slots = &queue_slot;  // the job has remote peers: PE 1 is one
+  CHECK(check_target(s, 1).code == GSHMEMX_ERROR_NOT_SUPPORTED);
+  CHECK(check_target(s, 2).ok());
+  CHECK(check_target(s, 3).code == GSHMEMX_ERROR_INVALID_PE);
 }
 
 TEST_CASE("single ivar: NULL, outside, straddling, misaligned", "[stream][validate]") {

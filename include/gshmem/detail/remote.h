@@ -29,19 +29,10 @@
 #include <gshmem/detail/ordering.h>
 #include <gshmem/detail/proxy_queue.h>
 #include <gshmem/detail/state.h>
+#include <gshmem/detail/transport_amo.h>
 
 #include <stddef.h>
 #include <string.h>
-
-// Atomic operation codes of remote requests (the transport's, src/transport/
-// transport_plugin.h: GSHMEMI_TRANSPORT_AMO_*).
-#define GSHMEMI_REMOTE_AMO_ADD   0
-#define GSHMEMI_REMOTE_AMO_AND   1
-#define GSHMEMI_REMOTE_AMO_OR    2
-#define GSHMEMI_REMOTE_AMO_XOR   3
-#define GSHMEMI_REMOTE_AMO_SWAP  4
-#define GSHMEMI_REMOTE_AMO_CSWAP 5
-#define GSHMEMI_REMOTE_AMO_FETCH 6
 
 namespace gshmem {
 namespace detail {
@@ -116,6 +107,16 @@ GSHMEM_DEVICE proxy_request remote_request(unsigned op, int pe, unsigned long lo
   r.sub_op = 0;
   r.flags = 0;
   return r;
+}
+
+// A group's remote request: the group syncs (its ranks' source data written
+// before rank 0 hands it over), rank 0 issues it, the group syncs again (a
+// get's data then visible to every rank). The code is there once per call.
+template <class Group, class Issue>
+GSHMEM_DEVICE void remote_by_first_rank(const Group& g, Issue&& issue) {
+  g.sync();
+  if (g.rank() == 0) issue();
+  g.sync();
 }
 
 // quiet's remote half: waits until every request taken so far is carried out.
@@ -218,8 +219,9 @@ GSHMEM_DEVICE void remote_get(void* dest, const void* source, size_t n, int pe, 
   }
 }
 
-// A remote atomic GSHMEMI_REMOTE_AMO_* on a 4- or 8-byte object; with
-// fetch, waits and returns the old value (else returns T() once queued).
+// A remote atomic GSHMEMI_TRANSPORT_AMO_* (detail/transport_amo.h) on a 4-
+// or 8-byte object; with fetch, waits and returns the old value (else
+// returns T() once queued).
 template <class T>
 GSHMEM_DEVICE T remote_amo(T* dest, int pe, unsigned op, T operand, T compare, bool fetch, const char* routine) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "remote atomics take 4- or 8-byte objects");

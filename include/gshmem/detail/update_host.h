@@ -167,7 +167,7 @@ GSHMEM_HD T amo_fetch(const T *source, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
   const T *remote = peer_address<true>(source, pe, routine);
   if (__builtin_expect(remote == nullptr, 0))
-    return remote_amo(const_cast<T *>(source), pe, GSHMEMI_REMOTE_AMO_FETCH, T(), T(), true, routine);
+    return remote_amo(const_cast<T *>(source), pe, GSHMEMI_TRANSPORT_AMO_FETCH, T(), T(), true, routine);
   return load_object<GSHMEMI_RLX_MOVABLE>(remote);
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_FETCH, source, T(), T(), pe, true, routine);
@@ -179,7 +179,7 @@ GSHMEM_HD void amo_set(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
   T *remote = peer_address<true>(dest, pe, routine);
   if (__builtin_expect(remote == nullptr, 0)) {
-    (void)remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_SWAP, value, T(), false, routine);
+    (void)remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, value, T(), false, routine);
     return;
   }
   store_object<GSHMEMI_RLX_MOVABLE>(remote, value);
@@ -192,7 +192,7 @@ template <class T>
 GSHMEM_HD T amo_swap(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
   T *remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_SWAP, value, T(), true, routine);
+  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, value, T(), true, routine);
   return addr_exchange<GSHMEMI_RLX>(remote, value);
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_SWAP, dest, value, T(), pe, true, routine);
@@ -204,7 +204,7 @@ template <class T>
 GSHMEM_HD T amo_compare_swap(T *dest, T cond, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
   T *remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_CSWAP, value, cond, true, routine);
+  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_CSWAP, value, cond, true, routine);
   T expected = cond;
   addr_compare_exchange<GSHMEMI_RLX>(remote, expected, value);
   return expected;
@@ -219,7 +219,7 @@ template <class T>
 GSHMEM_HD T amo_add(T *dest, T value, int pe, bool fetch, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
   T *remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_ADD, value, T(), fetch, routine);
+  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_ADD, value, T(), fetch, routine);
   if (fetch) return addr_fetch_add<GSHMEMI_RLX>(remote, value);
   addr_add<GSHMEMI_RLX_MOVABLE>(remote, value);
   return T();
@@ -234,7 +234,7 @@ GSHMEM_HD T amo_add(T *dest, T value, int pe, bool fetch, const char *routine) {
   GSHMEM_HD T amo_##op(T *dest, T value, int pe, bool fetch, const char *routine) { \
     T *remote = peer_address<true>(dest, pe, routine);                             \
     if (__builtin_expect(remote == nullptr, 0))                                    \
-      return remote_amo(dest, pe, GSHMEMI_REMOTE_AMO_##OP, value, T(), fetch, routine); \
+      return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_##OP, value, T(), fetch, routine); \
     if (fetch) return addr_fetch_##op<GSHMEMI_RLX>(remote, value);                 \
     addr_##op<GSHMEMI_RLX_MOVABLE>(remote, value);                                 \
     return T();                                                                    \

@@ -43,6 +43,12 @@ GSHMEM_DEVICE void trap_invalid_signal_op(int sig_op, const char* routine) {
 #endif
 }
 
+// Traps on a sig_op other than GSHMEM_SIGNAL_SET / GSHMEM_SIGNAL_ADD
+// (where the operator is checked before anything is issued).
+GSHMEM_DEVICE void check_signal_op(int sig_op, const char* routine) {
+  if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD) trap_invalid_signal_op(sig_op, routine);
+}
+
 // Applies a signal at `remote` (already translated) with order O:
 // relaxed for signal_op (movable: it orders nothing, ordering.h), release
 // for put_signal (pinned: it orders the data before it).
@@ -60,20 +66,17 @@ GSHMEM_DEVICE void apply_signal(uint64_t* remote, uint64_t value, int sig_op, co
 // group synchronizes (which orders the other ranks' stores before rank 0's
 // next operation), then rank 0 updates the signal with release semantics at
 // system scope, so a peer that observes the signal observes all the data.
-// Remote peer (docs/remote.md, detail/remote.h): the group syncs (its
-// ranks' source data written before rank 0 hands it over), rank 0 queues
-// one request (waiting for it when blocking or a get), the group syncs
-// again (a get's data then visible to every rank).
+// Remote peer (docs/remote.md, detail/remote.h): rank 0 queues one request
+// between two group syncs (remote_by_first_rank), waiting for it when
+// blocking or a get.
 template <class Group>
 GSHMEM_DEVICE void putmem_signal_group(void* dest, const void* source, size_t nbytes, uint64_t* sig_addr,
                                        uint64_t signal, int sig_op, int pe, const Group& g,
                                        const char* routine, bool blocking = true) {
-  if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD) trap_invalid_signal_op(sig_op, routine);
+  check_signal_op(sig_op, routine);
   void* remote = peer_address<true>(dest, pe, routine);
   if (__builtin_expect(remote == nullptr, 0)) {
-    g.sync();
-    if (g.rank() == 0) remote_put(dest, source, nbytes, pe, blocking, sig_addr, signal, sig_op, routine);
-    g.sync();
+    remote_by_first_rank(g, [&] { remote_put(dest, source, nbytes, pe, blocking, sig_addr, signal, sig_op, routine); });
     return;
   }
   copy_bytes<true, false>(remote, source, nbytes, g);
@@ -86,9 +89,7 @@ GSHMEM_DEVICE void putmem_group(void* dest, const void* source, size_t nbytes, i
                                 const char* routine, bool blocking = true) {
   void* remote = peer_address<true>(dest, pe, routine);
   if (__builtin_expect(remote == nullptr, 0)) {
-    g.sync();
-    if (g.rank() == 0) remote_put(dest, source, nbytes, pe, blocking, nullptr, 0, 0, routine);
-    g.sync();
+    remote_by_first_rank(g, [&] { remote_put(dest, source, nbytes, pe, blocking, nullptr, 0, 0, routine); });
     return;
   }
   copy_bytes<true, false>(remote, source, nbytes, g);
@@ -100,9 +101,7 @@ GSHMEM_DEVICE void getmem_group(void* dest, const void* source, size_t nbytes, i
                                 const char* routine) {
   const void* remote = peer_address<true>(source, pe, routine);
   if (__builtin_expect(remote == nullptr, 0)) {
-    g.sync();
-    if (g.rank() == 0) remote_get(dest, source, nbytes, pe, routine);
-    g.sync();
+    remote_by_first_rank(g, [&] { remote_get(dest, source, nbytes, pe, routine); });
     return;
   }
   copy_bytes<false, true>(dest, remote, nbytes, g);
