@@ -14,40 +14,30 @@ Writes the Markdown table (worst first) and, beside it, the same as JSON
 lines (ab.jsonl). Exit status 0 when written, 1 when a side has no rows.
 """
 import argparse
-import glob
 import json
 import os
 import statistics
 import sys
 
-FIGURES = {"value", "min", "max", "floor", "ratio", "iters", "repeats", "stddev", "mean"}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import summarize  # noqa: E402  (the benchmark's rows: how they are read and told apart)
 
 
 def row_key(row):
-    return tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in row.items() if k not in FIGURES))
+    """One figure: the binary and what summarize.py tells rows apart by."""
+    return (row.get("binary"),) + summarize.row_key(row)
 
 
 def load_side(folder):
     """{key: {"row": first row, "values": [...], "floors": [...]}} over every round."""
     rows = {}
-    for path in sorted(glob.glob(os.path.join(folder, "**", "*.jsonl"), recursive=True)):
-        if os.path.basename(path) in ("vs_nvshmem.jsonl", "ab.jsonl"):
+    for r in summarize.load_rows(folder):
+        if not isinstance(r.get("value"), (int, float)):
             continue
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    r = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if not isinstance(r.get("value"), (int, float)):
-                    continue
-                e = rows.setdefault(row_key(r), {"row": r, "values": [], "floors": []})
-                e["values"].append(float(r["value"]))
-                if isinstance(r.get("floor"), (int, float)):
-                    e["floors"].append(float(r["floor"]))
+        e = rows.setdefault(row_key(r), {"row": r, "values": [], "floors": []})
+        e["values"].append(float(r["value"]))
+        if isinstance(r.get("floor"), (int, float)):
+            e["floors"].append(float(r["floor"]))
     return rows
 
 

@@ -243,10 +243,7 @@ REMOTE_SUFFIX = "[remote]"
 def remote_section(rows, remote):
     """Rows measured with every peer remote (bench.sh --remote) beside the
     same benchmark over P2P from the same run."""
-    p2p = {}
-    for r in rows:
-        if not r["name"].endswith(REMOTE_SUFFIX):
-            p2p[(r["name"], r["pes"], size_of(r), width(r), r["metric"])] = r
+    p2p = {row_key(r): r for r in rows if not r["name"].endswith(REMOTE_SUFFIX)}
     out = ["", "## Remote peers beside P2P (same run)", "",
            "Remote: GSHMEM_REMOTE_PEERS=all, the same device routines through the proxy thread and the UCX "
            "transport (this node's host shared memory); P2P: the mapped heap over NVLink/PCIe. "
@@ -255,7 +252,7 @@ def remote_section(rows, remote):
            "|---|---|---|---|---|---|---|---|"]
     for r in remote:
         base = r["name"][:-len(REMOTE_SUFFIX)]
-        q = p2p.get((base, r["pes"], size_of(r), width(r), r["metric"]))
+        q = p2p.get(row_key(dict(r, name=base)))
         ratio = r["value"] / q["value"] if q and q.get("value") else None
         out.append(f"| {base} | {r['pes']} | {size_of(r)} | {width(r)} | {r['metric']} | "
                    f"{fmt(q['value']) + ' ' + q['unit'] if q else '-'} | {fmt(r['value'])} {r['unit']} | "

@@ -129,8 +129,7 @@ struct RemoteRuntime {
   unsigned long long *counters_host = nullptr;  // cudaHostAlloc: head, completed (a line each)
   unsigned long long *counters_device = nullptr;  // cudaMalloc: tail, head_seen (a line each)
   unsigned long long *results = nullptr;        // cudaMalloc
-  int *lost_word_host = nullptr;                // ours when the state had none
-  int *lost_word = nullptr;                     // the one raised on a proxy failure
+  int *lost_word = nullptr;                     // the runtime's peer-loss word, raised on a proxy failure
   gd::proxy_queue host_view{};
   LocalAccess access;
   gshmemi_transport_ops_t ops{};
@@ -168,7 +167,6 @@ void release(RemoteRuntime &r, bool collective) {
     if (r.counters_device) cudaFree(r.counters_device);
     if (r.slots_host) cudaFreeHost(r.slots_host);
     if (r.counters_host) cudaFreeHost(r.counters_host);
-    if (r.lost_word_host) cudaFreeHost(r.lost_word_host);
   }
   (void)cudaGetLastError();
   r.access = LocalAccess{};
@@ -176,15 +174,18 @@ void release(RemoteRuntime &r, bool collective) {
   r.counters_host = nullptr;
   r.counters_device = nullptr;
   r.results = nullptr;
-  r.lost_word_host = nullptr;
   r.lost_word = nullptr;
   r.boot = nullptr;
 }
 
+// Zeroed, mapped, portable host memory of `bytes`, and its device address.
 template <class T>
-int device_pointer(T *host, T **device) {
-  void *d = nullptr;
-  GSHMEMI_CUDA_CHECK(cudaHostGetDevicePointer(&d, host, 0));
+int alloc_mapped(size_t bytes, T **host, T **device) {
+  void *h = nullptr, *d = nullptr;
+  GSHMEMI_CUDA_CHECK(cudaHostAlloc(&h, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+  *host = static_cast<T *>(h);  // freed by release() on any failure below
+  std::memset(h, 0, bytes);
+  GSHMEMI_CUDA_CHECK(cudaHostGetDevicePointer(&d, h, 0));
   *device = static_cast<T *>(d);
   return GSHMEM_SUCCESS;
 }
@@ -193,12 +194,9 @@ int device_pointer(T *host, T **device) {
 // state->proxy with the device's view.
 int create_queue(RemoteRuntime &r, const RemoteSettings &settings, int *abort_word, gshmemi_device_state_t *state) {
   const unsigned long long cap = settings.queue_capacity;
-  GSHMEMI_CUDA_CHECK(cudaHostAlloc(&r.slots_host, cap * sizeof(gd::proxy_request), cudaHostAllocMapped | cudaHostAllocPortable));
-  std::memset(r.slots_host, 0, cap * sizeof(gd::proxy_request));
-  void *counters = nullptr;
-  GSHMEMI_CUDA_CHECK(cudaHostAlloc(&counters, 128, cudaHostAllocMapped | cudaHostAllocPortable));
-  std::memset(counters, 0, 128);
-  r.counters_host = static_cast<unsigned long long *>(counters);
+  gshmemi_device_state_t::gshmemi_device_proxy &p = state->proxy;
+  GSHMEMI_CHECK(alloc_mapped(cap * sizeof(gd::proxy_request), &r.slots_host, &p.slots));
+  GSHMEMI_CHECK(alloc_mapped(128, &r.counters_host, &p.head));
   GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&r.counters_device), 128));
   GSHMEMI_CUDA_CHECK(cudaMemset(r.counters_device, 0, 128));
   cudaDeviceProp prop{};
@@ -223,28 +221,15 @@ int create_queue(RemoteRuntime &r, const RemoteSettings &settings, int *abort_wo
   r.host_view.head_seen = nullptr;
   r.host_view.completed = r.counters_host + 8;
 
-  gshmemi_device_state_t::gshmemi_device_proxy &p = state->proxy;
-  GSHMEMI_CHECK(device_pointer(r.slots_host, &p.slots));
   p.capacity = cap;
   p.tail = r.counters_device;
   p.head_seen = r.counters_device + 8;
-  GSHMEMI_CHECK(device_pointer(r.counters_host, &p.head));
   p.completed = p.head + 8;
   p.results = r.results;
   p.results_per_sm = per_sm;
   p.result_sms = sms;
 
   r.lost_word = abort_word;
-  if (state->peer_lost_word == nullptr) {
-    void *word = nullptr;
-    GSHMEMI_CUDA_CHECK(cudaHostAlloc(&word, 64, cudaHostAllocMapped | cudaHostAllocPortable));
-    std::memset(word, 0, 64);
-    r.lost_word_host = static_cast<int *>(word);
-    int *device_word = nullptr;
-    GSHMEMI_CHECK(device_pointer(r.lost_word_host, &device_word));
-    state->peer_lost_word = device_word;
-    r.lost_word = r.lost_word_host;
-  }
   return GSHMEM_SUCCESS;
 }
 

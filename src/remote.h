@@ -39,11 +39,11 @@ GSHMEM_API bool job_has_remote_pair(int n, const std::vector<unsigned char> &wan
 
 // Opens the transport, creates the queue and starts the proxy when remote
 // has a 1 on any PE (job_has_remote: the transport's open is collective, so a
-// PE without remote peers of its own takes part too); fills state->proxy (and
-// a peer-loss word if the state has none). abort_word: the host side of state->peer_lost_word when the runtime has
-// one (the liveness monitor's), which the proxy raises on a transport
-// failure. Collective (every PE calls it, with the same answer to "any
-// remote?").
+// PE without remote peers of its own takes part too); fills state->proxy.
+// abort_word: the host side of state->peer_lost_word (the runtime allocates
+// it when there is a liveness monitor or a remote pair), which the proxy
+// raises on a transport failure. Collective (every PE calls it, with the
+// same answer to "any remote?").
 int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, const std::vector<unsigned char> &remote,
                 bool job_has_remote, int *abort_word, gshmemi_device_state_t *state);
 // Whether remote_init created the proxy.

@@ -472,6 +472,16 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
     for (int pe = 0; pe < n; ++pe)
       if (remote[pe]) state.peer_base[pe] = nullptr;  // gshmem_ptr gives NULL; device routines queue requests
   }
+  // Waits on remote requests end through the word the liveness monitor
+  // raises; the proxy raises it too, so a job with remote peers has one.
+  if (job_has_remote && rt.peer_lost_word == nullptr) {
+    rc = agree(*boot, allocate_peer_lost_word(&rt.peer_lost_word, &state.peer_lost_word),
+               "allocating the peer-loss word");
+    if (rc) {
+      heap_finalize(*boot);
+      return give_up(rc);
+    }
+  }
 
   state.initialized = 1;
   host_state = state;
