@@ -20,6 +20,7 @@
 #include <gshmem/gshmem.h>
 #endif
 #include <gshmem/detail/ordering.h>
+#include <gshmem/detail/remote.h>
 #include <gshmem/detail/state.h>
 #include <gshmem/detail/sync_core.h>
 #include <gshmem/runtime.h>
@@ -207,7 +208,12 @@ __global__ void signal_kernel(std::uint64_t *target, std::uint64_t value, int si
     gd::atomic_store<memory_order::release, thread_scope::system>(target, value);
 }
 
-__global__ void quiet_kernel() { gd::atomic_fence<memory_order::seq_cst, thread_scope::system>(); }
+// With remote peers, also waits until the proxy carried out every request
+// queued so far (the stream's earlier kernels' included).
+__global__ void quiet_kernel() {
+  gd::atomic_fence<memory_order::seq_cst, thread_scope::system>();
+  if (gd::remote_enabled()) gd::remote_quiet("gshmemx_quiet_on_stream");
+}
 
 // Dissemination-free all-to-all barrier on monotonic counters: PE j adds one
 // to barrier_arrivals[j] on every PE, then waits until each of its own
@@ -222,7 +228,15 @@ __global__ void __launch_bounds__(kBarrierThreads) barrier_all_kernel() {
     // Writes of the stream's earlier work (and of this thread) become visible
     // to a peer before it can see this PE's arrival.
     gd::atomic_fence<memory_order::seq_cst, thread_scope::system>();
+    // A remote peer (docs/remote.md) gets the arrival as a signal request
+    // (ADD), after the queue is quiet: what the stream's earlier kernels
+    // queued is complete before any PE leaves the barrier.
+    if (gd::remote_enabled()) gd::remote_quiet("gshmemx_barrier_all_on_stream");
     for (int pe = 0; pe < s.n_pes; ++pe) {
+      if (s.peer_base[pe] == nullptr) {
+        gd::remote_signal(reinterpret_cast<std::uint64_t *>(&mine->barrier_arrivals[s.my_pe]), 1ull, GSHMEM_SIGNAL_ADD, pe, "gshmemx_barrier_all_on_stream");
+        continue;
+      }
       InternalArea *peer = reinterpret_cast<InternalArea *>(s.peer_base[pe] + GSHMEMI_INTERNAL_STREAM_OFFSET);
       gd::atomic_fetch_add<memory_order::release, thread_scope::system>(&peer->barrier_arrivals[s.my_pe], 1ull);
     }

@@ -1,10 +1,12 @@
 // Host-initiated RMA and atomics: the host halves of the routines of
 // <gshmem/update.h> (see <gshmem/detail/update_host.h>).
 //
-// Peers' heaps are mapped into this process, so a put or get is one
+// A P2P peer's heap is mapped into this process, so a put or get is one
 // cudaMemcpyAsync between the caller's buffer and the peer's mapped address,
 // and an atomic is a one-thread kernel (device/rma_kernels.cu) doing what
-// the device routine does. Everything goes on one stream per PE, created at
+// the device routine does. A remote peer's (docs/remote.md) is a one-thread
+// kernel that queues the request for the proxy and waits until it is
+// complete (host/remote_ops.h), on the same stream. Everything goes on one stream per PE, created at
 // init with cudaStreamNonBlocking: it never waits for the legacy default
 // stream, where a user kernel may spin until a host put lands.
 //
@@ -24,6 +26,7 @@
 
 #include "../src/heap.h"
 #include "../src/log.h"
+#include "remote_ops.h"
 #include "rma_internal.h"
 #include "rma_validate.h"
 #include "stream_validate.h"
@@ -126,6 +129,14 @@ void gshmemi_host_putmem(void *dest, const void *source, size_t nbytes, int pe, 
       !report(routine, pe, check_local(source, nbytes, "source")))
     return;
   if (nbytes == 0) return;
+  if (stream::is_remote_target(*ctx.state, pe)) {
+    DeviceScope scope(host_rma.device);
+    if (report_cuda(routine, pe, "remote put kernel launch",
+                    remote_ops::launch_put(dest, source, nbytes, pe, nullptr, 0, 0, host_rma.stream)) &&
+        blocking)
+      report_cuda(routine, pe, "cudaStreamSynchronize", cudaStreamSynchronize(host_rma.stream));
+    return;
+  }
   copy(routine, pe, peer_address(ctx, dest, pe), source, nbytes, blocking != 0);
 }
 
@@ -136,6 +147,14 @@ void gshmemi_host_getmem(void *dest, const void *source, size_t nbytes, int pe, 
       !report(routine, pe, check_local(dest, nbytes, "dest")))
     return;
   if (nbytes == 0) return;
+  if (stream::is_remote_target(*ctx.state, pe)) {
+    DeviceScope scope(host_rma.device);
+    if (report_cuda(routine, pe, "remote get kernel launch",
+                    remote_ops::launch_get(dest, source, nbytes, pe, host_rma.stream)) &&
+        blocking)
+      report_cuda(routine, pe, "cudaStreamSynchronize", cudaStreamSynchronize(host_rma.stream));
+    return;
+  }
   copy(routine, pe, dest, peer_address(ctx, source, pe), nbytes, blocking != 0);
 }
 
@@ -147,17 +166,20 @@ void gshmemi_host_amo(void *dest, size_t size, int op, uint64_t operand, uint64_
   if (!report(routine, pe, check_amo(op, size)) ||
       !report(routine, pe, check_remote(dest, size, size, ctx.user_heap, "dest")))
     return;
-  void *target = peer_address(ctx, dest, pe);
+  // A remote peer: the same operation as a request to the proxy (host/remote_ops.h).
+  const bool remote = stream::is_remote_target(*ctx.state, pe);
+  auto launch = [&](unsigned long long *result) {
+    return remote ? remote_ops::launch_amo(dest, size, op, operand, cond, pe, result, host_rma.stream)
+                  : launch_amo(peer_address(ctx, dest, pe), size, op, operand, cond, result, host_rma.stream);
+  };
   DeviceScope scope(host_rma.device);
   if (!fetched) {
-    report_cuda(routine, pe, "atomic kernel launch",
-                launch_amo(target, size, op, operand, cond, nullptr, host_rma.stream));
+    report_cuda(routine, pe, "atomic kernel launch", launch(nullptr));
     return;
   }
   std::lock_guard<std::mutex> lock(fetch_mutex);
   unsigned long long old = 0;
-  if (!report_cuda(routine, pe, "atomic kernel launch",
-                   launch_amo(target, size, op, operand, cond, host_rma.fetched, host_rma.stream)) ||
+  if (!report_cuda(routine, pe, "atomic kernel launch", launch(host_rma.fetched)) ||
       !report_cuda(routine, pe, "cudaMemcpyAsync",
                    cudaMemcpyAsync(&old, host_rma.fetched, sizeof(old), cudaMemcpyDeviceToHost, host_rma.stream)) ||
       !report_cuda(routine, pe, "cudaStreamSynchronize", cudaStreamSynchronize(host_rma.stream)))
@@ -170,6 +192,7 @@ int gshmemi_host_rma_init(void) {
   if (state->heap_base == nullptr)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "gshmemi_host_rma_init: the heap does not exist yet");
   GSHMEMI_CUDA_CHECK(gshmemi::rma::preload_kernels());
+  GSHMEMI_CUDA_CHECK(gshmemi::remote_ops::preload_kernels());
   int device = -1;
   GSHMEMI_CUDA_CHECK(cudaGetDevice(&device));
   HostRma made;

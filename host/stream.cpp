@@ -34,6 +34,7 @@
 #include "../src/cuda_util.h"
 #include "../src/heap.h"
 #include "../src/log.h"
+#include "remote_ops.h"
 #include "rma_internal.h"
 #include "stream_internal.h"
 #include "stream_mapping.h"
@@ -313,6 +314,11 @@ bool check_signal_args(const char *fn, const Context &ctx, std::uint64_t *sig_ad
 
 void enqueue_signal(const char *fn, const Context &ctx, std::uint64_t *sig_addr, std::uint64_t signal, int sig_op,
                     int pe, cudaStream_t stream) {
+  if (is_remote_target(*ctx.state, pe)) {
+    report_cuda(fn, "remote signal kernel launch",
+                remote_ops::launch_put(sig_addr, nullptr, 0, pe, sig_addr, signal, sig_op, stream));
+    return;
+  }
   std::uint64_t *target = peer_address(ctx, sig_addr, pe);
   if (sig_op == GSHMEM_SIGNAL_SET && ctx.caps.write64) {
     // Default flags: a stream-scoped system fence precedes the write (release).
@@ -333,6 +339,11 @@ void put_signal_impl(const char *fn, void *dest, const void *source, size_t nele
                                         "dest is not aligned to its type's size")))
     return;
   if (!report(fn, check_device_array(source, nelems, 1, "source is NULL with nelems > 0", ""))) return;
+  if (is_remote_target(*ctx.state, pe)) {  // one request: the data, then the signal (docs/remote.md, P2)
+    report_cuda(fn, "remote put kernel launch",
+                remote_ops::launch_put(dest, source, nelems * elem_size, pe, sig_addr, signal, sig_op, stream));
+    return;
+  }
   if (nelems > 0 &&
       !report_cuda(fn, "cudaMemcpyAsync",
                    cudaMemcpyAsync(peer_address(ctx, dest, pe), source, nelems * elem_size, cudaMemcpyDefault, stream)))
@@ -372,6 +383,11 @@ void put_impl(const char *fn, void *dest, const void *source, size_t nelems, siz
       !report_pe(fn, pe, check_device_array(source, nelems, 1, "source is NULL with nelems > 0", "")))
     return;
   if (nelems == 0) return;
+  if (is_remote_target(*ctx.state, pe)) {
+    report_cuda(fn, "remote put kernel launch",
+                remote_ops::launch_put(dest, source, nelems * elem_size, pe, nullptr, 0, 0, stream));
+    return;
+  }
   report_cuda(fn, "cudaMemcpyAsync",
               cudaMemcpyAsync(peer_address(ctx, dest, pe), source, nelems * elem_size, cudaMemcpyDefault, stream));
 }
@@ -384,6 +400,10 @@ void get_impl(const char *fn, void *dest, const void *source, size_t nelems, siz
       !report_pe(fn, pe, check_device_array(dest, nelems, 1, "dest is NULL with nelems > 0", "")))
     return;
   if (nelems == 0) return;
+  if (is_remote_target(*ctx.state, pe)) {
+    report_cuda(fn, "remote get kernel launch", remote_ops::launch_get(dest, source, nelems * elem_size, pe, stream));
+    return;
+  }
   report_cuda(fn, "cudaMemcpyAsync",
               cudaMemcpyAsync(dest, peer_address(ctx, source, pe), nelems * elem_size, cudaMemcpyDefault, stream));
 }
@@ -395,6 +415,10 @@ void p_impl(const char *fn, T *dest, T value, int pe, cudaStream_t stream) {
     return;
   std::uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(T));  // the low bytes on little-endian hosts
+  if (is_remote_target(*ctx.state, pe)) {
+    report_cuda(fn, "remote store kernel launch", remote_ops::launch_store(dest, sizeof(T), bits, pe, stream));
+    return;
+  }
   report_cuda(fn, "store kernel launch", gshmemi::rma::launch_store(peer_address(ctx, dest, pe), sizeof(T), bits, stream));
 }
 
@@ -407,8 +431,11 @@ T g_impl(const char *fn, const T *source, int pe, cudaStream_t stream) {
       !check_remote_array(fn, ctx, pe, source, 1, sizeof(T), false))
     return value;
   T fetched;
-  if (!report_cuda(fn, "cudaMemcpyAsync",
-                   cudaMemcpyAsync(&fetched, peer_address(ctx, source, pe), sizeof(T), cudaMemcpyDefault, stream)) ||
+  const cudaError_t issued =
+      is_remote_target(*ctx.state, pe)
+          ? remote_ops::launch_get(&fetched, source, sizeof(T), pe, stream)  // the proxy writes `fetched`
+          : cudaMemcpyAsync(&fetched, peer_address(ctx, source, pe), sizeof(T), cudaMemcpyDefault, stream);
+  if (!report_cuda(fn, is_remote_target(*ctx.state, pe) ? "remote get kernel launch" : "cudaMemcpyAsync", issued) ||
       !report_cuda(fn, "cudaStreamSynchronize", cudaStreamSynchronize(stream)))
     return value;
   return fetched;
@@ -593,7 +620,12 @@ void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
   // for the same collective call (documented in <gshmem/stream.h>).
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (!report_cuda(fn, "cudaStreamIsCapturing", cudaStreamIsCapturing(stream, &capture))) return;
-  if (capture == cudaStreamCaptureStatusNone && memop_barrier_enabled.load(std::memory_order_relaxed)) {
+  // A job with remote peers takes the kernel (it reaches them through the
+  // proxy; the memop protocol writes into mapped heaps only). Every PE has
+  // the same answer (the proxy exists on every PE of such a job).
+  const bool job_has_remote = ctx.state->proxy.slots != nullptr;
+  if (capture == cudaStreamCaptureStatusNone && !job_has_remote &&
+      memop_barrier_enabled.load(std::memory_order_relaxed)) {
     enqueue_memop_barrier(fn, ctx, stream);
     return;
   }

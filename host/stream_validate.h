@@ -107,25 +107,25 @@ inline Verdict check_stream_device(int stream_device, int heap_device) {
 }
 
 // reachable: pe's heap is mapped here; remote: pe is a remote peer
-// (docs/remote.md), which the host and on-stream routines do not reach
-// (GSHMEMX_ERROR_NOT_SUPPORTED).
+// (docs/remote.md), reached through the proxy (host/remote_ops.h).
 inline Verdict check_pe(int pe, int n_pes, bool reachable, bool remote = false) {
   if (pe < 0 || pe >= n_pes) return fail(GSHMEMX_ERROR_INVALID_PE, "pe is out of range [0, n_pes)");
-  if (!reachable && remote)
-    return fail(GSHMEMX_ERROR_NOT_SUPPORTED,
-                "pe is a remote peer (GSHMEM_REMOTE_PEERS, docs/remote.md): host and on-stream routines reach "
-                "P2P peers only; use the device routines");
-  if (!reachable) return fail(GSHMEMX_ERROR_INVALID_PE, "pe's heap is not mapped here (not reachable by P2P)");
+  if (!reachable && !remote) return fail(GSHMEMX_ERROR_INVALID_PE, "pe's heap is not mapped here (not reachable by P2P)");
   return Verdict{};
 }
 
-// check_pe for a target of the job whose state is `state`: reachable and
-// remote read from it (a remote peer: the job has the proxy queue and the
-// heap does not map pe).
+// Whether pe is a remote peer of the job whose state is `state`: in the
+// job, its heap not mapped here, and the job has the proxy queue.
+inline bool is_remote_target(const gshmemi_device_state_t &state, int pe) {
+  const bool in_job = pe >= 0 && pe < state.n_pes && pe < GSHMEMI_MAX_PES;
+  return in_job && state.peer_base[pe] == nullptr && state.proxy.slots != nullptr;
+}
+
+// check_pe for a target of the job whose state is `state`.
 inline Verdict check_target(const gshmemi_device_state_t &state, int pe) {
   const bool in_job = pe >= 0 && pe < state.n_pes && pe < GSHMEMI_MAX_PES;
   const bool mapped = in_job && state.peer_base[pe] != nullptr;
-  return check_pe(pe, state.n_pes, mapped, in_job && !mapped && state.proxy.slots != nullptr);
+  return check_pe(pe, state.n_pes, mapped, is_remote_target(state, pe));
 }
 
 }  // namespace stream

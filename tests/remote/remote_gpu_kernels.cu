@@ -104,7 +104,28 @@ __global__ void barrier_kernel(int *slot, int rounds, int target, unsigned long 
   if (threadIdx.x == 0) *violations = bad;
 }
 
+__global__ void put_nbi_unquieted_kernel(int *dst, int *src, int n, int value, int target) {
+  for (int i = 0; i < n; ++i) src[i] = value + i;
+  gshmem_int_put_nbi(dst, src, (size_t)n, target);
+}
+
+__global__ void count_wrong_kernel(const int *data, int n, int expected, unsigned long long *wrong) {
+  unsigned long long bad = 0;
+  for (int i = 0; i < n; ++i) bad += data[i] != expected + i;
+  *wrong = bad;
+}
+
 }  // namespace
+
+cudaError_t launch_put_nbi_unquieted(int *dst, int *src, int n, int value, int target, cudaStream_t stream) {
+  put_nbi_unquieted_kernel<<<1, 1, 0, stream>>>(dst, src, n, value, target);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_count_wrong(const int *data, int n, int expected, unsigned long long *wrong, cudaStream_t stream) {
+  count_wrong_kernel<<<1, 1, 0, stream>>>(data, n, expected, wrong);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_rma(int *dst, const int *src, int *got, int target) {
   rma_kernel<<<1, kBlockThreads>>>(dst, src, got, target);

@@ -42,4 +42,12 @@ cudaError_t launch_litmus(int *msg, const int *src_sym, uint64_t *sig, uint64_t 
 // must hold the peer's round. Violations to *violations.
 cudaError_t launch_barrier(int *slot, int rounds, int target, unsigned long long *violations);
 
+// On `stream`: one thread fills `src` (device memory, n ints) with `value`
+// and put_nbi's it into symmetric `dst` on the peer, with no quiet: the
+// requests are left queued for quiet_on_stream / barrier_all_on_stream.
+cudaError_t launch_put_nbi_unquieted(int *dst, int *src, int n, int value, int target, cudaStream_t stream);
+
+// On `stream`: the number of data[0..n) that are not `expected` into *wrong.
+cudaError_t launch_count_wrong(const int *data, int n, int expected, unsigned long long *wrong, cudaStream_t stream);
+
 }  // namespace remote_gpu

@@ -14,6 +14,7 @@
 #include "test_support.h"
 
 #include <gshmem/gshmem.h>
+#include <gshmem/gshmemx.h>
 
 using namespace remote_gpu;
 
@@ -49,10 +50,19 @@ TEST_CASE("remote: the peer is remote, gshmem_ptr gives NULL", "[remote]") {
   REQUIRE(x != nullptr);
   CHECK(gshmem_ptr(x, me) == x);
   CHECK(gshmem_ptr(x, 1 - me) == nullptr);
-  // Host RMA does not reach remote peers: a clear error, nothing done.
-  int v = 5;
+  // Host RMA reaches the remote peer through the proxy (the host and
+  // on-stream suites run whole with every peer remote: tests/remote/CMakeLists.txt).
+  GSHMEM_TEST_CUDA(cudaMemset(x, 0, sizeof(int)));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  gshmem_barrier_all();
+  const int v = 5 + me;
   gshmem_int_put(x, &v, 1, 1 - me);
-  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_SUPPORTED);
+  CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+  gshmem_barrier_all();
+  int got = 0;
+  GSHMEM_TEST_CUDA(cudaMemcpy(&got, x, sizeof(int), cudaMemcpyDeviceToHost));
+  CHECK(got == 5 + (1 - me));
+  CHECK(gshmem_int_g(x, 1 - me) == 5 + me);  // what this PE put there
   gshmem_barrier_all();
   gshmem_free(x);
 }
@@ -179,6 +189,46 @@ TEST_CASE("remote: device barrier_all orders a p before the peer's read", "[remo
   gshmem_barrier_all();
   GSHMEM_TEST_CUDA(cudaFree(violations));
   gshmem_free(slot);
+}
+
+TEST_CASE("remote: quiet_on_stream and barrier_all_on_stream complete a kernel's queued put_nbi", "[remote][stream]") {
+  REQUIRE(init_remote());
+  const int me = gshmem_my_pe(), peer = 1 - me;
+  constexpr int kInts = 1024, kRounds = 20;
+  int *box = gshmem_test::sym_zeroed<int>(kInts);
+  int *src = nullptr;
+  unsigned long long *wrong = nullptr;
+  GSHMEM_TEST_CUDA(cudaMalloc(&src, kInts * sizeof(int)));
+  GSHMEM_TEST_CUDA(cudaMalloc(&wrong, kRounds * sizeof(unsigned long long)));
+  GSHMEM_TEST_CUDA(cudaMemset(wrong, 0xff, kRounds * sizeof(unsigned long long)));
+  cudaStream_t s;
+  GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  gshmem_barrier_all();
+  // Each round, on one stream and with no host synchronization: put_nbi
+  // (left queued), then quiet_on_stream (odd rounds) or nothing, then
+  // barrier_all_on_stream, then a check of what the peer put here. The
+  // barrier twice: the next round's put must not land before the check.
+  for (int r = 0; r < kRounds; ++r) {
+    const int value = (r + 1) * 100000 + peer * 10000;  // what the peer writes this round
+    GSHMEM_TEST_CUDA(launch_put_nbi_unquieted(box, src, kInts, (r + 1) * 100000 + me * 10000, peer, s));
+    if (r % 2 == 1) gshmemx_quiet_on_stream(s);
+    gshmemx_barrier_all_on_stream(s);
+    GSHMEM_TEST_CUDA(launch_count_wrong(box, kInts, value, wrong + r, s));
+    gshmemx_barrier_all_on_stream(s);
+    CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+  }
+  GSHMEM_TEST_CUDA(cudaStreamSynchronize(s));
+  const std::vector<unsigned long long> w = to_host(wrong, kRounds);
+  for (int r = 0; r < kRounds; ++r) {
+    INFO("round " << r);
+    CHECK(w[r] == 0);
+  }
+  gshmem_barrier_all();
+  GSHMEM_TEST_CUDA(cudaStreamDestroy(s));
+  GSHMEM_TEST_CUDA(cudaFree(wrong));
+  GSHMEM_TEST_CUDA(cudaFree(src));
+  gshmem_free(box);
 }
 
 TEST_CASE("remote: message-passing litmus (put_signal; put_nbi, fence, signal_op)", "[remote][litmus]") {

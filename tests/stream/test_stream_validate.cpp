@@ -30,7 +30,8 @@ TEST_CASE("init, stream device, pe", "[stream][validate]") {
   CHECK(check_pe(2, 2, true).code == GSHMEMX_ERROR_INVALID_PE);
   CHECK(check_pe(-1, 2, true).code == GSHMEMX_ERROR_INVALID_PE);
   CHECK(check_pe(1, 2, false).code == GSHMEMX_ERROR_INVALID_PE);
-  CHECK(check_pe(1, 2, false, true).code == GSHMEMX_ERROR_NOT_SUPPORTED);
+  CHECK(check_pe(1, 2, false, true).ok());  // a remote peer: reached through the proxy
+  CHECK(check_pe(2, 2, false, true).code == GSHMEMX_ERROR_INVALID_PE);
 }
 
 TEST_CASE("target pe from the job's state: mapped, unreachable, remote", "[stream][validate]") {
@@ -42,12 +43,18 @@ TEST_CASE("target pe from the job's state: mapped, unreachable, remote", "[strea
   s.peer_base[2] = heap2;  // PE 1: not mapped
   CHECK(check_target(s, 0).ok());
   CHECK(check_target(s, 1).code == GSHMEMX_ERROR_INVALID_PE);  // no proxy: unreachable
+  CHECK_FALSE(is_remote_target(s, 1));
   CHECK(check_target(s, 3).code == GSHMEMX_ERROR_INVALID_PE);
   CHECK(check_target(s, -1).code == GSHMEMX_ERROR_INVALID_PE);
   s.proxy.slots = &queue_slot;  // the job has remote peers: PE 1 is one
-  CHECK(check_target(s, 1).code == GSHMEMX_ERROR_NOT_SUPPORTED);
+  CHECK(check_target(s, 1).ok());
+  CHECK(is_remote_target(s, 1));
+  CHECK_FALSE(is_remote_target(s, 0));  // mapped
   CHECK(check_target(s, 2).ok());
+  CHECK_FALSE(is_remote_target(s, 2));
   CHECK(check_target(s, 3).code == GSHMEMX_ERROR_INVALID_PE);
+  CHECK_FALSE(is_remote_target(s, 3));  // outside the job
+  CHECK_FALSE(is_remote_target(s, -1));
 }
 
 TEST_CASE("single ivar: NULL, outside, straddling, misaligned", "[stream][validate]") {
