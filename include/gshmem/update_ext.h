@@ -9,6 +9,7 @@
 #pragma once
 
 #include <gshmem/update.h>
+#include <gshmem/detail/remote_amo.h>
 #include <gshmem/detail/update_bulk.h>
 #include <gshmem/detail/update_order.h>
 
@@ -114,12 +115,11 @@ GSHMEMI_DEFINE_COOP_MEM(block)
 #define GSHMEMI_RLX gshmem::memory_order::relaxed, gshmem::thread_scope::system
 #define GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, op)                                                      \
   GSHMEM_DEVICE TYPE gshmemx_##NAME##_atomic_fetch_##op(TYPE *dest, TYPE value, int pe) {           \
-    return gshmem::detail::addr_fetch_##op<GSHMEMI_RLX>(                                            \
-        gshmem::detail::peer_address(dest, pe, "gshmemx_" #NAME "_atomic_fetch_" #op), value);      \
+    return gshmem::detail::checked_fetch_##op<GSHMEMI_RLX>(dest, value, pe,                         \
+                                                           "gshmemx_" #NAME "_atomic_fetch_" #op);  \
   }                                                                                                 \
   GSHMEM_DEVICE void gshmemx_##NAME##_atomic_##op(TYPE *dest, TYPE value, int pe) {                 \
-    (void)gshmem::detail::addr_fetch_##op<GSHMEMI_RLX>(                                             \
-        gshmem::detail::peer_address(dest, pe, "gshmemx_" #NAME "_atomic_" #op), value);            \
+    (void)gshmem::detail::checked_fetch_##op<GSHMEMI_RLX>(dest, value, pe, "gshmemx_" #NAME "_atomic_" #op); \
   }
 #define GSHMEMI_DEFINE_XAMO(NAME, TYPE)       \
   GSHMEMI_DEFINE_XAMO_OP(NAME, TYPE, sub)     \

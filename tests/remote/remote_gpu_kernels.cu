@@ -4,6 +4,7 @@
 
 #include <gshmem/gshmem.h>
 #include <gshmem/gshmemx.h>
+#include <gshmem/gshmem.hpp>
 
 namespace remote_gpu {
 
@@ -104,6 +105,55 @@ __global__ void barrier_kernel(int *slot, int rounds, int target, unsigned long 
   if (threadIdx.x == 0) *violations = bad;
 }
 
+__global__ void xamo_kernel(int *I, float *F, double *D, long long *L, double *out, int target) {
+  using gshmem::memory_order;
+  out[XF_SUB] = gshmemx_int_atomic_fetch_sub(I + X_I_SUB, 30, target);
+  out[XF_FMAX] = gshmemx_int_atomic_fetch_max(I + X_I_FMAX, 9, target);
+  gshmemx_int_atomic_min(I + X_I_MIN, 2, target);
+  out[XF_FNANMAX] = gshmemx_int_atomic_fetch_nanmax(I + X_I_FNANMAX, 3, target);
+  out[XF_LOAD_ACQ] = gshmem::atomic_load<memory_order::acquire>(I + X_I_LOAD_ACQ, target);
+  gshmem::atomic_store<memory_order::release>(I + X_I_STORE_REL, 42, target);
+  int expected = 3;
+  out[XF_CAS_OK] = gshmem::atomic_compare_exchange(I + X_I_CAS_OK, expected, 4, target) ? 1 : 0;
+  out[XF_CAS_OK_EXPECTED] = expected;
+  expected = 1;
+  out[XF_CAS_NO] = gshmem::atomic_compare_exchange<memory_order::acq_rel>(I + X_I_CAS_NO, expected, 9, target) ? 1 : 0;
+  out[XF_CAS_NO_EXPECTED] = expected;
+  out[XF_G_WEAK] = gshmemx_int_g_weak(I + X_I_LOAD_ACQ, target);
+  out[XF_FADD] = gshmemx_float_atomic_fetch_add(F + X_F_FADD, 2.25f, target);
+  out[XF_FMAX_NAN] = gshmemx_float_atomic_fetch_max(F + X_F_FMAX_NAN, __int_as_float(0x7fc00000), target);
+  gshmemx_float_atomic_nanmin(F + X_F_NANMIN, 0.5f, target);
+  out[XF_XCHG] = gshmem::atomic_exchange<memory_order::acq_rel>(F + X_F_XCHG, 2.5f, target);
+  out[XF_DSUB] = gshmem::atomic_fetch_sub(D + X_D_FSUB, 2.5, target);
+  out[XF_DMAX_ZERO] = gshmemx_double_atomic_fetch_max(D + X_D_FMAX_ZERO, 0.0, target);
+  gshmem::atomic_add<memory_order::relaxed>(L + X_L_ADD, 41ll, target);
+  gshmemx_longlong_atomic_sub(L + X_L_SUB, 5ll, target);
+  gshmem_quiet();
+}
+
+__global__ void xamo_contend_kernel(float *F, float *olds, int target) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  olds[t] = gshmemx_float_atomic_fetch_add(F + X_F_CONTENDED, 1.0f, target);
+}
+
+__global__ void cxx_litmus_kernel(int *msg, int *src, unsigned long long *flag, unsigned long long *ack,
+                                  long long rounds, int target, unsigned long long *violations) {
+  using gshmem::memory_order;
+  unsigned long long bad = 0;
+  for (long long r = 1; r <= rounds; ++r) {
+    for (int k = 0; k < kMsgInts; ++k) src[k] = (int)(r * 31 + k);
+    gshmem_int_put_nbi(msg, src, kMsgInts, target);
+    gshmem::atomic_store<memory_order::release>(flag, (unsigned long long)r, target);
+    gshmem_ulonglong_wait_until(flag, GSHMEM_CMP_GE, (unsigned long long)r);
+    for (int k = 0; k < kMsgInts; ++k)
+      if (gshmem::atomic_load<memory_order::relaxed>(msg + k, gshmem_my_pe()) != (int)(r * 31 + k)) ++bad;
+    (void)gshmem::atomic_fetch_add<memory_order::release>(ack, 1ull, target);
+    gshmem_ulonglong_wait_until(ack, GSHMEM_CMP_GE, (unsigned long long)r);  // the peer read this round's message
+  }
+  gshmem_quiet();
+  *violations = bad;
+}
+
 __global__ void put_nbi_unquieted_kernel(int *dst, int *src, int n, int value, int target) {
   for (int i = 0; i < n; ++i) src[i] = value + i;
   gshmem_int_put_nbi(dst, src, (size_t)n, target);
@@ -116,6 +166,19 @@ __global__ void count_wrong_kernel(const int *data, int n, int expected, unsigne
 }
 
 }  // namespace
+
+cudaError_t launch_xamo(int *ints, float *floats, double *doubles, long long *lls, double *fetched, float *olds,
+                        int target) {
+  xamo_kernel<<<1, 1>>>(ints, floats, doubles, lls, fetched, target);
+  xamo_contend_kernel<<<kXamoBlocks, kXamoThreads>>>(floats, olds, target);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_cxx_litmus(int *msg, int *src, unsigned long long *flag, unsigned long long *ack, long long rounds,
+                              int target, unsigned long long *violations) {
+  cxx_litmus_kernel<<<1, 1>>>(msg, src, flag, ack, rounds, target, violations);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_put_nbi_unquieted(int *dst, int *src, int n, int value, int target, cudaStream_t stream) {
   put_nbi_unquieted_kernel<<<1, 1, 0, stream>>>(dst, src, n, value, target);

@@ -42,6 +42,30 @@ cudaError_t launch_litmus(int *msg, const int *src_sym, uint64_t *sig, uint64_t 
 // must hold the peer's round. Violations to *violations.
 cudaError_t launch_barrier(int *slot, int rounds, int target, unsigned long long *violations);
 
+// Extended and C++ atomics and g_weak on the peer's slots (the target
+// initialized them: see remote_gpu_test.cpp), one thread; results into
+// `fetched` (doubles, X_FETCHED slots). Then kXamoBlocks x kXamoThreads
+// threads each add 1.0f to the peer's floats[X_F_CONTENDED] with
+// gshmemx_float_atomic_fetch_add (a compare-and-swap loop through the proxy),
+// old values into `olds`.
+enum { X_I_SUB, X_I_FMAX, X_I_MIN, X_I_FNANMAX, X_I_LOAD_ACQ, X_I_STORE_REL, X_I_CAS_OK, X_I_CAS_NO, X_I_SLOTS };
+enum { X_F_FADD, X_F_FMAX_NAN, X_F_NANMIN, X_F_XCHG, X_F_CONTENDED, X_F_SLOTS };
+enum { X_D_FSUB, X_D_FMAX_ZERO, X_D_SLOTS };
+enum { X_L_ADD, X_L_SUB, X_L_SLOTS };
+enum { XF_SUB, XF_FMAX, XF_FNANMAX, XF_LOAD_ACQ, XF_CAS_OK, XF_CAS_OK_EXPECTED, XF_CAS_NO, XF_CAS_NO_EXPECTED,
+       XF_G_WEAK, XF_FADD, XF_FMAX_NAN, XF_XCHG, XF_DSUB, XF_DMAX_ZERO, XF_SLOTS };
+constexpr int kXamoBlocks = 4, kXamoThreads = 32;
+cudaError_t launch_xamo(int *ints, float *floats, double *doubles, long long *lls, double *fetched, float *olds,
+                        int target);
+
+// Message passing with the C++ interface, `rounds` rounds, one thread per
+// PE: put_nbi of kMsgInts, then gshmem::atomic_store<release>(flag, r) on
+// the peer; wait for the peer's flag to reach r (local poll), check its
+// message, then gshmem::atomic_fetch_add<release>(ack, 1) on the peer and
+// wait for the peer's acknowledgement. Violations to *violations.
+cudaError_t launch_cxx_litmus(int *msg, int *src, unsigned long long *flag, unsigned long long *ack, long long rounds,
+                              int target, unsigned long long *violations);
+
 // On `stream`: one thread fills `src` (device memory, n ints) with `value`
 // and put_nbi's it into symmetric `dst` on the peer, with no quiet: the
 // requests are left queued for quiet_on_stream / barrier_all_on_stream.

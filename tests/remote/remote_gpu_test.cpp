@@ -3,6 +3,7 @@
 // transport (docs/remote.md) although the GPUs could map each other (or the
 // PEs share one GPU). Registered in tests/remote/CMakeLists.txt over UCX's
 // own choice of transport and over UCX_TLS=self,tcp.
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
@@ -189,6 +190,108 @@ TEST_CASE("remote: device barrier_all orders a p before the peer's read", "[remo
   gshmem_barrier_all();
   GSHMEM_TEST_CUDA(cudaFree(violations));
   gshmem_free(slot);
+}
+
+TEST_CASE("remote: extended atomics, C++ atomics with orders, g_weak", "[remote]") {
+  REQUIRE(init_remote());
+  const int me = gshmem_my_pe(), peer = 1 - me;
+  int *I = gshmem_test::sym_zeroed<int>(X_I_SLOTS);
+  float *F = gshmem_test::sym_zeroed<float>(X_F_SLOTS);
+  double *D = gshmem_test::sym_zeroed<double>(X_D_SLOTS);
+  long long *L = gshmem_test::sym_zeroed<long long>(X_L_SLOTS);
+  const std::vector<int> i0 = {100, 5, 5, 7, 11, 0, 3, 8};
+  const std::vector<float> f0 = {1.5f, 2.0f, 1.0f, 4.0f, 0.0f};
+  const std::vector<double> d0 = {10.0, -0.0};
+  const std::vector<long long> l0 = {1, 0};
+  GSHMEM_TEST_CUDA(cudaMemcpy(I, i0.data(), X_I_SLOTS * sizeof(int), cudaMemcpyHostToDevice));
+  GSHMEM_TEST_CUDA(cudaMemcpy(F, f0.data(), X_F_SLOTS * sizeof(float), cudaMemcpyHostToDevice));
+  GSHMEM_TEST_CUDA(cudaMemcpy(D, d0.data(), X_D_SLOTS * sizeof(double), cudaMemcpyHostToDevice));
+  GSHMEM_TEST_CUDA(cudaMemcpy(L, l0.data(), X_L_SLOTS * sizeof(long long), cudaMemcpyHostToDevice));
+  constexpr int kContenders = kXamoBlocks * kXamoThreads;
+  double *fetched = nullptr;
+  float *olds = nullptr;
+  GSHMEM_TEST_CUDA(cudaMalloc(&fetched, XF_SLOTS * sizeof(double)));
+  GSHMEM_TEST_CUDA(cudaMalloc(&olds, kContenders * sizeof(float)));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  gshmem_barrier_all();
+  GSHMEM_TEST_CUDA(launch_xamo(I, F, D, L, fetched, olds, peer));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  gshmem_barrier_all();  // the peer's kernels quieted: its updates of these slots are done
+  const std::vector<int> i = to_host(I, X_I_SLOTS);
+  const std::vector<float> f = to_host(F, X_F_SLOTS);
+  const std::vector<double> d = to_host(D, X_D_SLOTS), x = to_host(fetched, XF_SLOTS);
+  const std::vector<long long> l = to_host(L, X_L_SLOTS);
+  const std::vector<float> o = to_host(olds, kContenders);
+  // What the peer did to this PE's slots.
+  CHECK(i[X_I_SUB] == 70);
+  CHECK(i[X_I_FMAX] == 9);
+  CHECK(i[X_I_MIN] == 2);
+  CHECK(i[X_I_FNANMAX] == 7);
+  CHECK(i[X_I_LOAD_ACQ] == 11);
+  CHECK(i[X_I_STORE_REL] == 42);
+  CHECK(i[X_I_CAS_OK] == 4);
+  CHECK(i[X_I_CAS_NO] == 8);
+  CHECK(f[X_F_FADD] == 3.75f);
+  CHECK(f[X_F_FMAX_NAN] != f[X_F_FMAX_NAN]);  // max propagates NaN
+  CHECK(f[X_F_NANMIN] == 0.5f);
+  CHECK(f[X_F_XCHG] == 2.5f);
+  CHECK(f[X_F_CONTENDED] == (float)kContenders);  // every compare-and-swap loop's add once
+  CHECK(d[X_D_FSUB] == 7.5);
+  CHECK(d[X_D_FMAX_ZERO] == 0.0);
+  CHECK_FALSE(std::signbit(d[X_D_FMAX_ZERO]));  // max(-0.0, +0.0) is +0.0
+  CHECK(l[X_L_ADD] == 42);
+  CHECK(l[X_L_SUB] == -5);
+  // What this PE's fetching forms returned (the peer's initial values).
+  CHECK(x[XF_SUB] == 100);
+  CHECK(x[XF_FMAX] == 5);
+  CHECK(x[XF_FNANMAX] == 7);
+  CHECK(x[XF_LOAD_ACQ] == 11);
+  CHECK(x[XF_CAS_OK] == 1);
+  CHECK(x[XF_CAS_OK_EXPECTED] == 3);
+  CHECK(x[XF_CAS_NO] == 0);
+  CHECK(x[XF_CAS_NO_EXPECTED] == 8);  // the value found
+  CHECK(x[XF_G_WEAK] == 11);
+  CHECK(x[XF_FADD] == 1.5);
+  CHECK(x[XF_FMAX_NAN] == 2.0);
+  CHECK(x[XF_XCHG] == 4.0);
+  CHECK(x[XF_DSUB] == 10.0);
+  CHECK(x[XF_DMAX_ZERO] == 0.0);
+  CHECK(std::signbit(x[XF_DMAX_ZERO]));  // the old value was -0.0
+  std::set<float> distinct(o.begin(), o.end());
+  CHECK(distinct.size() == (size_t)kContenders);  // every contender saw a different old value
+  CHECK(*distinct.begin() == 0.0f);
+  CHECK(*distinct.rbegin() == (float)(kContenders - 1));
+  gshmem_barrier_all();
+  GSHMEM_TEST_CUDA(cudaFree(olds));
+  GSHMEM_TEST_CUDA(cudaFree(fetched));
+  gshmem_free(L);
+  gshmem_free(D);
+  gshmem_free(F);
+  gshmem_free(I);
+}
+
+TEST_CASE("remote: message passing with the C++ interface (put_nbi, atomic_store release)", "[remote][litmus]") {
+  REQUIRE(init_remote());
+  const int me = gshmem_my_pe(), peer = 1 - me;
+  int *msg = gshmem_test::sym_zeroed<int>(kMsgInts);
+  int *src = gshmem_test::sym_zeroed<int>(kMsgInts);
+  unsigned long long *flag = gshmem_test::sym_zeroed<unsigned long long>(1);
+  unsigned long long *ack = gshmem_test::sym_zeroed<unsigned long long>(1);
+  unsigned long long *violations = nullptr;
+  GSHMEM_TEST_CUDA(cudaMalloc(&violations, sizeof *violations));
+  GSHMEM_TEST_CUDA(cudaMemset(violations, 0xff, sizeof *violations));
+  const long long rounds = litmus_rounds() / 10 > 0 ? litmus_rounds() / 10 : 1;
+  gshmem_barrier_all();
+  GSHMEM_TEST_CUDA(launch_cxx_litmus(msg, src, flag, ack, rounds, peer, violations));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  INFO(rounds << " rounds");
+  CHECK(to_host(violations, 1)[0] == 0);
+  gshmem_barrier_all();
+  GSHMEM_TEST_CUDA(cudaFree(violations));
+  gshmem_free(ack);
+  gshmem_free(flag);
+  gshmem_free(src);
+  gshmem_free(msg);
 }
 
 TEST_CASE("remote: quiet_on_stream and barrier_all_on_stream complete a kernel's queued put_nbi", "[remote][stream]") {

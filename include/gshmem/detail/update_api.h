@@ -24,10 +24,15 @@
 // 8-byte integer; max, min, nanmax, nanmin a 4- or 8-byte integer or
 // float/double (floating: a compare-and-swap loop on the bit pattern that
 // keeps the requested order even when the value does not change). Device only.
+//
+// A remote peer (docs/remote.md): 4- and 8-byte objects through the proxy,
+// with the order mapped as detail/remote_amo.h says; 1-, 2- and 16-byte
+// objects have no remote form (a diagnostic line and a trap).
 #pragma once
 
 #include <gshmem/detail/config.h>
 #include <gshmem/detail/ordering.h>
+#include <gshmem/detail/remote_amo.h>
 #include <gshmem/detail/update_access.h>
 #include <gshmem/detail/update_amo.h>
 #include <gshmem/detail/update_order.h>
@@ -69,9 +74,15 @@ GSHMEM_DEVICE decltype(auto) dispatch_scope(thread_scope s, F& f) {
   }
 }
 
+// An invalid (o, s) for operation Op: one diagnostic line and a trap.
+template <int Op>
+GSHMEM_DEVICE void check_order(memory_order o, thread_scope s, const char* routine) {
+  if (const char* why = order_error_message(Op, (int)o, (int)s)) trap_invalid_order(Op, o, s, routine, why);
+}
+
 template <int Op, class F>
 GSHMEM_DEVICE decltype(auto) dispatch_order(memory_order o, thread_scope s, const char* routine, F f) {
-  if (const char* why = order_error_message(Op, (int)o, (int)s)) trap_invalid_order(Op, o, s, routine, why);
+  check_order<Op>(o, s, routine);
   switch (o) {
     case memory_order::relaxed: return dispatch_scope<Op, memory_order::relaxed>(s, f);
     case memory_order::consume: return dispatch_scope<Op, memory_order::acquire>(s, f);
@@ -89,14 +100,20 @@ GSHMEM_DEVICE decltype(auto) dispatch_order(memory_order o, thread_scope s, cons
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
 GSHMEM_DEVICE T atomic_load(const T* source, int pe) {
   static_assert(detail::is_load_order(O), "a load cannot have release or acq_rel order");
-  return detail::load_object<O, S>(detail::peer_address(source, pe, "gshmem::atomic_load"));
+  const T* target = detail::atomic_target(source, pe, "gshmem::atomic_load");
+  if constexpr (detail::has_remote_atomics<T>)
+    if (__builtin_expect(target == nullptr, 0)) return detail::remote_load(source, pe, O, "gshmem::atomic_load");
+  return detail::load_object<O, S>(target);
 }
 
 // Stores v into *dest on PE `pe`, with order O at scope S.
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
 GSHMEM_DEVICE void atomic_store(T* dest, detail::nondeduced_t<T> v, int pe) {
   static_assert(detail::is_store_order(O), "a store cannot have consume, acquire or acq_rel order");
-  detail::store_object<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_store"), v);
+  T* target = detail::atomic_target(dest, pe, "gshmem::atomic_store");
+  if constexpr (detail::has_remote_atomics<T>)
+    if (__builtin_expect(target == nullptr, 0)) return detail::remote_store<T>(dest, v, pe, O, "gshmem::atomic_store");
+  detail::store_object<O, S>(target, v);
 }
 
 // --------------------------------------------------- exchange / compare-exchange
@@ -104,7 +121,10 @@ GSHMEM_DEVICE void atomic_store(T* dest, detail::nondeduced_t<T> v, int pe) {
 // Replaces *dest on PE `pe` by v; returns the previous value. Order O at scope S.
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
 GSHMEM_DEVICE T atomic_exchange(T* dest, detail::nondeduced_t<T> v, int pe) {
-  return detail::addr_exchange<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_exchange"), v);
+  T* target = detail::atomic_target(dest, pe, "gshmem::atomic_exchange");
+  if constexpr (detail::has_remote_atomics<T>)
+    if (__builtin_expect(target == nullptr, 0)) return detail::remote_exchange<T>(dest, v, pe, O, "gshmem::atomic_exchange");
+  return detail::addr_exchange<O, S>(target, v);
 }
 
 // If *dest on PE `pe` has the bit pattern of `expected`, stores `desired` and
@@ -112,8 +132,11 @@ GSHMEM_DEVICE T atomic_exchange(T* dest, detail::nondeduced_t<T> v, int pe) {
 // and returns false (order O without its release part).
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
 GSHMEM_DEVICE bool atomic_compare_exchange(T* dest, T& expected, detail::nondeduced_t<T> desired, int pe) {
-  return detail::addr_compare_exchange<O, S>(
-      detail::peer_address(dest, pe, "gshmem::atomic_compare_exchange"), expected, desired);
+  T* target = detail::atomic_target(dest, pe, "gshmem::atomic_compare_exchange");
+  if constexpr (detail::has_remote_atomics<T>)
+    if (__builtin_expect(target == nullptr, 0))
+      return detail::remote_compare_exchange<T>(dest, expected, desired, pe, O, "gshmem::atomic_compare_exchange");
+  return detail::addr_compare_exchange<O, S>(target, expected, desired);
 }
 
 // ------------------------------------------------------------- arithmetic
@@ -126,7 +149,7 @@ GSHMEM_DEVICE bool atomic_compare_exchange(T* dest, T& expected, detail::nondedu
   template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,    \
             class T>                                                                           \
   GSHMEM_DEVICE T atomic_fetch_##op(T* dest, detail::nondeduced_t<T> v, int pe) {              \
-    return detail::addr_fetch_##op<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_fetch_" #op), v); \
+    return detail::checked_fetch_##op<O, S, T>(dest, v, pe, "gshmem::atomic_fetch_" #op);         \
   }
 GSHMEMI_CXX_FETCH_OP(add)
 GSHMEMI_CXX_FETCH_OP(sub)
@@ -143,7 +166,12 @@ GSHMEMI_CXX_FETCH_OP(nanmin)
   template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,     \
             class T>                                                                            \
   GSHMEM_DEVICE void atomic_##op(T* dest, detail::nondeduced_t<T> v, int pe) {                  \
-    detail::addr_##op<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_" #op), v);          \
+    T* target = detail::peer_address<true>(dest, pe, "gshmem::atomic_" #op);                     \
+    if (__builtin_expect(target == nullptr, 0)) {                                                 \
+      (void)detail::remote_fetch_##op<T>(dest, v, pe, false, O, "gshmem::atomic_" #op);          \
+      return;                                                                                     \
+    }                                                                                             \
+    detail::addr_##op<O, S>(target, v);                                                           \
   }
 GSHMEMI_CXX_REDUCE_OP(add)
 GSHMEMI_CXX_REDUCE_OP(and)
@@ -155,7 +183,12 @@ GSHMEMI_CXX_REDUCE_OP(xor)
   template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,     \
             class T>                                                                            \
   GSHMEM_DEVICE void atomic_##op(T* dest, detail::nondeduced_t<T> v, int pe) {                  \
-    (void)detail::addr_fetch_##op<O, S>(detail::peer_address(dest, pe, "gshmem::atomic_" #op), v); \
+    T* target = detail::peer_address<true>(dest, pe, "gshmem::atomic_" #op);                     \
+    if (__builtin_expect(target == nullptr, 0)) {                                                 \
+      (void)detail::remote_fetch_##op<T>(dest, v, pe, false, O, "gshmem::atomic_" #op);          \
+      return;                                                                                     \
+    }                                                                                             \
+    (void)detail::addr_fetch_##op<O, S>(target, v);                                               \
   }
 GSHMEMI_CXX_DROP_RESULT_OP(sub)
 GSHMEMI_CXX_DROP_RESULT_OP(max)
@@ -178,44 +211,80 @@ GSHMEM_DEVICE void atomic_fence() {
 // The same operations with order and scope as values. An invalid pair prints
 // one line (PE, routine, order, scope, reason) and traps.
 
+// Each translates its target once; a remote peer's branch (order checked,
+// then the remote form with the order as a value) stays outside the dispatch
+// over orders and scopes, which holds only the P2P access.
 template <class T>
 GSHMEM_DEVICE T atomic_load(const T* source, int pe, memory_order o, thread_scope s = thread_scope::system) {
-  return detail::dispatch_order<GSHMEMX_OP_LOAD>(o, s, "gshmem::atomic_load", [&](auto oc, auto sc) {
-    return atomic_load<decltype(oc)::value, decltype(sc)::value>(source, pe);
+  const char* routine = "gshmem::atomic_load";
+  const T* target = detail::atomic_target(source, pe, routine);
+  if constexpr (detail::has_remote_atomics<T>)
+    if (__builtin_expect(target == nullptr, 0)) {
+      detail::check_order<GSHMEMX_OP_LOAD>(o, s, routine);
+      return detail::remote_load(source, pe, o, routine);
+    }
+  return detail::dispatch_order<GSHMEMX_OP_LOAD>(o, s, routine, [&](auto oc, auto sc) {
+    return detail::load_object<decltype(oc)::value, decltype(sc)::value>(target);
   });
 }
 
 template <class T>
 GSHMEM_DEVICE void atomic_store(T* dest, detail::nondeduced_t<T> v, int pe, memory_order o,
                                 thread_scope s = thread_scope::system) {
-  detail::dispatch_order<GSHMEMX_OP_STORE>(o, s, "gshmem::atomic_store", [&](auto oc, auto sc) {
-    atomic_store<decltype(oc)::value, decltype(sc)::value>(dest, v, pe);
+  const char* routine = "gshmem::atomic_store";
+  T* target = detail::atomic_target(dest, pe, routine);
+  if constexpr (detail::has_remote_atomics<T>)
+    if (__builtin_expect(target == nullptr, 0)) {
+      detail::check_order<GSHMEMX_OP_STORE>(o, s, routine);
+      return detail::remote_store<T>(dest, v, pe, o, routine);
+    }
+  detail::dispatch_order<GSHMEMX_OP_STORE>(o, s, routine, [&](auto oc, auto sc) {
+    detail::store_object<decltype(oc)::value, decltype(sc)::value>(target, v);
   });
 }
 
 template <class T>
 GSHMEM_DEVICE T atomic_exchange(T* dest, detail::nondeduced_t<T> v, int pe, memory_order o,
                                 thread_scope s = thread_scope::system) {
-  return detail::dispatch_order<GSHMEMX_OP_EXCHANGE>(o, s, "gshmem::atomic_exchange", [&](auto oc, auto sc) {
-    return atomic_exchange<decltype(oc)::value, decltype(sc)::value>(dest, v, pe);
+  const char* routine = "gshmem::atomic_exchange";
+  T* target = detail::atomic_target(dest, pe, routine);
+  if constexpr (detail::has_remote_atomics<T>)
+    if (__builtin_expect(target == nullptr, 0)) {
+      detail::check_order<GSHMEMX_OP_EXCHANGE>(o, s, routine);
+      return detail::remote_exchange<T>(dest, v, pe, o, routine);
+    }
+  return detail::dispatch_order<GSHMEMX_OP_EXCHANGE>(o, s, routine, [&](auto oc, auto sc) {
+    return detail::addr_exchange<decltype(oc)::value, decltype(sc)::value>(target, v);
   });
 }
 
 template <class T>
 GSHMEM_DEVICE bool atomic_compare_exchange(T* dest, T& expected, detail::nondeduced_t<T> desired, int pe,
                                            memory_order o, thread_scope s = thread_scope::system) {
-  return detail::dispatch_order<GSHMEMX_OP_COMPARE_EXCHANGE>(
-      o, s, "gshmem::atomic_compare_exchange", [&](auto oc, auto sc) {
-        return atomic_compare_exchange<decltype(oc)::value, decltype(sc)::value>(dest, expected, desired, pe);
-      });
+  const char* routine = "gshmem::atomic_compare_exchange";
+  T* target = detail::atomic_target(dest, pe, routine);
+  if constexpr (detail::has_remote_atomics<T>)
+    if (__builtin_expect(target == nullptr, 0)) {
+      detail::check_order<GSHMEMX_OP_COMPARE_EXCHANGE>(o, s, routine);
+      return detail::remote_compare_exchange<T>(dest, expected, desired, pe, o, routine);
+    }
+  return detail::dispatch_order<GSHMEMX_OP_COMPARE_EXCHANGE>(o, s, routine, [&](auto oc, auto sc) {
+    return detail::addr_compare_exchange<decltype(oc)::value, decltype(sc)::value>(target, expected, desired);
+  });
 }
 
 #define GSHMEMI_CXX_RT_FETCH_OP(op, OPCODE)                                                       \
   template <class T>                                                                               \
   GSHMEM_DEVICE T atomic_fetch_##op(T* dest, detail::nondeduced_t<T> v, int pe, memory_order o,    \
                                     thread_scope s = thread_scope::system) {                      \
-    return detail::dispatch_order<OPCODE>(o, s, "gshmem::atomic_fetch_" #op, [&](auto oc, auto sc) { \
-      return atomic_fetch_##op<decltype(oc)::value, decltype(sc)::value>(dest, v, pe);             \
+    const char* routine = "gshmem::atomic_fetch_" #op;                                            \
+    T* target = detail::peer_address<true>(dest, pe, routine);                                     \
+    if (__builtin_expect(target == nullptr, 0)) {                                                  \
+      detail::check_order<OPCODE>(o, s, routine);                                                  \
+      return detail::remote_fetch_##op<T>(dest, v, pe, true, o, routine);                          \
+    }                                                                                              \
+    return detail::dispatch_order<OPCODE>(o, s, routine, [&](auto oc, auto sc) {                  \
+      return detail::addr_fetch_##op<decltype(oc)::value, decltype(sc)::value>(target, v);        \
     });                                                                                            \
   }
 GSHMEMI_CXX_RT_FETCH_OP(add, GSHMEMX_OP_FETCH_ADD)

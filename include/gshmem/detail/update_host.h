@@ -125,11 +125,13 @@ GSHMEM_HD T rma_g(const T *source, int pe, const char *routine) {
 
 // The weak g (gshmemx_TYPENAME_g_weak): a plain load on the device, which
 // the L1 may serve and the compiler may merge or hoist like any other; the
-// host form is g's.
+// host form is g's. From a remote peer: g's remote form.
 template <class T>
 GSHMEM_HD T rma_g_weak(const T *source, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  return *peer_address(source, pe, routine);
+  const T *remote = peer_address<true>(source, pe, routine);
+  if (__builtin_expect(remote == nullptr, 0)) return remote_value<T>(source, pe, routine);
+  return *remote;
 #else
   return rma_g(source, pe, routine);
 #endif
