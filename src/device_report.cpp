@@ -84,7 +84,8 @@ std::string format_device_report(const gshmemi_device_report_slot_t &s) {
                                   "(GSHMEMX_ERROR_PEER_LOST; see the proxy's line)", s.i1);
     case GSHMEMI_FAIL_REMOTE_UNSUPPORTED:
       return head + printf_string("PE %d is a remote peer (GSHMEM_REMOTE_PEERS, docs/remote.md) and this routine "
-                                  "has no remote form (address %p)", s.i0, u0);
+                                  "has no remote form, or its kernel was compiled with GSHMEM_DEVICE_REMOTE=0 "
+                                  "(address %p)", s.i0, u0);
     default:
       return head + printf_string("a device failure of unknown kind %u", s.kind);
   }

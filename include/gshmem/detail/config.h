@@ -12,6 +12,19 @@
 #  define GSHMEM_HD_CONSTEXPR constexpr
 #endif
 
+// GSHMEM_DEVICE_REMOTE: whether the device routines carry their branch to
+// remote peers (docs/remote.md): 1 (default) or 0. Set to 0 (-DGSHMEM_DEVICE_REMOTE=0,
+// or a #define before the first gshmem header) in a translation unit whose
+// kernels only ever reach P2P peers (one node): its kernels then hold no
+// remote code, and a remote target ends in the routine's diagnostic
+// instead. A branch with loops in it, even one never taken, makes ptxas put
+// YIELD and convergence barriers into the kernel's other loops, the polls
+// included (see docs/remote.md, "Cost on the P2P path"). Per translation
+// unit: units built either way link and run together.
+#ifndef GSHMEM_DEVICE_REMOTE
+#  define GSHMEM_DEVICE_REMOTE 1
+#endif
+
 // True while compiling device code (the device pass of nvcc).
 #if defined(__CUDA_ARCH__)
 #  define GSHMEM_IN_DEVICE_CODE 1

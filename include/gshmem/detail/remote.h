@@ -41,7 +41,9 @@ namespace detail {
 
 // True when this job has remote peers (the queue exists). One constant
 // load: what fence, quiet and the barrier pay on an all-P2P job.
-GSHMEM_DEVICE bool remote_enabled() { return gshmemi_state().proxy.slots != nullptr; }
+// Always false where the routines' remote branch is compiled out
+// (GSHMEM_DEVICE_REMOTE=0, config.h).
+GSHMEM_DEVICE bool remote_enabled() { return GSHMEM_DEVICE_REMOTE && gshmemi_state().proxy.slots != nullptr; }
 
 GSHMEM_DEVICE proxy_queue remote_queue() {
   const gshmemi_device_state_t& s = gshmemi_state();

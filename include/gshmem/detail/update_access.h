@@ -152,17 +152,26 @@ GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
   if (__builtin_expect(offset >= s.symmetric_span || base == nullptr, 0)) {
 #if GSHMEM_IN_DEVICE_CODE
     const bool remote = offset < s.symmetric_span && (unsigned)pe < (unsigned)s.n_pes && s.proxy.slots != nullptr;
-    if (RemoteOk && remote) return nullptr;
+    if (RemoteOk && GSHMEM_DEVICE_REMOTE && remote) return nullptr;
     device_failure f;
     f.kind = remote ? GSHMEMI_FAIL_REMOTE_UNSUPPORTED : GSHMEMI_FAIL_NOT_SYMMETRIC;
     f.u0 = (unsigned long long)(const void*)sym;
     f.i0 = pe;
     f.i1 = s.n_pes;
     fail_device(routine, f);
+#if !GSHMEM_DEVICE_REMOTE
+    // fail_device traps: no NULL comes back, so the callers' remote
+    // branches fold away.
+    __builtin_unreachable();
+#endif
 #endif
     return nullptr;
   }
-  return reinterpret_cast<T*>(base + offset);
+  T* const mapped = reinterpret_cast<T*>(base + offset);
+#if GSHMEM_IN_DEVICE_CODE && !GSHMEM_DEVICE_REMOTE
+  __builtin_assume(mapped != nullptr);
+#endif
+  return mapped;
 }
 #endif
 

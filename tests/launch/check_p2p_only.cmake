@@ -1,0 +1,48 @@
+# What GSHMEM_DEVICE_REMOTE (include/gshmem/detail/config.h) does to a
+# kernel: p2p_only_kernel.cu compiled with it 0 (OFF) and 1 (ON). With 0 the
+# kernel holds no remote code: no NANOSLEEP (the remote branch's back-off)
+# and no YIELD (ptxas puts one into every loop of a kernel with a loop on a
+# divergent branch, the poll included). With 1 the remote branch is there
+# (NANOSLEEP). Prints "SKIPPED:" without cuobjdump or nvdisasm.
+#   cmake -DCUOBJDUMP=... -DOFF=<object> -DON=<object> -P check_p2p_only.cmake
+cmake_minimum_required(VERSION 3.25)
+
+if(NOT CUOBJDUMP)
+  message("SKIPPED: cuobjdump not found (it comes with the CUDA toolkit, or: python3 -m pip install "
+          "nvidia-cuda-cuobjdump; then configure again)")
+  return()
+endif()
+
+function(count_in object what out)
+  execute_process(COMMAND "${CUOBJDUMP}" -sass "${object}"
+                  OUTPUT_VARIABLE sass ERROR_VARIABLE sass_err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 AND sass_err MATCHES "nvdisasm")
+    message("SKIPPED: ${CUOBJDUMP} -sass needs nvdisasm, which is not there (it comes with the CUDA "
+            "toolkit, or: python3 -m pip install nvidia-cuda-nvdisasm): ${sass_err}")
+    set(${out} "skip" PARENT_SCOPE)
+    return()
+  elseif(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${CUOBJDUMP} -sass ${object} failed (${rc}): ${sass_err}")
+  endif()
+  if(NOT sass MATCHES "p2p_only_pingpong")
+    message(FATAL_ERROR "${object}: no SASS of the kernel p2p_only_pingpong")
+  endif()
+  string(REGEX MATCHALL "[ \t]${what}[ \t;]" hits "${sass}")
+  list(LENGTH hits n)
+  set(${out} ${n} PARENT_SCOPE)
+endfunction()
+
+count_in("${OFF}" NANOSLEEP off_sleep)
+if(off_sleep STREQUAL "skip")
+  return()
+endif()
+count_in("${OFF}" YIELD off_yield)
+count_in("${ON}" NANOSLEEP on_sleep)
+message("GSHMEM_DEVICE_REMOTE=0: ${off_sleep} NANOSLEEP, ${off_yield} YIELD; GSHMEM_DEVICE_REMOTE=1: ${on_sleep} NANOSLEEP")
+if(NOT off_sleep EQUAL 0 OR NOT off_yield EQUAL 0)
+  message(FATAL_ERROR "with GSHMEM_DEVICE_REMOTE=0 the p + wait_until kernel still holds remote code "
+                      "(${off_sleep} NANOSLEEP, ${off_yield} YIELD; expected none)")
+endif()
+if(on_sleep EQUAL 0)
+  message(FATAL_ERROR "with GSHMEM_DEVICE_REMOTE=1 the p + wait_until kernel has no remote branch (no NANOSLEEP)")
+endif()
