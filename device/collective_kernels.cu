@@ -6,6 +6,7 @@
 #include <gshmem/types.h>
 
 #include "../host/team_internal.h"
+#include "kernel_loader.h"
 
 namespace gshmemi {
 namespace team {
@@ -48,19 +49,15 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_COLLECTIVE_LAUNCHERS)
 #undef GSHMEMI_DEFINE_REDUCE_LAUNCHER
 
 cudaError_t preload_collective_kernels() {
-  cudaFuncAttributes attr;
-  cudaError_t err = cudaSuccess;
-  auto load = [&](const void *kernel) {
-    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, kernel);
-  };
-#define GSHMEMI_PRELOAD_REDUCE(NAME, TYPE, OP) load(reinterpret_cast<const void *>(&reduce_kernel<gd::reduce_##OP, TYPE>));
-#define GSHMEMI_PRELOAD_COLLECTIVES(NAME, TYPE)                          \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_PRELOAD_REDUCE, NAME, TYPE)          \
-  load(reinterpret_cast<const void *>(&fcollect_kernel<TYPE>));
+  KernelLoader loader;
+#define GSHMEMI_PRELOAD_REDUCE(NAME, TYPE, OP) loader.load(&reduce_kernel<gd::reduce_##OP, TYPE>);
+#define GSHMEMI_PRELOAD_COLLECTIVES(NAME, TYPE)                 \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_PRELOAD_REDUCE, NAME, TYPE) \
+  loader.load(&fcollect_kernel<TYPE>);
   GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_PRELOAD_COLLECTIVES)
 #undef GSHMEMI_PRELOAD_COLLECTIVES
 #undef GSHMEMI_PRELOAD_REDUCE
-  return err;
+  return loader.result();
 }
 
 }  // namespace team

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "../host/remote_ops.h"
+#include "kernel_loader.h"
 
 namespace gshmemi {
 namespace remote_ops {
@@ -70,17 +71,13 @@ __global__ void amo_kernel(U *dest, int op, U operand, U cond, int pe, unsigned 
 }  // namespace
 
 cudaError_t preload_kernels() {
-  cudaFuncAttributes attr;
-  cudaError_t err = cudaSuccess;
-  auto load = [&](const void *kernel) {
-    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, kernel);
-  };
-  load(reinterpret_cast<const void *>(&put_kernel));
-  load(reinterpret_cast<const void *>(&store_kernel));
-  load(reinterpret_cast<const void *>(&get_kernel));
-  load(reinterpret_cast<const void *>(&amo_kernel<unsigned int>));
-  load(reinterpret_cast<const void *>(&amo_kernel<unsigned long long>));
-  return err;
+  KernelLoader loader;
+  loader.load(&put_kernel);
+  loader.load(&store_kernel);
+  loader.load(&get_kernel);
+  loader.load(&amo_kernel<unsigned int>);
+  loader.load(&amo_kernel<unsigned long long>);
+  return loader.result();
 }
 
 cudaError_t launch_put(void *dest, const void *source, std::size_t bytes, int pe, std::uint64_t *sig_addr,

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "../host/rma_internal.h"
+#include "kernel_loader.h"
 
 namespace gshmemi {
 namespace rma {
@@ -65,18 +66,14 @@ __global__ void store_kernel(U *target, U value) {
 }  // namespace
 
 cudaError_t preload_kernels() {
-  cudaFuncAttributes attr;
-  cudaError_t err = cudaSuccess;
-  auto load = [&](const void *kernel) {
-    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, kernel);
-  };
-  load(reinterpret_cast<const void *>(&amo_kernel<unsigned int>));
-  load(reinterpret_cast<const void *>(&amo_kernel<unsigned long long>));
-  load(reinterpret_cast<const void *>(&store_kernel<unsigned char>));
-  load(reinterpret_cast<const void *>(&store_kernel<unsigned short>));
-  load(reinterpret_cast<const void *>(&store_kernel<unsigned int>));
-  load(reinterpret_cast<const void *>(&store_kernel<unsigned long long>));
-  return err;
+  KernelLoader loader;
+  loader.load(&amo_kernel<unsigned int>);
+  loader.load(&amo_kernel<unsigned long long>);
+  loader.load(&store_kernel<unsigned char>);
+  loader.load(&store_kernel<unsigned short>);
+  loader.load(&store_kernel<unsigned int>);
+  loader.load(&store_kernel<unsigned long long>);
+  return loader.result();
 }
 
 cudaError_t launch_amo(void *target, std::size_t size, int op, std::uint64_t operand, std::uint64_t cond,

@@ -30,6 +30,7 @@
 #include <cstdio>
 
 #include "../host/stream_internal.h"
+#include "kernel_loader.h"
 #include "../src/log.h"
 
 namespace gshmemi {
@@ -307,20 +308,17 @@ cudaError_t zero_internal_area(void *area) {
 
 GSHMEM_EXTERN_C int gshmemi_stream_preload_kernels(void) {
   using namespace gshmemi::stream;
-  cudaFuncAttributes attr;
-  cudaError_t err = cudaSuccess;
-  auto load = [&](const void *kernel) {
-    if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, kernel);
-  };
-#define GSHMEMI_PRELOAD_STREAM_KERNELS(TYPENAME, TYPE)           \
-  load(reinterpret_cast<const void *>(&wait_until_kernel<TYPE>)); \
-  load(reinterpret_cast<const void *>(&wait_set_kernel<TYPE>));
+  gshmemi::KernelLoader loader;
+#define GSHMEMI_PRELOAD_STREAM_KERNELS(TYPENAME, TYPE) \
+  loader.load(&wait_until_kernel<TYPE>);                \
+  loader.load(&wait_set_kernel<TYPE>);
   GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_PRELOAD_STREAM_KERNELS)
 #undef GSHMEMI_PRELOAD_STREAM_KERNELS
-  load(reinterpret_cast<const void *>(&signal_kernel));
-  load(reinterpret_cast<const void *>(&quiet_kernel));
-  load(reinterpret_cast<const void *>(&barrier_all_kernel));
-  load(reinterpret_cast<const void *>(&end_device_work_kernel));
+  loader.load(&signal_kernel);
+  loader.load(&quiet_kernel);
+  loader.load(&barrier_all_kernel);
+  loader.load(&end_device_work_kernel);
+  const cudaError_t err = loader.result();
   if (err != cudaSuccess)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "loading the on-stream kernels failed: %s", cudaGetErrorString(err));
   return GSHMEM_SUCCESS;

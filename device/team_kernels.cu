@@ -6,6 +6,7 @@
 #include <gshmem/detail/team_sync.h>
 
 #include "../host/team_internal.h"
+#include "kernel_loader.h"
 
 namespace gshmemi {
 namespace team {
@@ -69,11 +70,11 @@ cudaError_t launch_team_agree(int parent, unsigned long long free_mask, int *slo
 }
 
 cudaError_t preload_team_kernels() {
-  cudaFuncAttributes attr;
-  cudaError_t err = cudaFuncGetAttributes(&attr, reinterpret_cast<const void *>(&team_sync_kernel<true>));
-  if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, reinterpret_cast<const void *>(&team_sync_kernel<false>));
-  if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, reinterpret_cast<const void *>(&team_agree_kernel));
-  return err;
+  KernelLoader loader;
+  loader.load(&team_sync_kernel<true>);
+  loader.load(&team_sync_kernel<false>);
+  loader.load(&team_agree_kernel);
+  return loader.result();
 }
 
 }  // namespace team
