@@ -103,7 +103,10 @@ GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, 
  * gshmemx_TYPENAME_g_on_stream waits for the stream's earlier work, then
  * reads one element and returns it (synchronizes the stream; not
  * capturable). Errors as for the routines above (pe and addresses are
- * checked before anything is enqueued; g returns 0). */
+ * checked before anything is enqueued; g returns 0). A remote peer
+ * (docs/remote.md): the copy is a one-thread kernel that queues the request
+ * for the proxy and ends once it is complete, so the same stream order
+ * holds. */
 #define GSHMEMI_DECLARE_STREAM_RMA(TYPENAME, TYPE)                                                          \
   GSHMEM_API void gshmemx_##TYPENAME##_p_on_stream(TYPE *dest, TYPE value, int pe, cudaStream_t stream);   \
   GSHMEM_API TYPE gshmemx_##TYPENAME##_g_on_stream(const TYPE *source, int pe, cudaStream_t stream);       \
