@@ -35,12 +35,6 @@ __global__ void put_kernel(void *dest, const void *source, size_t bytes, std::ui
   gd::remote_quiet(kPut);
 }
 
-__global__ void store_kernel(void *dest, unsigned size, std::uint64_t bits, int pe) {
-  // bits is in this thread's parameter space: the value travels inline.
-  gd::remote_put(dest, &bits, size, pe, false, nullptr, 0, 0, kPut);
-  gd::remote_quiet(kPut);
-}
-
 __global__ void get_kernel(void *dest, const void *source, size_t bytes, int pe) {
   gd::remote_get(dest, source, bytes, pe, kGet);
 }
@@ -73,7 +67,6 @@ __global__ void amo_kernel(U *dest, int op, U operand, U cond, int pe, unsigned 
 cudaError_t preload_kernels() {
   KernelLoader loader;
   loader.load(&put_kernel);
-  loader.load(&store_kernel);
   loader.load(&get_kernel);
   loader.load(&amo_kernel<unsigned int>);
   loader.load(&amo_kernel<unsigned long long>);
@@ -96,12 +89,6 @@ cudaError_t launch_put(void *dest, const void *source, std::size_t bytes, int pe
     }
   }
   put_kernel<<<1, 1, 0, stream>>>(dest, source, bytes, bits, pe, sig_addr, signal, sig_op);
-  return cudaGetLastError();
-}
-
-cudaError_t launch_store(void *dest, std::size_t size, std::uint64_t bits, int pe, cudaStream_t stream) {
-  if (size != 1 && size != 2 && size != 4 && size != 8) return cudaErrorInvalidValue;
-  store_kernel<<<1, 1, 0, stream>>>(dest, (unsigned)size, bits, pe);
   return cudaGetLastError();
 }
 

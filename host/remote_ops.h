@@ -38,9 +38,6 @@ cudaError_t preload_kernels();
 cudaError_t launch_put(void *dest, const void *source, std::size_t bytes, int pe, std::uint64_t *sig_addr,
                        std::uint64_t signal, int sig_op, cudaStream_t stream);
 
-// The low `size` bytes (1, 2, 4 or 8) of `bits` into symmetric `dest` on `pe`.
-cudaError_t launch_store(void *dest, std::size_t size, std::uint64_t bits, int pe, cudaStream_t stream);
-
 // bytes of symmetric `source` on `pe` into local `dest`.
 cudaError_t launch_get(void *dest, const void *source, std::size_t bytes, int pe, cudaStream_t stream);
 

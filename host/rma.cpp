@@ -107,11 +107,12 @@ P *peer_address(const Context &ctx, P *local, int pe) {
   return reinterpret_cast<P *>(ctx.state->peer_base[pe] + (c - ctx.state->heap_base));
 }
 
-void copy(const char *routine, int pe, void *to, const void *from, size_t nbytes, bool blocking) {
+// Enqueues `launch` (a copy or a kernel, named `what`) on the host RMA
+// stream with the PE's device current; a blocking routine then waits for it.
+template <class Launch>
+void issue(const char *routine, int pe, const char *what, bool blocking, Launch launch) {
   DeviceScope scope(host_rma.device);
-  if (!report_cuda(routine, pe, "cudaMemcpyAsync",
-                   cudaMemcpyAsync(to, from, nbytes, cudaMemcpyDefault, host_rma.stream)))
-    return;
+  if (!report_cuda(routine, pe, what, launch(host_rma.stream))) return;
   if (blocking) report_cuda(routine, pe, "cudaStreamSynchronize", cudaStreamSynchronize(host_rma.stream));
 }
 
@@ -130,14 +131,14 @@ void gshmemi_host_putmem(void *dest, const void *source, size_t nbytes, int pe, 
     return;
   if (nbytes == 0) return;
   if (stream::is_remote_target(*ctx.state, pe)) {
-    DeviceScope scope(host_rma.device);
-    if (report_cuda(routine, pe, "remote put kernel launch",
-                    remote_ops::launch_put(dest, source, nbytes, pe, nullptr, 0, 0, host_rma.stream)) &&
-        blocking)
-      report_cuda(routine, pe, "cudaStreamSynchronize", cudaStreamSynchronize(host_rma.stream));
+    issue(routine, pe, "remote put kernel launch", blocking != 0, [&](cudaStream_t s) {
+      return remote_ops::launch_put(dest, source, nbytes, pe, nullptr, 0, 0, s);
+    });
     return;
   }
-  copy(routine, pe, peer_address(ctx, dest, pe), source, nbytes, blocking != 0);
+  issue(routine, pe, "cudaMemcpyAsync", blocking != 0, [&](cudaStream_t s) {
+    return cudaMemcpyAsync(peer_address(ctx, dest, pe), source, nbytes, cudaMemcpyDefault, s);
+  });
 }
 
 void gshmemi_host_getmem(void *dest, const void *source, size_t nbytes, int pe, int blocking, const char *routine) {
@@ -148,14 +149,13 @@ void gshmemi_host_getmem(void *dest, const void *source, size_t nbytes, int pe, 
     return;
   if (nbytes == 0) return;
   if (stream::is_remote_target(*ctx.state, pe)) {
-    DeviceScope scope(host_rma.device);
-    if (report_cuda(routine, pe, "remote get kernel launch",
-                    remote_ops::launch_get(dest, source, nbytes, pe, host_rma.stream)) &&
-        blocking)
-      report_cuda(routine, pe, "cudaStreamSynchronize", cudaStreamSynchronize(host_rma.stream));
+    issue(routine, pe, "remote get kernel launch", blocking != 0,
+          [&](cudaStream_t s) { return remote_ops::launch_get(dest, source, nbytes, pe, s); });
     return;
   }
-  copy(routine, pe, dest, peer_address(ctx, source, pe), nbytes, blocking != 0);
+  issue(routine, pe, "cudaMemcpyAsync", blocking != 0, [&](cudaStream_t s) {
+    return cudaMemcpyAsync(dest, peer_address(ctx, source, pe), nbytes, cudaMemcpyDefault, s);
+  });
 }
 
 void gshmemi_host_amo(void *dest, size_t size, int op, uint64_t operand, uint64_t cond, int pe, uint64_t *fetched,

@@ -413,12 +413,13 @@ void p_impl(const char *fn, T *dest, T value, int pe, cudaStream_t stream) {
   Context ctx;
   if (!begin(fn, stream, &ctx) || !check_target_pe(fn, ctx, pe) || !check_remote_array(fn, ctx, pe, dest, 1, sizeof(T), true))
     return;
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof(T));  // the low bytes on little-endian hosts
   if (is_remote_target(*ctx.state, pe)) {
-    report_cuda(fn, "remote store kernel launch", remote_ops::launch_store(dest, sizeof(T), bits, pe, stream));
+    // The value is in this call's frame (host memory): launch_put reads it now and it travels inline.
+    report_cuda(fn, "remote put kernel launch", remote_ops::launch_put(dest, &value, sizeof(T), pe, nullptr, 0, 0, stream));
     return;
   }
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));  // the low bytes on little-endian hosts
   report_cuda(fn, "store kernel launch", gshmemi::rma::launch_store(peer_address(ctx, dest, pe), sizeof(T), bits, stream));
 }
 
@@ -431,11 +432,11 @@ T g_impl(const char *fn, const T *source, int pe, cudaStream_t stream) {
       !check_remote_array(fn, ctx, pe, source, 1, sizeof(T), false))
     return value;
   T fetched;
+  const bool remote = is_remote_target(*ctx.state, pe);
   const cudaError_t issued =
-      is_remote_target(*ctx.state, pe)
-          ? remote_ops::launch_get(&fetched, source, sizeof(T), pe, stream)  // the proxy writes `fetched`
-          : cudaMemcpyAsync(&fetched, peer_address(ctx, source, pe), sizeof(T), cudaMemcpyDefault, stream);
-  if (!report_cuda(fn, is_remote_target(*ctx.state, pe) ? "remote get kernel launch" : "cudaMemcpyAsync", issued) ||
+      remote ? remote_ops::launch_get(&fetched, source, sizeof(T), pe, stream)  // the proxy writes `fetched`
+             : cudaMemcpyAsync(&fetched, peer_address(ctx, source, pe), sizeof(T), cudaMemcpyDefault, stream);
+  if (!report_cuda(fn, remote ? "remote get kernel launch" : "cudaMemcpyAsync", issued) ||
       !report_cuda(fn, "cudaStreamSynchronize", cudaStreamSynchronize(stream)))
     return value;
   return fetched;

@@ -116,15 +116,16 @@ inline Verdict check_pe(int pe, int n_pes, bool reachable, bool remote = false) 
 
 // Whether pe is a remote peer of the job whose state is `state`: in the
 // job, its heap not mapped here, and the job has the proxy queue.
+inline bool in_job(const gshmemi_device_state_t &state, int pe) {
+  return pe >= 0 && pe < state.n_pes && pe < GSHMEMI_MAX_PES;
+}
 inline bool is_remote_target(const gshmemi_device_state_t &state, int pe) {
-  const bool in_job = pe >= 0 && pe < state.n_pes && pe < GSHMEMI_MAX_PES;
-  return in_job && state.peer_base[pe] == nullptr && state.proxy.slots != nullptr;
+  return in_job(state, pe) && state.peer_base[pe] == nullptr && state.proxy.slots != nullptr;
 }
 
 // check_pe for a target of the job whose state is `state`.
 inline Verdict check_target(const gshmemi_device_state_t &state, int pe) {
-  const bool in_job = pe >= 0 && pe < state.n_pes && pe < GSHMEMI_MAX_PES;
-  const bool mapped = in_job && state.peer_base[pe] != nullptr;
+  const bool mapped = in_job(state, pe) && state.peer_base[pe] != nullptr;
   return check_pe(pe, state.n_pes, mapped, is_remote_target(state, pe));
 }
 

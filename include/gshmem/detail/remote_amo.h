@@ -40,14 +40,6 @@ namespace detail {
 
 #if defined(__CUDACC__)
 
-GSHMEM_HD constexpr bool has_release_part(memory_order o) {
-  return o == memory_order::release || o == memory_order::acq_rel || o == memory_order::seq_cst;
-}
-GSHMEM_HD constexpr bool has_acquire_part(memory_order o) {
-  return o == memory_order::consume || o == memory_order::acquire || o == memory_order::acq_rel ||
-         o == memory_order::seq_cst;
-}
-
 template <class T>
 constexpr bool has_remote_atomics = sizeof(T) == 4 || sizeof(T) == 8;
 

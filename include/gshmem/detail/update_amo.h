@@ -15,6 +15,16 @@
 namespace gshmem {
 namespace detail {
 
+// Whether order o has a release part (release, acq_rel, seq_cst), or an
+// acquire part (consume, acquire, acq_rel, seq_cst).
+GSHMEM_HD constexpr bool has_release_part(memory_order o) {
+  return o == memory_order::release || o == memory_order::acq_rel || o == memory_order::seq_cst;
+}
+GSHMEM_HD constexpr bool has_acquire_part(memory_order o) {
+  return o == memory_order::consume || o == memory_order::acquire || o == memory_order::acq_rel ||
+         o == memory_order::seq_cst;
+}
+
 // The order of the load that starts a compare-and-swap loop, and of a loop
 // that ends without writing: the read part of O.
 GSHMEM_HD constexpr memory_order read_part(memory_order o) {
@@ -35,13 +45,12 @@ template <memory_order O, thread_scope S, class T, class Combine>
 GSHMEM_HD T fetch_combine(T* p, T v, Combine combine) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "compare-and-swap loops need 4- or 8-byte objects");
   using U = typename uint_of_size<sizeof(T)>::type;
-  constexpr bool kReleases = O == memory_order::release || O == memory_order::acq_rel || O == memory_order::seq_cst;
   U* up = reinterpret_cast<U*>(p);
   U seen = atomic_load<read_part(O), S>(up);
   for (;;) {
     T old = bit_cast<T>(seen);
     U next = bit_cast<U>(combine(old, v));
-    if (!kReleases && next == seen) return old;
+    if (!has_release_part(O) && next == seen) return old;
     if (atomic_compare_exchange<O, S>(up, seen, next)) return old;  // else `seen` is refreshed
   }
 }
