@@ -30,6 +30,10 @@
 #                  goes to OUT/vs_nvshmem_perftests.md (with its JSON lines
 #                  and plot in device-run-logs.tar.gz); VS_REPEAT=N runs each
 #                  pair N times, alternating the order (nvshmem_programs.sh --repeat)
+#                  NVSHMEM_VS_REMOTE_ONLY: a regular expression; those perftests
+#                  run again with every peer remote, both libraries through UCX
+#                  (nvshmem_programs.sh --remote; NVSHMEM_VS_REMOTE_TIMEOUT
+#                  seconds, default 150): OUT/vs_nvshmem_perftests_remote.md
 #   --sanitize     also runs GPU tests under compute-sanitizer: memcheck on
 #                  SANITIZE_TESTS (default: runtime_state_publisher
 #                  heap_gpu_test stream_gpu_test), racecheck on
@@ -357,6 +361,23 @@ if [[ -n "$nvp_pid" ]]; then
   for f in "$nvp_dir"/vs_nvshmem_perftests.{md,jsonl,png}; do  # also in the logs tarball
     [[ -f "$f" ]] && cp "$f" "$logs/"
   done
+  if [[ ${#nvp_vs[@]} -gt 0 && -n "${NVSHMEM_VS_REMOTE_ONLY:-}" ]]; then
+    echo "== NVIDIA's perftests with every peer remote (nvshmem_programs.sh --remote)"
+    rstart=$(date +%s)
+    timeout "$(stage_timeout "${NVSHMEM_VS_REMOTE_TIMEOUT:-150}")" bash scripts/nvshmem_programs.sh "$nvshmem_src" \
+      --run-only --remote "${nvp_vs[@]}" --only "$NVSHMEM_VS_REMOTE_ONLY" --prefix "$PWD/$build/prefix" \
+      --build-dir "$nvp_dir" --timeout "${NVSHMEM_PROGRAM_TIMEOUT:-30}" > "$logs/nvshmem-programs-remote.log" 2>&1
+    rrc=$?
+    if [[ ! -f "$nvp_dir/vs_nvshmem_perftests_remote.md" ]]; then
+      python3 scripts/nvshmem_perftests_vs.py "$nvp_dir" --variant remote \
+        --title "NVIDIA's perftests, every peer remote (UCX): the runs that finished (rc=$rrc)" \
+        >> "$logs/nvshmem-programs-remote.log" 2>&1
+    fi
+    tar -C "$nvp_dir" -czf "$logs/nvshmem-programs-remote-logs.tar.gz" $(cd "$nvp_dir" && ls -d logs-remote logs-nvshmem-remote 2>/dev/null) 2>/dev/null
+    for f in "$nvp_dir"/vs_nvshmem_perftests_remote.{md,jsonl,png}; do [[ -f "$f" ]] && cp "$f" "$logs/"; done
+    [[ -f "$nvp_dir/vs_nvshmem_perftests_remote.md" ]] && cp "$nvp_dir/vs_nvshmem_perftests_remote.md" "$out/"
+    summary+=("vs NVSHMEM, remote (UCX)|rc=$rrc|$(grep -m1 -o '[0-9]* rows compared[^*]*' "$nvp_dir/vs_nvshmem_perftests_remote.md" 2>/dev/null || echo 'no rows: see nvshmem-programs-remote.log')|$(( $(date +%s) - rstart ))s")
+  fi
   if [[ -f "$nvp_dir/report.md" ]]; then
     built=$(grep -m1 -o '^[0-9]* of [0-9]* programs built' "$nvp_dir/report.md")
     ran_ok=$(grep -c '^| [^|]* | yes | [^|]*exit 0' "$nvp_dir/report.md")

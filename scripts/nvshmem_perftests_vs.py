@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gshmem against NVSHMEM on NVIDIA's own perftests, row by row.
 
-usage: nvshmem_perftests_vs.py BUILD_DIR [--title TEXT] [--out-dir DIR]
+usage: nvshmem_perftests_vs.py BUILD_DIR [--title TEXT] [--out-dir DIR] [--variant remote]
 
 Reads what `scripts/nvshmem_programs.sh --vs-nvshmem` left in BUILD_DIR:
 programs.tsv, and for every perftest run the log of gshmem's build
@@ -27,6 +27,10 @@ best round is worse than NVSHMEM's worst one (the two ranges do not
 overlap), else "within the spread" (the difference is smaller than what
 either build varies between its own rounds). With one round every row
 behind counts as beyond (nothing is known of the spread).
+
+--variant remote reads the runs of `nvshmem_programs.sh --remote` (every
+peer remote, both libraries through UCX) from logs-remote/ and
+logs-nvshmem-remote/ instead, and writes vs_nvshmem_perftests_remote.*.
 
 Writes into --out-dir (default BUILD_DIR):
   vs_nvshmem_perftests.md     per-program summary, then every row (program |
@@ -137,12 +141,14 @@ def beyond_spread(g_values, n_values, better):
     return max(g_values) < min(n_values)
 
 
-def compare(build_dir):
+def compare(build_dir, variant=""):
     """Returns (rows, runs): the matched rows, and one record per run pair
-    (a program and argument line, over all its rounds)."""
+    (a program and argument line, over all its rounds). variant: "" or
+    "remote" (the logs of nvshmem_programs.sh --remote)."""
     programs = load_programs(build_dir)
-    logs = os.path.join(build_dir, "logs")
-    nv_logs = os.path.join(build_dir, "logs-nvshmem")
+    suffix = "-" + variant if variant else ""
+    logs = os.path.join(build_dir, "logs" + suffix)
+    nv_logs = os.path.join(build_dir, "logs-nvshmem" + suffix)
     rows, runs = [], []
     names = sorted(os.listdir(logs)) if os.path.isdir(logs) else []
     # (target, np, k) -> [(round, file name)], rounds in order
@@ -301,21 +307,23 @@ def main():
     ap.add_argument("build_dir")
     ap.add_argument("--title", default="NVIDIA's perftests: gshmem against NVSHMEM")
     ap.add_argument("--out-dir")
+    ap.add_argument("--variant", choices=["remote"], help="the runs with every peer remote")
     a = ap.parse_args()
     if not os.path.isdir(a.build_dir):
         print(f"nvshmem_perftests_vs.py: no such folder: {a.build_dir}", file=sys.stderr)
         return 2
     out_dir = a.out_dir or a.build_dir
     os.makedirs(out_dir, exist_ok=True)
-    rows, runs = compare(a.build_dir)
+    rows, runs = compare(a.build_dir, a.variant or "")
+    out_name = OUT_NAME + ("_" + a.variant if a.variant else "")
     text = markdown(a.title, rows, runs)
-    with open(os.path.join(out_dir, OUT_NAME + ".md"), "w") as f:
+    with open(os.path.join(out_dir, out_name + ".md"), "w") as f:
         f.write(text)
-    with open(os.path.join(out_dir, OUT_NAME + ".jsonl"), "w") as f:
+    with open(os.path.join(out_dir, out_name + ".jsonl"), "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
     print(text, end="")
-    if rows and not plot(os.path.join(out_dir, OUT_NAME + ".png"), rows):
+    if rows and not plot(os.path.join(out_dir, out_name + ".png"), rows):
         print("(no plot: matplotlib is missing; pip install matplotlib)")
     if not rows:
         print("nvshmem_perftests_vs.py: no row was printed by both builds", file=sys.stderr)

@@ -5,7 +5,7 @@
 #   scripts/nvshmem_programs.sh NVSHMEM_SRC [--prefix DIR] [--np LIST] [--build-only | --run-only]
 #       [--build-dir DIR] [--timeout S] [--jobs N] [--arch SM] [--nvml-include DIR]
 #       [--no-mpi-support] [--all-args] [--only REGEX] [--names]
-#       [--vs-nvshmem [--nvshmem-home DIR]]
+#       [--vs-nvshmem [--nvshmem-home DIR] [--remote]]
 #
 # NVSHMEM_SRC is a checkout of NVSHMEM's source tree; it is only read (the
 # script checks afterwards that nothing in it changed). The programs are
@@ -38,7 +38,8 @@
 #                      start with nvshmem_init unless NVSHMEMTEST_USE_MPI_LAUNCHER=1)
 #   --all-args         run a perftest once per line of its .args file (default:
 #                      the first line only)
-#   --only REGEX       only the programs whose name matches REGEX
+#   --only REGEX       only the programs whose name matches REGEX (with
+#                      --run-only: run only those of the earlier build)
 #   --names            also count NVSHMEM's public names that the installed
 #                      compatibility headers provide, refuse or miss
 #                      (scripts/nvshmem_names.py; one nvcc call, seconds):
@@ -61,6 +62,16 @@
 #                      from the run-to-run spread (a row is behind beyond
 #                      the spread when gshmem's best run is slower than
 #                      NVSHMEM's worst); logs of rounds 2.. end in .r<round>.run.log
+#   --remote           with --vs-nvshmem: run the perftests (only; no
+#                      examples) with every peer remote instead, both
+#                      libraries through UCX: gshmem with
+#                      GSHMEM_REMOTE_PEERS=all (UCX_TLS from $REMOTE_UCX_TLS,
+#                      default self,posix,cma,tcp), NVSHMEM with
+#                      NVSHMEM_REMOTE_TRANSPORT=ucx and NVSHMEM_DISABLE_P2P=1
+#                      (its UCX transport module must load: the run logs say
+#                      why where it does not). Logs go to logs-remote/ and
+#                      logs-nvshmem-remote/, the table to
+#                      vs_nvshmem_perftests_remote.{md,jsonl,png}
 #   --nvshmem-home DIR the NVSHMEM to compare with (include/nvshmem.h, lib/);
 #                      default $NVSHMEM_HOME, else the nvidia-nvshmem-cu13/-cu12
 #                      wheel of python3
@@ -97,6 +108,7 @@ ONLY=""
 NAMES=0
 VS_NVSHMEM=0
 REPEAT=${VS_REPEAT:-1}
+REMOTE=0
 NVSHMEM_HOME_ARG="${NVSHMEM_HOME:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -116,6 +128,7 @@ while [ $# -gt 0 ]; do
     --vs-nvshmem) VS_NVSHMEM=1 ;;
     --nvshmem-home) NVSHMEM_HOME_ARG="$2"; shift ;;
     --repeat) REPEAT="$2"; shift ;;
+    --remote) REMOTE=1 ;;
     -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
     -*) die "unknown option '$1' (try --help)" ;;
     *) [ -z "$NV_SRC" ] || die "one NVSHMEM source tree expected, got '$NV_SRC' and '$1'"
@@ -511,12 +524,23 @@ if [ -z "$RUN_NOTE" ]; then
       VS_RUN=1
       export NVSHMEM_MACHINE_READABLE_OUTPUT=1
       MPIRUN+=(-x NVSHMEM_MACHINE_READABLE_OUTPUT)
-      rm -f "$NV_LOGS"/*.run.log "$NV_LOGS"/*.run.log.rc
+      [ "$REMOTE" = 1 ] || rm -f "$NV_LOGS"/*.run.log "$NV_LOGS"/*.run.log.rc
     elif [ -n "$SHARED_NOTE" ]; then
       say "no comparison with NVSHMEM: the PEs share a GPU (timings would not be comparable)"
     else
       say "no comparison with NVSHMEM: nothing built against it (see the build step's messages)"
     fi
+  fi
+  # --remote: both builds reach their peer through UCX; logs of their own.
+  RUN_LOGS="$LOGS" NV_RUN_LOGS="$NV_LOGS" GSHMEM_RUN_OPTS=() NVSHMEM_RUN_OVERRIDES=()
+  if [ "$REMOTE" = 1 ]; then
+    RUN_LOGS="$BUILD_DIR/logs-remote" NV_RUN_LOGS="$BUILD_DIR/logs-nvshmem-remote"
+    mkdir -p "$RUN_LOGS" "$NV_RUN_LOGS"
+    rm -f "$RUN_LOGS"/*.run.log* "$NV_RUN_LOGS"/*.run.log*
+    GSHMEM_RUN_OPTS=(--mpirun -x GSHMEM_REMOTE_PEERS=all -x "UCX_TLS=${REMOTE_UCX_TLS:-self,posix,cma,tcp}"
+                     -x UCX_WARN_UNUSED_ENV_VARS=n --)
+    NVSHMEM_RUN_OVERRIDES=(NVSHMEM_REMOTE_TRANSPORT=ucx NVSHMEM_DISABLE_P2P=1)
+    say "every peer remote: gshmem with GSHMEM_REMOTE_PEERS=all, NVSHMEM with ${NVSHMEM_RUN_OVERRIDES[*]}"
   fi
   run_one() {  # program np log [mpirun options --] args...
     local prog="$1" np="$2" log="$3" opts=()
@@ -538,6 +562,7 @@ if [ -z "$RUN_NOTE" ]; then
   while IFS=$'\t' read -r name src kind why; do
     t="${name//\//.}"
     [ -f "$LOGS/$t.built" ] || continue
+    if [ -n "$ONLY" ] && ! [[ "$name" =~ $ONLY ]]; then continue; fi  # --run-only --only: a subset of the build
     if [ "$kind" = perftest ]; then
       [ "$MAX_PES" -ge 2 ] || continue
       args_file="$NV_SRC/${src%.*}.args"
@@ -554,15 +579,20 @@ if [ -z "$RUN_NOTE" ]; then
         [ "${#lines[@]}" -gt 1 ] && suffix=".a$k"
         run_gshmem() {  # log suffix
           # shellcheck disable=SC2086  # an .args line is a list of words
-          run_one "$BLD/bin/$t" 2 "$LOGS/$t.np2$suffix$1.run.log" $line
-          say "  $name np=2 ${line:+($line) }${1:+[${1#.}] }exit $(cat "$LOGS/$t.np2$suffix$1.run.log.rc")"
+          run_one "$BLD/bin/$t" 2 "$RUN_LOGS/$t.np2$suffix$1.run.log" "${GSHMEM_RUN_OPTS[@]}" $line
+          say "  $name np=2 ${line:+($line) }${1:+[${1#.}] }exit $(cat "$RUN_LOGS/$t.np2$suffix$1.run.log.rc")"
         }
         run_nvshmem() {  # log suffix
           local nv_opts=()
-          while read -r kv; do nv_opts+=(-x "$kv"); done < "$NV_BLD/run-environment"
+          local kv over
+          while read -r kv; do
+            for over in "${NVSHMEM_RUN_OVERRIDES[@]}"; do [ "${kv%%=*}" = "${over%%=*}" ] && kv=""; done
+            [ -n "$kv" ] && nv_opts+=(-x "$kv")
+          done < "$NV_BLD/run-environment"
+          for over in "${NVSHMEM_RUN_OVERRIDES[@]}"; do nv_opts+=(-x "$over"); done
           # shellcheck disable=SC2086
-          run_one "$NV_BLD/bin/$t" 2 "$NV_LOGS/$t.np2$suffix$1.run.log" --mpirun "${nv_opts[@]}" -- $line
-          say "  $name np=2, NVSHMEM's build ${1:+[${1#.}] }exit $(cat "$NV_LOGS/$t.np2$suffix$1.run.log.rc")"
+          run_one "$NV_BLD/bin/$t" 2 "$NV_RUN_LOGS/$t.np2$suffix$1.run.log" --mpirun "${nv_opts[@]}" -- $line
+          say "  $name np=2, NVSHMEM's build ${1:+[${1#.}] }exit $(cat "$NV_RUN_LOGS/$t.np2$suffix$1.run.log.rc")"
         }
         if [ "$VS_RUN" = 1 ] && [ -x "$NV_BLD/bin/$t" ]; then
           # Rounds alternate which build goes first (gshmem, NVSHMEM, then
@@ -578,7 +608,7 @@ if [ -z "$RUN_NOTE" ]; then
           run_gshmem ""
         fi
       done
-    else
+    elif [ "$REMOTE" = 0 ]; then
       for np in "${EXAMPLE_NPS[@]}"; do
         [ "$np" -le "$MAX_PES" ] || { say "  $name np=$np: skipped ($GPUS GPUs)"; continue; }
         if [ "$kind" = shmem ]; then
@@ -617,7 +647,9 @@ python3 "$ROOT/scripts/nvshmem_programs_report.py" "$BUILD_DIR" \
 say "report: $BUILD_DIR/report.md; logs: $LOGS"
 if [ "${VS_RUN:-0}" = 1 ]; then
   say "gshmem against NVSHMEM, perftest by perftest"
-  python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" \
-    --title "NVIDIA's perftests: gshmem ($PREFIX) against NVSHMEM ($(cat "$NV_BLD/nvshmem-home")), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+  vs_variant=()
+  [ "$REMOTE" = 1 ] && vs_variant=(--variant remote)
+  python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" "${vs_variant[@]}" \
+    --title "NVIDIA's perftests${vs_variant:+, every peer remote (UCX)}: gshmem ($PREFIX) against NVSHMEM ($(cat "$NV_BLD/nvshmem-home")), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
     || say "the comparison table failed"
 fi

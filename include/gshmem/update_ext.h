@@ -152,13 +152,29 @@ GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_FLOAT_ADD)
  * unspecified. The group synchronizes before returning.
  * Operations: compare_swap and swap (AMO and float types), fetch_add (AMO
  * and float types, and __half as gshmemx_half_atomic_fetch_add_bulk_*),
- * fetch_and/or/xor (bitwise types), fetch_max/min (AMO and float). */
+ * fetch_and/or/xor (bitwise types), fetch_max/min (AMO and float).
+ * A remote peer (docs/remote.md): each element is one atomic request to the
+ * proxy, issued by the rank that owns the element; with fetched, the rank
+ * waits for each old value; without, the requests complete at quiet. The
+ * __half add has no remote form (the transport has no 16-bit atomics): one
+ * diagnostic line naming it and the PE, then a trap. */
 #define GSHMEMI_BULK_ARGS(TYPE) \
   TYPE *dest, size_t dest_nelems, gshmemx_bulk_index_t index, const TYPE *values, TYPE *fetched, size_t n, \
       const bool *mask, unsigned flags, int pe
 #define GSHMEMI_DEFINE_BULK_FETCH_OP_GROUP(NAME, TYPE, op, fn, GROUP)                                 \
   GSHMEM_DEVICE void gshmemx_##NAME##_atomic_##op##_bulk_##GROUP(GSHMEMI_BULK_ARGS(TYPE)) {          \
-    TYPE *remote = gshmem::detail::peer_address(dest, pe, "gshmemx_" #NAME "_atomic_" #op "_bulk_" #GROUP); \
+    const char *routine = "gshmemx_" #NAME "_atomic_" #op "_bulk_" #GROUP;                           \
+    TYPE *remote = gshmem::detail::peer_address<true>(dest, pe, routine);                            \
+    if (__builtin_expect(remote == nullptr, 0)) { /* a remote peer: one request per element */       \
+      const bool fetch = fetched != nullptr;                                                         \
+      gshmem::detail::bulk_apply(dest, dest_nelems, index, mask, n, flags, fetched, (const TYPE *)nullptr, \
+                                 [values, pe, fetch, routine](TYPE *p, size_t i) {                   \
+                                   return gshmem::detail::remote_##op(p, values[i], pe, fetch,       \
+                                                                      gshmem::memory_order::relaxed, routine); \
+                                 },                                                                   \
+                                 gshmem::detail::group_##GROUP{});                                    \
+      return;                                                                                         \
+    }                                                                                                 \
     gshmem::detail::bulk_apply(remote, dest_nelems, index, mask, n, flags, fetched, (const TYPE *)nullptr, \
                                [values](TYPE *p, size_t i) {                                          \
                                  return gshmem::detail::fn<GSHMEMI_RLX>(p, values[i]);                \
@@ -172,7 +188,19 @@ GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_FLOAT_ADD)
   GSHMEM_DEVICE void gshmemx_##NAME##_atomic_compare_swap_bulk_##GROUP(                                  \
       TYPE *dest, size_t dest_nelems, gshmemx_bulk_index_t index, const TYPE *conds, const TYPE *values,   \
       TYPE *fetched, size_t n, const bool *mask, unsigned flags, int pe) {                               \
-    TYPE *remote = gshmem::detail::peer_address(dest, pe, "gshmemx_" #NAME "_atomic_compare_swap_bulk_" #GROUP); \
+    const char *routine = "gshmemx_" #NAME "_atomic_compare_swap_bulk_" #GROUP;                          \
+    TYPE *remote = gshmem::detail::peer_address<true>(dest, pe, routine);                                \
+    if (__builtin_expect(remote == nullptr, 0)) { /* a remote peer: one request per element */           \
+      gshmem::detail::bulk_apply(dest, dest_nelems, index, mask, n, flags, fetched, conds,               \
+                                 [conds, values, pe, routine](TYPE *p, size_t i) {                       \
+                                   TYPE expected = conds[i];                                              \
+                                   (void)gshmem::detail::remote_compare_exchange(                         \
+                                       p, expected, values[i], pe, gshmem::memory_order::relaxed, routine); \
+                                   return expected;                                                       \
+                                 },                                                                       \
+                                 gshmem::detail::group_##GROUP{});                                        \
+      return;                                                                                             \
+    }                                                                                                     \
     gshmem::detail::bulk_apply(remote, dest_nelems, index, mask, n, flags, fetched, conds,             \
                                [conds, values](TYPE *p, size_t i) {                                     \
                                  TYPE expected = conds[i];                                              \

@@ -147,6 +147,26 @@ check("Each pair ran 3 times" in md3, "rounds: the method is stated")
 check("| no (NVSHMEM 0.950-1.050, gshmem 1.000-1.200) |" in md3, "rounds: the spread of a row within it")
 check("| shmem_p_latency | `-t 1` | 3 |" in md3 and "| 3 / 0 |" in md3, "rounds: a later round's failure is shown")
 
+# --variant remote: the runs with every peer remote come from logs-remote/ and
+# logs-nvshmem-remote/ and go to vs_nvshmem_perftests_remote.*; the P2P logs
+# beside them are not read.
+work_r = os.path.join(work, "remote")
+logs_r, nv_logs_r = os.path.join(work_r, "logs-remote"), os.path.join(work_r, "logs-nvshmem-remote")
+os.makedirs(logs_r)
+os.makedirs(nv_logs_r)
+os.makedirs(os.path.join(work_r, "logs"))
+shutil.copy(os.path.join(work, "programs.tsv"), work_r)
+write(logs_r, f"{lat}.np2.run.log", f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__8___latency 30.0 -us\n")
+write(nv_logs_r, f"{lat}.np2.run.log", f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__8___latency 40.0 -us\n")
+write(os.path.join(work_r, "logs"), f"{lat}.np2.run.log",
+      f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__4___latency 1.0 -us\n")
+p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--variant", "remote"],
+                   capture_output=True, text=True)
+check(p.returncode == 0, f"remote: exit status {p.returncode}: {p.stderr}")
+rows_r = [json.loads(line) for line in open(os.path.join(work_r, "vs_nvshmem_perftests_remote.jsonl"))]
+check(len(rows_r) == 1 and rows_r[0]["size"] == 8 and rows_r[0]["ratio"] == 0.75, f"remote: the one row: {rows_r}")
+check(not os.path.exists(os.path.join(work_r, "vs_nvshmem_perftests.jsonl")), "remote: the P2P table is not written")
+
 # Nothing in common: exit 1, saying so.
 shutil.rmtree(nv_logs)
 os.makedirs(nv_logs)

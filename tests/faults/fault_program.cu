@@ -14,7 +14,10 @@
 //                the driver, kills the victim inside that gshmem call);
 //                device_wait (peers wait in a kernel for a signal the victim
 //                never sends), stream_wait (in a stream memory-operation
-//                wait), stream_wait_all (in the on-stream _all kernel)
+//                wait), stream_wait_all (in the on-stream _all kernel),
+//                remote_queue (every peer remote, GSHMEM_REMOTE_PEERS=all set
+//                by the driver: the peers queue puts to the victim, with a
+//                quiet after every 256, while the victim dies)
 //     tag        ignored; lets the driver find leftover processes
 //
 // Output lines the driver reads (CLOCK_REALTIME in ms, one host):
@@ -64,6 +67,17 @@ int g_pe = -1;
 }
 
 __global__ void wait_for_signal(uint64_t *flag) { gshmem_uint64_wait_until(flag, GSHMEM_CMP_GE, 1); }
+
+// Puts to a remote victim from every thread, with a quiet after every 256,
+// until the job ends: when the victim dies, requests are queued and the
+// next quiet waits for completions that never come. That wait must end
+// with the lost-peer diagnostic (a trap), not hang.
+__global__ void flood_remote(uint64_t *area, int victim) {
+  for (unsigned long long i = 1;; ++i) {
+    gshmem_uint64_p(area + threadIdx.x % 128, i, victim);
+    if (i % 256 == 0) gshmem_quiet();
+  }
+}
 
 // The id file: written by rank 0 (to a temporary name, then renamed, so a
 // reader never sees half of it), read by the others. `make` fills the id.
@@ -147,6 +161,24 @@ int main(int argc, char **argv) {
   } else if (phase == "barrier") {
     gshmem_barrier_all();
     if (gshmemx_get_last_error() != GSHMEM_SUCCESS) report_and_exit(gshmemx_get_last_error(), "gshmem_barrier_all failed");
+  } else if (phase == "remote_queue") {
+    if (gshmem_ptr(flag, victim) != nullptr) {
+      std::printf("FAULT-UNEXPECTED pe=%d: PE %d is not remote (GSHMEM_REMOTE_PEERS=all not in effect)\n", g_pe, victim);
+      return 4;
+    }
+    if (g_pe == victim) {
+      usleep(500000);  // the peers' requests are queued by now
+      die(g_pe);
+    }
+    cudaStream_t stream;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    flood_remote<<<4, 128, 0, stream>>>(flag, victim);
+    const cudaError_t err = cudaStreamSynchronize(stream);
+    char what[200];
+    std::snprintf(what, sizeof what, "remote puts and quiet ended: %s", cudaGetErrorString(err));
+    if (err != cudaSuccess) report_and_exit(GSHMEMX_ERROR_PEER_LOST, what);
+    std::printf("FAULT-UNEXPECTED pe=%d: the flood of puts ended normally\n", g_pe);
+    return 4;
   } else if (phase == "device_wait" || phase == "stream_wait" || phase == "stream_wait_all") {
     if (g_pe == victim) {
       usleep(500000);  // the peers are waiting by now

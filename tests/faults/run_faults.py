@@ -8,6 +8,7 @@ usage: run_faults.py --program PATH --mpirun MPIRUN [--mpirun-flag F ...]
                      [--np 2] [--peer-timeout 2] [--margin 8]
                      [--bootstraps mpi,uniqueid,ncclcomm,socket] [--phases ...]
                      [--table FILE] [--logs DIR] [--known-gap BOOT:PHASE ...]
+                     [--remote]
 
 Bootstraps: mpi (under mpirun, with --enable-recovery so that mpirun leaves
 the survivors running: otherwise mpirun itself ends the job, which hides
@@ -16,6 +17,9 @@ the PEs itself and passes an NCCL unique id through a file), socket (the
 same with a gshmem unique id: the socket bootstrap, no NCCL).
 A --known-gap case still runs and is shown as "known gap" while it fails; it
 does not fail the run, and once it passes the run says so (remove the flag).
+--remote adds the phase remote_queue (the UCX transport module must be
+built): every peer is remote (GSHMEM_REMOTE_PEERS=all), the survivor's
+kernel queues puts to the victim with a quiet after every 256 when it dies.
 Exit status: 0 when every case passed, 1 otherwise; 77 without 2 GPUs
 (unless GSHMEM_TEST_SHARE_GPUS=1 and one GPU: then the PEs share it).
 Prints the matrix (bootstrap x phase: seconds from the death to each
@@ -31,6 +35,7 @@ import tempfile
 import time
 
 PHASES = ["init", "malloc", "barrier", "device_wait", "stream_wait", "stream_wait_all", "finalize"]
+REMOTE_PHASES = ["remote_queue"]  # with --remote
 INJECTED = {"init", "malloc", "barrier", "finalize"}  # killed by GSHMEM_FAULT_INJECT inside gshmem
 VICTIM = 1
 
@@ -72,6 +77,10 @@ def run_case(args, boot, phase, case_no):
     env.pop("GSHMEM_WAIT_TIMEOUT", None)  # only the liveness monitor may end the waits
     if phase in INJECTED:
         env["GSHMEM_FAULT_INJECT"] = f"{phase}:{VICTIM}"
+    if phase in REMOTE_PHASES:
+        env["GSHMEM_REMOTE_PEERS"] = "all"
+        env.setdefault("UCX_TLS", "self,posix,cma,tcp")
+        env["UCX_WARN_UNUSED_ENV_VARS"] = "n"
     cmd = [args.program, boot, phase, str(VICTIM), id_file, tag]
     limit = args.peer_timeout + args.margin + 20  # init of CUDA/NCCL/MPI included
     start = time.time()
@@ -167,12 +176,15 @@ def main():
     ap.add_argument("--peer-timeout", type=float, default=2.0)
     ap.add_argument("--margin", type=float, default=8.0)
     ap.add_argument("--bootstraps", default="mpi,uniqueid,ncclcomm,socket")
-    ap.add_argument("--phases", default=",".join(PHASES))
+    ap.add_argument("--phases", default=None, help="default: every phase (with --remote, the remote ones too)")
+    ap.add_argument("--remote", action="store_true", help="add the remote phases (the UCX transport module is built)")
     ap.add_argument("--table")
     ap.add_argument("--logs", help="folder for each case's output")
     ap.add_argument("--known-gap", action="append", default=[],
                     help="BOOT:PHASE, a case known to fail (see the README's 'When a PE dies')")
     args = ap.parse_args()
+    if args.phases is None:
+        args.phases = ",".join(PHASES + (REMOTE_PHASES if args.remote else []))
     gpus = visible_gpus()
     if gpus < args.np:
         if gpus >= 1 and os.environ.get("GSHMEM_TEST_SHARE_GPUS") == "1":

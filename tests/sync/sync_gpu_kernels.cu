@@ -1,10 +1,13 @@
 // Kernels of the GPU wait/test tests (see sync_gpu_kernels.h). They call
-// the public C names from an ordinary .cu file compiled without -rdc; the
-// updating side uses only gshmem_ptr and the ordering layer.
+// the public C names from an ordinary .cu file compiled without -rdc. The
+// updating side stores through gshmem_ptr and the ordering layer where the
+// peer is P2P, and through the device API where it is remote (the suite's
+// remote variant, GSHMEM_REMOTE_PEERS=all): the waits themselves are the same.
 #include "sync_gpu_kernels.h"
 
 #include <gshmem/runtime.h>
 #include <gshmem/sync_ext.h>
+#include <gshmem/update.h>  // the updaters reach a remote peer through the device API
 
 namespace gd = gshmem::detail;
 using gshmem::memory_order;
@@ -13,9 +16,29 @@ using gshmem::thread_scope;
 namespace sync_gpu {
 namespace {
 
+// Stores v into symmetric *sym on PE pe with order O (relaxed or release),
+// at system scope: through the mapped address on P2P; on a remote peer a
+// 4- or 8-byte object takes the C++ interface's remote atomic store, a
+// smaller one a fence (release) and a put of its bytes.
+template <memory_order O, class T>
+__device__ void store_to(T *sym, T v, int pe) {
+  if (T *mapped = (T *)gshmem_ptr(sym, pe)) {
+    gd::atomic_store<O, thread_scope::system>(mapped, v);
+  } else if constexpr (sizeof(T) >= 4) {
+    gshmem::atomic_store<O>(sym, v, pe);
+  } else {
+    if (O == memory_order::release) gshmem_fence();
+    gshmem_putmem(sym, &v, sizeof(T), pe);
+  }
+}
+
+// *sym += v on PE pe with release order, P2P or remote (4- and 8-byte objects).
 template <class T>
-__device__ T *peer(T *p, int pe) {
-  return (T *)gshmem_ptr(p, pe);
+__device__ void add_release_to(T *sym, T v, int pe) {
+  if (T *mapped = (T *)gshmem_ptr(sym, pe))
+    (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(mapped, v);
+  else
+    gshmem::atomic_add<memory_order::release>(sym, v, pe);
 }
 
 // ---- message-passing litmus: payload then flag (release) -> wait -> payload
@@ -27,15 +50,28 @@ __global__ void litmus_kernel(int partner, bool consumer, uint64_t *flag, uint64
       gshmem_uint64_wait_until(flag, GSHMEM_CMP_GE, i);
       for (int k = 0; k < 4; ++k)
         bad += gd::atomic_load<memory_order::relaxed, thread_scope::system>(payload + 32 * k) != i;
-      gd::atomic_store<memory_order::release, thread_scope::system>(peer(ack, partner), i);
+      store_to<memory_order::release>(ack, i, partner);
     } else {
       for (int k = 0; k < 4; ++k)
-        gd::atomic_store<memory_order::relaxed, thread_scope::system>(peer(payload + 32 * k, partner), i);
-      gd::atomic_store<memory_order::release, thread_scope::system>(peer(flag, partner), i);
+        store_to<memory_order::relaxed>(payload + 32 * k, i, partner);
+      store_to<memory_order::release>(flag, i, partner);
       gshmem_uint64_wait_until(ack, GSHMEM_CMP_GE, i);
     }
   }
   *violations = bad;
+}
+
+// The updater's write of 5 (the elements start at 0): an atomic add with
+// release order where asked and the type has atomics, else a release store.
+template <class T>
+__device__ void set_to_5(T *sym, int pe, bool use_atomics) {
+  if constexpr (sizeof(T) >= 4) {
+    if (use_atomics) {
+      add_release_to(sym, (T)5, pe);
+      return;
+    }
+  }
+  store_to<memory_order::release>(sym, (T)5, pe);
 }
 
 // ---- one type: waiter checks single, _all, _any, _some, signal; updater stores / atomics
@@ -51,11 +87,7 @@ __global__ void litmus_kernel(int partner, bool consumer, uint64_t *flag, uint64
   }                                                                                                        \
   __global__ void updater_##TYPENAME(TYPE *ivars, int target, bool use_atomics) {                          \
     for (int i = 0; i < kElems; ++i) {                                                                     \
-      TYPE *remote = peer(ivars + i, target);                                                              \
-      if (use_atomics && sizeof(TYPE) >= 4)                                                                \
-        (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(remote, (TYPE)5);         \
-      else                                                                                                 \
-        gd::atomic_store<memory_order::release, thread_scope::system>(remote, (TYPE)5);                   \
+      set_to_5(ivars + i, target, use_atomics);                                                            \
     }                                                                                                      \
   }
 SYNC_GPU_TYPES(SYNC_GPU_KERNELS)
@@ -64,13 +96,13 @@ __global__ void signal_waiter(uint64_t *sig, unsigned long long *result) {
   result[0] = gshmem_signal_wait_until(sig, GSHMEM_CMP_GE, 41);
 }
 __global__ void signal_updater(uint64_t *sig, int target) {
-  (void)gd::atomic_fetch_add<memory_order::release, thread_scope::system>(peer(sig, target), (uint64_t)42);
+  add_release_to(sig, (uint64_t)42, target);
 }
 
 // ---- fan-in: every other PE writes its payload then its flag on PE 0
 __global__ void fanin_sender(long *flags, long *payload, int me) {
-  gd::atomic_store<memory_order::relaxed, thread_scope::system>(peer(payload + me, 0), (long)(1000 + me));
-  gd::atomic_store<memory_order::release, thread_scope::system>(peer(flags + me, 0), (long)me);
+  store_to<memory_order::relaxed>(payload + me, (long)(1000 + me), 0);
+  store_to<memory_order::release>(flags + me, (long)me, 0);
 }
 __global__ void fanin_receiver(long *flags, long *payload, int n_pes, int *status, size_t *indices,
                                unsigned long long *result) {
@@ -116,7 +148,7 @@ __global__ void coop_remote_wait(unsigned long long *a, size_t n, size_t *indice
 }
 __global__ void coop_remote_set(unsigned long long *a, size_t n, int target) {
   for (size_t i = threadIdx.x; i < 3 * n; i += blockDim.x)
-    gd::atomic_store<memory_order::release, thread_scope::system>(peer(a + i, target), 9ull);
+    store_to<memory_order::release>(a + i, 9ull, target);
 }
 
 // Block shapes with a partial last warp, several dimensions, a single
@@ -163,7 +195,7 @@ __global__ void small_all_consumer(uint64_t *flags, size_t n, const int *status,
     // producer's payload stores.
     bad += gd::atomic_load<memory_order::relaxed, thread_scope::system>(payload + threadIdx.x % kSmallAllPayload) != r;
     __syncthreads();  // every thread has read round r's payload before the producer writes the next
-    if (threadIdx.x == 0) gd::atomic_store<memory_order::release, thread_scope::system>(peer(ack, partner), r);
+    if (threadIdx.x == 0) store_to<memory_order::release>(ack, r, partner);
   }
   if (bad) atomicAdd(violations, bad);
 }
@@ -172,10 +204,10 @@ __global__ void small_all_producer(uint64_t *flags, size_t n, const int *status,
                                    int partner, uint64_t rounds) {
   for (uint64_t r = 1; r <= rounds; ++r) {
     for (int k = 0; k < kSmallAllPayload; ++k)
-      gd::atomic_store<memory_order::relaxed, thread_scope::system>(peer(payload + k, partner), r);
+      store_to<memory_order::relaxed>(payload + k, r, partner);
     for (size_t i = 0; i < n; ++i)
       if (!status || status[i] == 0)
-        gd::atomic_store<memory_order::release, thread_scope::system>(peer(flags + i, partner), r);
+        store_to<memory_order::release>(flags + i, r, partner);
     gshmem_uint64_wait_until(ack, GSHMEM_CMP_GE, r);
   }
 }

@@ -130,6 +130,11 @@ GSHMEMI_REMOTE_COMBINE(min)
 GSHMEMI_REMOTE_COMBINE(nanmax)
 GSHMEMI_REMOTE_COMBINE(nanmin)
 #undef GSHMEMI_REMOTE_COMBINE
+// swap in the form of the fetch_<op>s (the bulk atomics' swap, update_ext.h).
+template <class T>
+GSHMEM_DEVICE T remote_swap(T* dest, T v, int pe, bool fetch, memory_order o, const char* routine) {
+  return remote_ordered_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, v, T(), fetch, o, routine);
+}
 
 // The remote forms of load, store, exchange and compare-exchange.
 template <class T>
