@@ -162,8 +162,9 @@ int main(int argc, char **argv) {
     gshmem_barrier_all();
     if (gshmemx_get_last_error() != GSHMEM_SUCCESS) report_and_exit(gshmemx_get_last_error(), "gshmem_barrier_all failed");
   } else if (phase == "remote_queue") {
-    if (gshmem_ptr(flag, victim) != nullptr) {
-      std::printf("FAULT-UNEXPECTED pe=%d: PE %d is not remote (GSHMEM_REMOTE_PEERS=all not in effect)\n", g_pe, victim);
+    const int other = g_pe == victim ? (victim + 1) % gshmem_n_pes() : victim;
+    if (gshmem_ptr(flag, other) != nullptr) {
+      std::printf("FAULT-UNEXPECTED pe=%d: PE %d is not remote (GSHMEM_REMOTE_PEERS=all not in effect)\n", g_pe, other);
       return 4;
     }
     if (g_pe == victim) {

@@ -148,7 +148,10 @@ def judge(args, boot, phase, text, codes, hung, left, wall):
             seconds.append((t - deaths[0]) / 1000.0)
             if seconds[-1] > args.peer_timeout + args.margin:
                 problems.append(f"PE {pe} reported after {seconds[-1]:.1f} s")
-    if f"PE {VICTIM} is gone" not in text:
+    # A remote phase may end through the proxy before the liveness monitor
+    # speaks: the proxy's line names the PE its request could not reach.
+    proxy_named = phase in REMOTE_PHASES and re.search(rf"request to remote PE {VICTIM} (failed|cannot complete)", text)
+    if f"PE {VICTIM} is gone" not in text and not proxy_named:
         problems.append(f"no survivor said 'PE {VICTIM} is gone'")
     if boot != "mpi":
         for pe in survivors:
@@ -158,7 +161,7 @@ def judge(args, boot, phase, text, codes, hung, left, wall):
             problems.append(f"the victim's exit status was {codes[VICTIM]}, not SIGKILL")
     message = ""
     for line in text.splitlines():
-        if f"PE {VICTIM} is gone" in line:
+        if f"PE {VICTIM} is gone" in line or (proxy_named and f"remote PE {VICTIM}" in line):
             message = re.sub(r"^.*?(gshmem)", r"\1", line.strip())[:150]
             if "wait" in line or "init" in line or "gshmem_" in line:
                 break
