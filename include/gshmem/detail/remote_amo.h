@@ -130,7 +130,8 @@ GSHMEMI_REMOTE_COMBINE(min)
 GSHMEMI_REMOTE_COMBINE(nanmax)
 GSHMEMI_REMOTE_COMBINE(nanmin)
 #undef GSHMEMI_REMOTE_COMBINE
-// swap in the form of the fetch_<op>s (the bulk atomics' swap, update_ext.h).
+// swap, in the form of the fetch_<op>s: the bulk atomics' swap
+// (update_ext.h), and the one request behind store and exchange below.
 template <class T>
 GSHMEM_DEVICE T remote_swap(T* dest, T v, int pe, bool fetch, memory_order o, const char* routine) {
   return remote_ordered_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, v, T(), fetch, o, routine);
@@ -144,11 +145,11 @@ GSHMEM_DEVICE T remote_load(const T* source, int pe, memory_order o, const char*
 template <class T>
 GSHMEM_DEVICE void remote_store(T* dest, T v, int pe, memory_order o, const char* routine) {
   // A seq_cst store waits for its completion (as an acquire would).
-  (void)remote_ordered_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, v, T(), o == memory_order::seq_cst, o, routine);
+  (void)remote_swap(dest, v, pe, o == memory_order::seq_cst, o, routine);
 }
 template <class T>
 GSHMEM_DEVICE T remote_exchange(T* dest, T v, int pe, memory_order o, const char* routine) {
-  return remote_ordered_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, v, T(), true, o, routine);
+  return remote_swap(dest, v, pe, true, o, routine);
 }
 template <class T>
 GSHMEM_DEVICE bool remote_compare_exchange(T* dest, T& expected, T desired, int pe, memory_order o,
