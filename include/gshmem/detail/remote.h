@@ -1,9 +1,9 @@
 // The device routines' remote branch: requests to the proxy thread for
 // peers that the heap does not map (docs/remote.md). Device only.
 //
-// A routine translates its target with peer_address<true>, which gives NULL
-// for a remote peer; on that cold branch (__builtin_expect) it builds one
-// proxy_request and hands it to remote_issue, the one enqueue path for
+// A routine translates its target with on_peer (update_access.h), which
+// calls its remote branch for a remote peer; on that cold branch it builds
+// one proxy_request and hands it to remote_issue, the one enqueue path for
 // every request kind. Everything is inline (no call in any kernel: a CALL
 // puts YIELD and convergence barriers into every poll loop); the warp and
 // block forms enqueue from one rank after a group sync, so the code is

@@ -22,7 +22,7 @@
 // The scope S only narrows the P2P form; a remote atomic is system-scope.
 //
 // 1-, 2- and 16-byte objects have no remote form: one diagnostic line naming
-// the routine and the PE, then a trap (peer_address without RemoteOk).
+// the routine and the PE, then a trap (atomic_on_peer).
 #pragma once
 
 #include <gshmem/detail/config.h>
@@ -166,12 +166,21 @@ GSHMEM_DEVICE bool remote_compare_exchange(T* dest, T& expected, T desired, int 
 // a remote peer, the remote form above (a cold, inline branch); an object
 // size without a remote form, the diagnostic and a trap.
 
-// The target of an atomic on a T: the mapped address, or NULL for a remote
-// peer where T has remote atomics (the caller takes its remote branch).
-template <class T>
-GSHMEM_DEVICE T* atomic_target(T* sym, int pe, const char* routine) {
-  if constexpr (has_remote_atomics<T>) return peer_address<true>(sym, pe, routine);
-  else return peer_address<false>(sym, pe, routine);
+// An atomic on a T at `sym` on PE `pe`: on_peer (update_access.h) where T
+// has remote atomics; otherwise on_mapped with the P2P address, and the
+// diagnostic (no remote form) for a remote peer. on_remote takes one
+// argument that it ignores (write it `[&](auto) { ... }`): a generic
+// lambda's body is compiled only where it is called, so the remote forms
+// are never instantiated for the sizes that have none.
+template <class T, class OnMapped, class OnRemote>
+GSHMEM_DEVICE auto atomic_on_peer(T* sym, int pe, const char* routine, OnMapped&& on_mapped, OnRemote&& on_remote)
+    -> decltype(on_mapped(sym)) {
+  if constexpr (has_remote_atomics<T>) {
+    return on_peer(sym, pe, routine, on_mapped, [&] { return on_remote(0); });
+  } else {
+    (void)on_remote;
+    return on_mapped(peer_address(sym, pe, routine));
+  }
 }
 
 // checked_fetch_<op>: *dest = op(*dest, v) on PE pe, returning the old
@@ -180,9 +189,9 @@ GSHMEM_DEVICE T* atomic_target(T* sym, int pe, const char* routine) {
 #define GSHMEMI_CHECKED_FETCH(op)                                                                   \
   template <memory_order O, thread_scope S, class T>                                                \
   GSHMEM_DEVICE T checked_fetch_##op(T* dest, T v, int pe, const char* routine) {                  \
-    T* target = peer_address<true>(dest, pe, routine);                                              \
-    if (__builtin_expect(target == nullptr, 0)) return remote_fetch_##op(dest, v, pe, true, O, routine); \
-    return addr_fetch_##op<O, S>(target, v);                                                        \
+    return on_peer(                                                                                 \
+        dest, pe, routine, [&](T* target) { return addr_fetch_##op<O, S>(target, v); },              \
+        [&] { return remote_fetch_##op(dest, v, pe, true, O, routine); });                          \
   }
 GSHMEMI_CHECKED_FETCH(add)
 GSHMEMI_CHECKED_FETCH(sub)

@@ -100,20 +100,18 @@ GSHMEM_DEVICE decltype(auto) dispatch_order(memory_order o, thread_scope s, cons
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
 GSHMEM_DEVICE T atomic_load(const T* source, int pe) {
   static_assert(detail::is_load_order(O), "a load cannot have release or acq_rel order");
-  const T* target = detail::atomic_target(source, pe, "gshmem::atomic_load");
-  if constexpr (detail::has_remote_atomics<T>)
-    if (__builtin_expect(target == nullptr, 0)) return detail::remote_load(source, pe, O, "gshmem::atomic_load");
-  return detail::load_object<O, S>(target);
+  return detail::atomic_on_peer(
+      source, pe, "gshmem::atomic_load", [](const T* target) { return detail::load_object<O, S>(target); },
+      [&](auto) { return detail::remote_load(source, pe, O, "gshmem::atomic_load"); });
 }
 
 // Stores v into *dest on PE `pe`, with order O at scope S.
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
 GSHMEM_DEVICE void atomic_store(T* dest, detail::nondeduced_t<T> v, int pe) {
   static_assert(detail::is_store_order(O), "a store cannot have consume, acquire or acq_rel order");
-  T* target = detail::atomic_target(dest, pe, "gshmem::atomic_store");
-  if constexpr (detail::has_remote_atomics<T>)
-    if (__builtin_expect(target == nullptr, 0)) return detail::remote_store<T>(dest, v, pe, O, "gshmem::atomic_store");
-  detail::store_object<O, S>(target, v);
+  detail::atomic_on_peer(
+      dest, pe, "gshmem::atomic_store", [&](T* target) { detail::store_object<O, S>(target, v); },
+      [&](auto) { detail::remote_store<T>(dest, v, pe, O, "gshmem::atomic_store"); });
 }
 
 // --------------------------------------------------- exchange / compare-exchange
@@ -121,10 +119,9 @@ GSHMEM_DEVICE void atomic_store(T* dest, detail::nondeduced_t<T> v, int pe) {
 // Replaces *dest on PE `pe` by v; returns the previous value. Order O at scope S.
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
 GSHMEM_DEVICE T atomic_exchange(T* dest, detail::nondeduced_t<T> v, int pe) {
-  T* target = detail::atomic_target(dest, pe, "gshmem::atomic_exchange");
-  if constexpr (detail::has_remote_atomics<T>)
-    if (__builtin_expect(target == nullptr, 0)) return detail::remote_exchange<T>(dest, v, pe, O, "gshmem::atomic_exchange");
-  return detail::addr_exchange<O, S>(target, v);
+  return detail::atomic_on_peer(
+      dest, pe, "gshmem::atomic_exchange", [&](T* target) { return detail::addr_exchange<O, S>(target, v); },
+      [&](auto) { return detail::remote_exchange<T>(dest, v, pe, O, "gshmem::atomic_exchange"); });
 }
 
 // If *dest on PE `pe` has the bit pattern of `expected`, stores `desired` and
@@ -132,11 +129,12 @@ GSHMEM_DEVICE T atomic_exchange(T* dest, detail::nondeduced_t<T> v, int pe) {
 // and returns false (order O without its release part).
 template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system, class T>
 GSHMEM_DEVICE bool atomic_compare_exchange(T* dest, T& expected, detail::nondeduced_t<T> desired, int pe) {
-  T* target = detail::atomic_target(dest, pe, "gshmem::atomic_compare_exchange");
-  if constexpr (detail::has_remote_atomics<T>)
-    if (__builtin_expect(target == nullptr, 0))
-      return detail::remote_compare_exchange<T>(dest, expected, desired, pe, O, "gshmem::atomic_compare_exchange");
-  return detail::addr_compare_exchange<O, S>(target, expected, desired);
+  return detail::atomic_on_peer(
+      dest, pe, "gshmem::atomic_compare_exchange",
+      [&](T* target) { return detail::addr_compare_exchange<O, S>(target, expected, desired); },
+      [&](auto) {
+        return detail::remote_compare_exchange<T>(dest, expected, desired, pe, O, "gshmem::atomic_compare_exchange");
+      });
 }
 
 // ------------------------------------------------------------- arithmetic
@@ -166,12 +164,9 @@ GSHMEMI_CXX_FETCH_OP(nanmin)
   template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,     \
             class T>                                                                            \
   GSHMEM_DEVICE void atomic_##op(T* dest, detail::nondeduced_t<T> v, int pe) {                  \
-    T* target = detail::peer_address<true>(dest, pe, "gshmem::atomic_" #op);                     \
-    if (__builtin_expect(target == nullptr, 0)) {                                                 \
-      (void)detail::remote_fetch_##op<T>(dest, v, pe, false, O, "gshmem::atomic_" #op);          \
-      return;                                                                                     \
-    }                                                                                             \
-    detail::addr_##op<O, S>(target, v);                                                           \
+    detail::on_peer(                                                                              \
+        dest, pe, "gshmem::atomic_" #op, [&](T* target) { detail::addr_##op<O, S>(target, v); },  \
+        [&] { (void)detail::remote_fetch_##op<T>(dest, v, pe, false, O, "gshmem::atomic_" #op); }); \
   }
 GSHMEMI_CXX_REDUCE_OP(add)
 GSHMEMI_CXX_REDUCE_OP(and)
@@ -183,12 +178,10 @@ GSHMEMI_CXX_REDUCE_OP(xor)
   template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system,     \
             class T>                                                                            \
   GSHMEM_DEVICE void atomic_##op(T* dest, detail::nondeduced_t<T> v, int pe) {                  \
-    T* target = detail::peer_address<true>(dest, pe, "gshmem::atomic_" #op);                     \
-    if (__builtin_expect(target == nullptr, 0)) {                                                 \
-      (void)detail::remote_fetch_##op<T>(dest, v, pe, false, O, "gshmem::atomic_" #op);          \
-      return;                                                                                     \
-    }                                                                                             \
-    (void)detail::addr_fetch_##op<O, S>(target, v);                                               \
+    detail::on_peer(                                                                              \
+        dest, pe, "gshmem::atomic_" #op,                                                          \
+        [&](T* target) { (void)detail::addr_fetch_##op<O, S>(target, v); },                       \
+        [&] { (void)detail::remote_fetch_##op<T>(dest, v, pe, false, O, "gshmem::atomic_" #op); }); \
   }
 GSHMEMI_CXX_DROP_RESULT_OP(sub)
 GSHMEMI_CXX_DROP_RESULT_OP(max)
@@ -217,60 +210,68 @@ GSHMEM_DEVICE void atomic_fence() {
 template <class T>
 GSHMEM_DEVICE T atomic_load(const T* source, int pe, memory_order o, thread_scope s = thread_scope::system) {
   const char* routine = "gshmem::atomic_load";
-  const T* target = detail::atomic_target(source, pe, routine);
-  if constexpr (detail::has_remote_atomics<T>)
-    if (__builtin_expect(target == nullptr, 0)) {
-      detail::check_order<GSHMEMX_OP_LOAD>(o, s, routine);
-      return detail::remote_load(source, pe, o, routine);
-    }
-  return detail::dispatch_order<GSHMEMX_OP_LOAD>(o, s, routine, [&](auto oc, auto sc) {
-    return detail::load_object<decltype(oc)::value, decltype(sc)::value>(target);
-  });
+  return detail::atomic_on_peer(
+      source, pe, routine,
+      [&](const T* target) {
+        return detail::dispatch_order<GSHMEMX_OP_LOAD>(o, s, routine, [&](auto oc, auto sc) {
+          return detail::load_object<decltype(oc)::value, decltype(sc)::value>(target);
+        });
+      },
+      [&](auto) {
+        detail::check_order<GSHMEMX_OP_LOAD>(o, s, routine);
+        return detail::remote_load(source, pe, o, routine);
+      });
 }
 
 template <class T>
 GSHMEM_DEVICE void atomic_store(T* dest, detail::nondeduced_t<T> v, int pe, memory_order o,
                                 thread_scope s = thread_scope::system) {
   const char* routine = "gshmem::atomic_store";
-  T* target = detail::atomic_target(dest, pe, routine);
-  if constexpr (detail::has_remote_atomics<T>)
-    if (__builtin_expect(target == nullptr, 0)) {
-      detail::check_order<GSHMEMX_OP_STORE>(o, s, routine);
-      return detail::remote_store<T>(dest, v, pe, o, routine);
-    }
-  detail::dispatch_order<GSHMEMX_OP_STORE>(o, s, routine, [&](auto oc, auto sc) {
-    detail::store_object<decltype(oc)::value, decltype(sc)::value>(target, v);
-  });
+  detail::atomic_on_peer(
+      dest, pe, routine,
+      [&](T* target) {
+        detail::dispatch_order<GSHMEMX_OP_STORE>(o, s, routine, [&](auto oc, auto sc) {
+          detail::store_object<decltype(oc)::value, decltype(sc)::value>(target, v);
+        });
+      },
+      [&](auto) {
+        detail::check_order<GSHMEMX_OP_STORE>(o, s, routine);
+        detail::remote_store<T>(dest, v, pe, o, routine);
+      });
 }
 
 template <class T>
 GSHMEM_DEVICE T atomic_exchange(T* dest, detail::nondeduced_t<T> v, int pe, memory_order o,
                                 thread_scope s = thread_scope::system) {
   const char* routine = "gshmem::atomic_exchange";
-  T* target = detail::atomic_target(dest, pe, routine);
-  if constexpr (detail::has_remote_atomics<T>)
-    if (__builtin_expect(target == nullptr, 0)) {
-      detail::check_order<GSHMEMX_OP_EXCHANGE>(o, s, routine);
-      return detail::remote_exchange<T>(dest, v, pe, o, routine);
-    }
-  return detail::dispatch_order<GSHMEMX_OP_EXCHANGE>(o, s, routine, [&](auto oc, auto sc) {
-    return detail::addr_exchange<decltype(oc)::value, decltype(sc)::value>(target, v);
-  });
+  return detail::atomic_on_peer(
+      dest, pe, routine,
+      [&](T* target) {
+        return detail::dispatch_order<GSHMEMX_OP_EXCHANGE>(o, s, routine, [&](auto oc, auto sc) {
+          return detail::addr_exchange<decltype(oc)::value, decltype(sc)::value>(target, v);
+        });
+      },
+      [&](auto) {
+        detail::check_order<GSHMEMX_OP_EXCHANGE>(o, s, routine);
+        return detail::remote_exchange<T>(dest, v, pe, o, routine);
+      });
 }
 
 template <class T>
 GSHMEM_DEVICE bool atomic_compare_exchange(T* dest, T& expected, detail::nondeduced_t<T> desired, int pe,
                                            memory_order o, thread_scope s = thread_scope::system) {
   const char* routine = "gshmem::atomic_compare_exchange";
-  T* target = detail::atomic_target(dest, pe, routine);
-  if constexpr (detail::has_remote_atomics<T>)
-    if (__builtin_expect(target == nullptr, 0)) {
-      detail::check_order<GSHMEMX_OP_COMPARE_EXCHANGE>(o, s, routine);
-      return detail::remote_compare_exchange<T>(dest, expected, desired, pe, o, routine);
-    }
-  return detail::dispatch_order<GSHMEMX_OP_COMPARE_EXCHANGE>(o, s, routine, [&](auto oc, auto sc) {
-    return detail::addr_compare_exchange<decltype(oc)::value, decltype(sc)::value>(target, expected, desired);
-  });
+  return detail::atomic_on_peer(
+      dest, pe, routine,
+      [&](T* target) {
+        return detail::dispatch_order<GSHMEMX_OP_COMPARE_EXCHANGE>(o, s, routine, [&](auto oc, auto sc) {
+          return detail::addr_compare_exchange<decltype(oc)::value, decltype(sc)::value>(target, expected, desired);
+        });
+      },
+      [&](auto) {
+        detail::check_order<GSHMEMX_OP_COMPARE_EXCHANGE>(o, s, routine);
+        return detail::remote_compare_exchange<T>(dest, expected, desired, pe, o, routine);
+      });
 }
 
 #define GSHMEMI_CXX_RT_FETCH_OP(op, OPCODE)                                                       \
@@ -278,14 +279,17 @@ GSHMEM_DEVICE bool atomic_compare_exchange(T* dest, T& expected, detail::nondedu
   GSHMEM_DEVICE T atomic_fetch_##op(T* dest, detail::nondeduced_t<T> v, int pe, memory_order o,    \
                                     thread_scope s = thread_scope::system) {                      \
     const char* routine = "gshmem::atomic_fetch_" #op;                                            \
-    T* target = detail::peer_address<true>(dest, pe, routine);                                     \
-    if (__builtin_expect(target == nullptr, 0)) {                                                  \
-      detail::check_order<OPCODE>(o, s, routine);                                                  \
-      return detail::remote_fetch_##op<T>(dest, v, pe, true, o, routine);                          \
-    }                                                                                              \
-    return detail::dispatch_order<OPCODE>(o, s, routine, [&](auto oc, auto sc) {                  \
-      return detail::addr_fetch_##op<decltype(oc)::value, decltype(sc)::value>(target, v);        \
-    });                                                                                            \
+    return detail::on_peer(                                                                        \
+        dest, pe, routine,                                                                         \
+        [&](T* target) {                                                                           \
+          return detail::dispatch_order<OPCODE>(o, s, routine, [&](auto oc, auto sc) {            \
+            return detail::addr_fetch_##op<decltype(oc)::value, decltype(sc)::value>(target, v);  \
+          });                                                                                      \
+        },                                                                                         \
+        [&] {                                                                                      \
+          detail::check_order<OPCODE>(o, s, routine);                                              \
+          return detail::remote_fetch_##op<T>(dest, v, pe, true, o, routine);                      \
+        });                                                                                        \
   }
 GSHMEMI_CXX_RT_FETCH_OP(add, GSHMEMX_OP_FETCH_ADD)
 GSHMEMI_CXX_RT_FETCH_OP(sub, GSHMEMX_OP_FETCH_SUB)

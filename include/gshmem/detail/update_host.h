@@ -98,12 +98,8 @@ GSHMEM_DEVICE T remote_value(const T *source, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD void rma_p(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  T *remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) {
-    remote_put(dest, &value, sizeof(T), pe, false, nullptr, 0, 0, routine);  // the value travels inline
-    return;
-  }
-  store_object<GSHMEMI_RLX_MOVABLE>(remote, value);
+  on_peer(dest, pe, routine, [&](T *remote) { store_object<GSHMEMI_RLX_MOVABLE>(remote, value); },
+          [&] { remote_put(dest, &value, sizeof(T), pe, false, nullptr, 0, 0, routine); });  // the value travels inline
 #else
   gshmemi_host_putmem(dest, &value, sizeof(T), pe, 1, routine);
 #endif
@@ -112,9 +108,8 @@ GSHMEM_HD void rma_p(T *dest, T value, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD T rma_g(const T *source, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  const T *remote = peer_address<true>(source, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) return remote_value<T>(source, pe, routine);
-  return load_object<GSHMEMI_RLX_MOVABLE>(remote);
+  return on_peer(source, pe, routine, [](const T *remote) { return load_object<GSHMEMI_RLX_MOVABLE>(remote); },
+                 [&] { return remote_value<T>(source, pe, routine); });
 #else
   T value;
   memset(&value, 0, sizeof(T));
@@ -129,9 +124,8 @@ GSHMEM_HD T rma_g(const T *source, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD T rma_g_weak(const T *source, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  const T *remote = peer_address<true>(source, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) return remote_value<T>(source, pe, routine);
-  return *remote;
+  return on_peer(source, pe, routine, [](const T *remote) { return *remote; },
+                 [&] { return remote_value<T>(source, pe, routine); });
 #else
   return rma_g(source, pe, routine);
 #endif
@@ -167,10 +161,8 @@ GSHMEM_HD void rma_get(void *dest, const void *source, size_t nbytes, int pe, bo
 template <class T>
 GSHMEM_HD T amo_fetch(const T *source, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  const T *remote = peer_address<true>(source, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0))
-    return remote_amo(const_cast<T *>(source), pe, GSHMEMI_TRANSPORT_AMO_FETCH, T(), T(), true, routine);
-  return load_object<GSHMEMI_RLX_MOVABLE>(remote);
+  return on_peer(source, pe, routine, [](const T *remote) { return load_object<GSHMEMI_RLX_MOVABLE>(remote); },
+                 [&] { return remote_amo(const_cast<T *>(source), pe, GSHMEMI_TRANSPORT_AMO_FETCH, T(), T(), true, routine); });
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_FETCH, source, T(), T(), pe, true, routine);
 #endif
@@ -179,12 +171,8 @@ GSHMEM_HD T amo_fetch(const T *source, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD void amo_set(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  T *remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) {
-    (void)remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, value, T(), false, routine);
-    return;
-  }
-  store_object<GSHMEMI_RLX_MOVABLE>(remote, value);
+  on_peer(dest, pe, routine, [&](T *remote) { store_object<GSHMEMI_RLX_MOVABLE>(remote, value); },
+          [&] { (void)remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, value, T(), false, routine); });
 #else
   (void)host_amo<T>(GSHMEMI_HOST_AMO_SET, dest, value, T(), pe, false, routine);
 #endif
@@ -193,9 +181,8 @@ GSHMEM_HD void amo_set(T *dest, T value, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD T amo_swap(T *dest, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  T *remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, value, T(), true, routine);
-  return addr_exchange<GSHMEMI_RLX>(remote, value);
+  return on_peer(dest, pe, routine, [&](T *remote) { return addr_exchange<GSHMEMI_RLX>(remote, value); },
+                 [&] { return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_SWAP, value, T(), true, routine); });
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_SWAP, dest, value, T(), pe, true, routine);
 #endif
@@ -205,11 +192,14 @@ GSHMEM_HD T amo_swap(T *dest, T value, int pe, const char *routine) {
 template <class T>
 GSHMEM_HD T amo_compare_swap(T *dest, T cond, T value, int pe, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  T *remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_CSWAP, value, cond, true, routine);
-  T expected = cond;
-  addr_compare_exchange<GSHMEMI_RLX>(remote, expected, value);
-  return expected;
+  return on_peer(
+      dest, pe, routine,
+      [&](T *remote) {
+        T expected = cond;
+        addr_compare_exchange<GSHMEMI_RLX>(remote, expected, value);
+        return expected;
+      },
+      [&] { return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_CSWAP, value, cond, true, routine); });
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_COMPARE_SWAP, dest, value, cond, pe, true, routine);
 #endif
@@ -220,11 +210,14 @@ GSHMEM_HD T amo_compare_swap(T *dest, T cond, T value, int pe, const char *routi
 template <class T>
 GSHMEM_HD T amo_add(T *dest, T value, int pe, bool fetch, const char *routine) {
 #if GSHMEM_IN_DEVICE_CODE
-  T *remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_ADD, value, T(), fetch, routine);
-  if (fetch) return addr_fetch_add<GSHMEMI_RLX>(remote, value);
-  addr_add<GSHMEMI_RLX_MOVABLE>(remote, value);
-  return T();
+  return on_peer(
+      dest, pe, routine,
+      [&](T *remote) {
+        if (fetch) return addr_fetch_add<GSHMEMI_RLX>(remote, value);
+        addr_add<GSHMEMI_RLX_MOVABLE>(remote, value);
+        return T();
+      },
+      [&] { return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_ADD, value, T(), fetch, routine); });
 #else
   return host_amo<T>(GSHMEMI_HOST_AMO_FETCH_ADD, dest, value, T(), pe, fetch, routine);
 #endif
@@ -234,12 +227,14 @@ GSHMEM_HD T amo_add(T *dest, T value, int pe, bool fetch, const char *routine) {
 #define GSHMEMI_AMO_BITWISE_HELPER(op, OP)                                         \
   template <class T>                                                               \
   GSHMEM_HD T amo_##op(T *dest, T value, int pe, bool fetch, const char *routine) { \
-    T *remote = peer_address<true>(dest, pe, routine);                             \
-    if (__builtin_expect(remote == nullptr, 0))                                    \
-      return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_##OP, value, T(), fetch, routine); \
-    if (fetch) return addr_fetch_##op<GSHMEMI_RLX>(remote, value);                 \
-    addr_##op<GSHMEMI_RLX_MOVABLE>(remote, value);                                 \
-    return T();                                                                    \
+    return on_peer(                                                                \
+        dest, pe, routine,                                                         \
+        [&](T *remote) {                                                           \
+          if (fetch) return addr_fetch_##op<GSHMEMI_RLX>(remote, value);           \
+          addr_##op<GSHMEMI_RLX_MOVABLE>(remote, value);                           \
+          return T();                                                              \
+        },                                                                         \
+        [&] { return remote_amo(dest, pe, GSHMEMI_TRANSPORT_AMO_##OP, value, T(), fetch, routine); }); \
   }
 #else
 #define GSHMEMI_AMO_BITWISE_HELPER(op, OP)                                         \

@@ -74,38 +74,41 @@ GSHMEM_DEVICE void putmem_signal_group(void* dest, const void* source, size_t nb
                                        uint64_t signal, int sig_op, int pe, const Group& g,
                                        const char* routine, bool blocking = true) {
   check_signal_op(sig_op, routine);
-  void* remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) {
-    remote_by_first_rank(g, [&] { remote_put(dest, source, nbytes, pe, blocking, sig_addr, signal, sig_op, routine); });
-    return;
-  }
-  copy_bytes<true, false>(remote, source, nbytes, g);
-  g.sync();
-  if (g.rank() == 0) apply_signal<memory_order::release>(peer_address(sig_addr, pe, routine), signal, sig_op, routine);
+  on_peer(
+      dest, pe, routine,
+      [&](void* remote) {
+        copy_bytes<true, false>(remote, source, nbytes, g);
+        g.sync();
+        if (g.rank() == 0)
+          apply_signal<memory_order::release>(peer_address(sig_addr, pe, routine), signal, sig_op, routine);
+      },
+      [&] {
+        remote_by_first_rank(g, [&] { remote_put(dest, source, nbytes, pe, blocking, sig_addr, signal, sig_op, routine); });
+      });
 }
 
 template <class Group>
 GSHMEM_DEVICE void putmem_group(void* dest, const void* source, size_t nbytes, int pe, const Group& g,
                                 const char* routine, bool blocking = true) {
-  void* remote = peer_address<true>(dest, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) {
-    remote_by_first_rank(g, [&] { remote_put(dest, source, nbytes, pe, blocking, nullptr, 0, 0, routine); });
-    return;
-  }
-  copy_bytes<true, false>(remote, source, nbytes, g);
-  g.sync();
+  on_peer(
+      dest, pe, routine,
+      [&](void* remote) {
+        copy_bytes<true, false>(remote, source, nbytes, g);
+        g.sync();
+      },
+      [&] { remote_by_first_rank(g, [&] { remote_put(dest, source, nbytes, pe, blocking, nullptr, 0, 0, routine); }); });
 }
 
 template <class Group>
 GSHMEM_DEVICE void getmem_group(void* dest, const void* source, size_t nbytes, int pe, const Group& g,
                                 const char* routine) {
-  const void* remote = peer_address<true>(source, pe, routine);
-  if (__builtin_expect(remote == nullptr, 0)) {
-    remote_by_first_rank(g, [&] { remote_get(dest, source, nbytes, pe, routine); });
-    return;
-  }
-  copy_bytes<false, true>(dest, remote, nbytes, g);
-  g.sync();
+  on_peer(
+      source, pe, routine,
+      [&](const void* remote) {
+        copy_bytes<false, true>(dest, remote, nbytes, g);
+        g.sync();
+      },
+      [&] { remote_by_first_rank(g, [&] { remote_get(dest, source, nbytes, pe, routine); }); });
 }
 
 #endif  // __CUDACC__
