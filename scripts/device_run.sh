@@ -34,6 +34,10 @@
 #                  run again with every peer remote, both libraries through UCX
 #                  (nvshmem_programs.sh --remote; NVSHMEM_VS_REMOTE_TIMEOUT
 #                  seconds, default 150): OUT/vs_nvshmem_perftests_remote.md
+#                  NVSHMEM_VS_BUILD_VARIANT=NAME=FLAGS: the perftests also
+#                  built against gshmem with FLAGS and run in the same rounds
+#                  (nvshmem_programs.sh --build-variant; e.g.
+#                  p2p_only=-DGSHMEM_DEVICE_REMOTE=0): OUT/vs_nvshmem_perftests_NAME.md
 #   --sanitize     also runs GPU tests under compute-sanitizer: memcheck on
 #                  SANITIZE_TESTS (default: runtime_state_publisher
 #                  heap_gpu_test stream_gpu_test), racecheck on
@@ -254,7 +258,7 @@ nvp_pid=""
 if [[ -n "$nvshmem_src" ]]; then
   if cmake --install "$build" --prefix "$PWD/$build/prefix" > "$logs/install.log" 2>&1; then
     bash scripts/nvshmem_programs.sh "$nvshmem_src" --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" \
-      --build-only "${nvp_vs[@]}" ${NVSHMEM_PROGRAMS_ONLY:+--only "$NVSHMEM_PROGRAMS_ONLY"} --jobs $(( jobs / 3 > 0 ? jobs / 3 : 1 )) ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} > "$logs/nvshmem-programs-build.log" 2>&1 &
+      --build-only "${nvp_vs[@]}" ${NVSHMEM_PROGRAMS_ONLY:+--only "$NVSHMEM_PROGRAMS_ONLY"} ${NVSHMEM_VS_BUILD_VARIANT:+--build-variant "$NVSHMEM_VS_BUILD_VARIANT"} --jobs $(( jobs / 3 > 0 ? jobs / 3 : 1 )) ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} > "$logs/nvshmem-programs-build.log" 2>&1 &
     nvp_pid=$!
   else
     summary+=("nvshmem programs|install FAILED|see install.log|")
@@ -344,7 +348,7 @@ if [[ -n "$nvp_pid" ]]; then
   start=$(date +%s)
   wait "$nvp_pid"
   timeout "$(stage_timeout "${NVSHMEM_PROGRAMS_TIMEOUT:-240}")" bash scripts/nvshmem_programs.sh "$nvshmem_src" \
-    --run-only "${nvp_vs[@]}" ${NVSHMEM_PROGRAMS_ONLY:+--only "$NVSHMEM_PROGRAMS_ONLY"} --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" --timeout "${NVSHMEM_PROGRAM_TIMEOUT:-30}" \
+    --run-only "${nvp_vs[@]}" ${NVSHMEM_PROGRAMS_ONLY:+--only "$NVSHMEM_PROGRAMS_ONLY"} ${NVSHMEM_VS_BUILD_VARIANT:+--build-variant "$NVSHMEM_VS_BUILD_VARIANT"} --prefix "$PWD/$build/prefix" --build-dir "$nvp_dir" --timeout "${NVSHMEM_PROGRAM_TIMEOUT:-30}" \
     ${NVML_INCLUDE:+--nvml-include "$NVML_INCLUDE"} \
     > "$logs/nvshmem-programs.log" 2>&1
   nvp_rc=$?
@@ -361,6 +365,15 @@ if [[ -n "$nvp_pid" ]]; then
   for f in "$nvp_dir"/vs_nvshmem_perftests.{md,jsonl,png}; do  # also in the logs tarball
     [[ -f "$f" ]] && cp "$f" "$logs/"
   done
+  if [[ -n "${NVSHMEM_VS_BUILD_VARIANT:-}" ]]; then
+    variant=${NVSHMEM_VS_BUILD_VARIANT%%=*}
+    [[ -d "$nvp_dir/logs-build-$variant" ]] && tar -C "$nvp_dir" -czf "$logs/nvshmem-programs-$variant-logs.tar.gz" "logs-build-$variant"
+    for f in "$nvp_dir/vs_nvshmem_perftests_$variant".{md,jsonl,png}; do [[ -f "$f" ]] && cp "$f" "$logs/"; done
+    if [[ -f "$nvp_dir/vs_nvshmem_perftests_$variant.md" ]]; then
+      cp "$nvp_dir/vs_nvshmem_perftests_$variant.md" "$out/"
+      summary+=("vs NVSHMEM, build $variant|$(grep -m1 -o '[0-9]* rows compared[^*]*' "$nvp_dir/vs_nvshmem_perftests_$variant.md")|vs_nvshmem_perftests_$variant.md|")
+    fi
+  fi
   if [[ ${#nvp_vs[@]} -gt 0 && -n "${NVSHMEM_VS_REMOTE_ONLY:-}" ]]; then
     echo "== NVIDIA's perftests with every peer remote (nvshmem_programs.sh --remote)"
     rstart=$(date +%s)

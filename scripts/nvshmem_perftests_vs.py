@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gshmem against NVSHMEM on NVIDIA's own perftests, row by row.
 
-usage: nvshmem_perftests_vs.py BUILD_DIR [--title TEXT] [--out-dir DIR] [--variant remote]
+usage: nvshmem_perftests_vs.py BUILD_DIR [--title TEXT] [--out-dir DIR] [--variant remote | --build NAME]
 
 Reads what `scripts/nvshmem_programs.sh --vs-nvshmem` left in BUILD_DIR:
 programs.tsv, and for every perftest run the log of gshmem's build
@@ -31,6 +31,10 @@ behind counts as beyond (nothing is known of the spread).
 --variant remote reads the runs of `nvshmem_programs.sh --remote` (every
 peer remote, both libraries through UCX) from logs-remote/ and
 logs-nvshmem-remote/ instead, and writes vs_nvshmem_perftests_remote.*.
+--build NAME reads gshmem's side from the perftests that
+`nvshmem_programs.sh --build-variant NAME=FLAGS` built a second time
+(logs-build-NAME/), NVSHMEM's from logs-nvshmem/ as usual (the variant ran
+in the same rounds), and writes vs_nvshmem_perftests_NAME.*.
 
 Writes into --out-dir (default BUILD_DIR):
   vs_nvshmem_perftests.md     per-program summary, then every row (program |
@@ -141,13 +145,14 @@ def beyond_spread(g_values, n_values, better):
     return max(g_values) < min(n_values)
 
 
-def compare(build_dir, variant=""):
+def compare(build_dir, variant="", build=""):
     """Returns (rows, runs): the matched rows, and one record per run pair
     (a program and argument line, over all its rounds). variant: "" or
-    "remote" (the logs of nvshmem_programs.sh --remote)."""
+    "remote" (the logs of nvshmem_programs.sh --remote); build: "" or the
+    NAME of a --build-variant build, whose logs stand in for gshmem's."""
     programs = load_programs(build_dir)
     suffix = "-" + variant if variant else ""
-    logs = os.path.join(build_dir, "logs" + suffix)
+    logs = os.path.join(build_dir, "logs-build-" + build if build else "logs" + suffix)
     nv_logs = os.path.join(build_dir, "logs-nvshmem" + suffix)
     rows, runs = [], []
     names = sorted(os.listdir(logs)) if os.path.isdir(logs) else []
@@ -307,15 +312,21 @@ def main():
     ap.add_argument("build_dir")
     ap.add_argument("--title", default="NVIDIA's perftests: gshmem against NVSHMEM")
     ap.add_argument("--out-dir")
-    ap.add_argument("--variant", choices=["remote"], help="the runs with every peer remote")
+    group = ap.add_mutually_exclusive_group()
+    group.add_argument("--variant", choices=["remote"], help="the runs with every peer remote")
+    group.add_argument("--build", metavar="NAME", help="gshmem's side from the --build-variant NAME build")
     a = ap.parse_args()
+    if a.build is not None and not re.fullmatch(r"[A-Za-z0-9_]+", a.build):
+        print(f"nvshmem_perftests_vs.py: --build takes letters, digits and _ ({a.build!r})", file=sys.stderr)
+        return 2
     if not os.path.isdir(a.build_dir):
         print(f"nvshmem_perftests_vs.py: no such folder: {a.build_dir}", file=sys.stderr)
         return 2
     out_dir = a.out_dir or a.build_dir
     os.makedirs(out_dir, exist_ok=True)
-    rows, runs = compare(a.build_dir, a.variant or "")
-    out_name = OUT_NAME + ("_" + a.variant if a.variant else "")
+    rows, runs = compare(a.build_dir, a.variant or "", a.build or "")
+    tag = a.variant or a.build
+    out_name = OUT_NAME + ("_" + tag if tag else "")
     text = markdown(a.title, rows, runs)
     with open(os.path.join(out_dir, out_name + ".md"), "w") as f:
         f.write(text)

@@ -5,7 +5,7 @@
 #   scripts/nvshmem_programs.sh NVSHMEM_SRC [--prefix DIR] [--np LIST] [--build-only | --run-only]
 #       [--build-dir DIR] [--timeout S] [--jobs N] [--arch SM] [--nvml-include DIR]
 #       [--no-mpi-support] [--all-args] [--only REGEX] [--names]
-#       [--vs-nvshmem [--nvshmem-home DIR] [--remote]]
+#       [--vs-nvshmem [--nvshmem-home DIR] [--remote]] [--build-variant NAME=FLAGS]
 #
 # NVSHMEM_SRC is a checkout of NVSHMEM's source tree; it is only read (the
 # script checks afterwards that nothing in it changed). The programs are
@@ -72,6 +72,15 @@
 #                      why where it does not). Logs go to logs-remote/ and
 #                      logs-nvshmem-remote/, the table to
 #                      vs_nvshmem_perftests_remote.{md,jsonl,png}
+#   --build-variant NAME=FLAGS
+#                      also build the perftests a second time against gshmem
+#                      with these compiler flags (e.g.
+#                      p2p_only=-DGSHMEM_DEVICE_REMOTE=0) into build-NAME/,
+#                      and run that build in the same rounds, right after
+#                      gshmem's default one (logs-build-NAME/, named as in
+#                      logs/); with --vs-nvshmem its comparison with NVSHMEM
+#                      goes to vs_nvshmem_perftests_NAME.{md,jsonl,png}.
+#                      Give it to the --run-only call too
 #   --nvshmem-home DIR the NVSHMEM to compare with (include/nvshmem.h, lib/);
 #                      default $NVSHMEM_HOME, else the nvidia-nvshmem-cu13/-cu12
 #                      wheel of python3
@@ -109,6 +118,8 @@ NAMES=0
 VS_NVSHMEM=0
 REPEAT=${VS_REPEAT:-1}
 REMOTE=0
+VARIANT=""        # --build-variant NAME
+VARIANT_FLAGS=""  # and its FLAGS
 NVSHMEM_HOME_ARG="${NVSHMEM_HOME:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -129,6 +140,7 @@ while [ $# -gt 0 ]; do
     --nvshmem-home) NVSHMEM_HOME_ARG="$2"; shift ;;
     --repeat) REPEAT="$2"; shift ;;
     --remote) REMOTE=1 ;;
+    --build-variant) VARIANT="${2%%=*}"; VARIANT_FLAGS="${2#*=}"; shift ;;
     -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
     -*) die "unknown option '$1' (try --help)" ;;
     *) [ -z "$NV_SRC" ] || die "one NVSHMEM source tree expected, got '$NV_SRC' and '$1'"
@@ -145,6 +157,10 @@ for f in perftest/common/utils.cu perftest/common/utils.h examples; do
 done
 case "$TIMEOUT$JOBS$ARCH$REPEAT" in *[!0-9]*) die "--timeout, --jobs, --arch and --repeat take numbers" ;; esac
 [ "$REPEAT" -ge 1 ] || die "--repeat takes a count of at least 1"
+if [ -n "$VARIANT" ]; then
+  [[ "$VARIANT" =~ ^[A-Za-z0-9_]+$ ]] || die "--build-variant NAME=FLAGS: NAME takes letters, digits and _ ('$VARIANT')"
+  [ -n "$VARIANT_FLAGS" ] || die "--build-variant $VARIANT: no FLAGS after '='"
+fi
 if ! command -v nvcc > /dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
@@ -159,10 +175,15 @@ case "$BUILD_DIR/" in
 esac
 [ "$BUILD_ONLY$RUN_ONLY" = 11 ] && die "--build-only and --run-only exclude each other"
 LOGS="$BUILD_DIR/logs"
+VAR_BLD="$BUILD_DIR/build-$VARIANT"       # --build-variant's build
+VAR_LOGS="$BUILD_DIR/logs-build-$VARIANT"  # and its logs
 if [ "$RUN_ONLY" = 1 ]; then
   [ -s "$BUILD_DIR/programs.tsv" ] && [ -d "$BUILD_DIR/build/bin" ] \
     || die "--run-only: $BUILD_DIR has no earlier build (run with --build-only first)"
+  [ -z "$VARIANT" ] || [ -d "$VAR_BLD/bin" ] \
+    || die "--run-only --build-variant $VARIANT: $BUILD_DIR has no build of that variant"
   rm -f "$LOGS"/*.run.log "$LOGS"/*.run.log.rc
+  [ -z "$VARIANT" ] || rm -f "$VAR_LOGS"/*.run.log "$VAR_LOGS"/*.run.log.rc
 else
   rm -rf "$LOGS"
 fi
@@ -437,6 +458,30 @@ while IFS=$'\t' read -r name src kind why; do
 done < "$TSV"
 
 
+# --build-variant: the perftests again, with the variant's flags, from the
+# same generated project in a build folder of their own.
+if [ -n "$VARIANT" ]; then
+  rm -rf "$VAR_BLD" "$VAR_LOGS"
+  mkdir -p "$VAR_LOGS"
+  say "building the perftests again as variant '$VARIANT' ($VARIANT_FLAGS; logs in $VAR_LOGS)"
+  VAR_TARGETS=()
+  while IFS=$'\t' read -r name src kind why; do
+    [ "$kind" = perftest ] && [ -f "$LOGS/${name//\//.}.built" ] && VAR_TARGETS+=("${name//\//.}")
+  done < "$TSV"
+  if [ "${#VAR_TARGETS[@]}" -eq 0 ]; then
+    say "variant '$VARIANT': no perftest built in the default build, nothing to build"
+  elif cmake -S "$PROJ" -B "$VAR_BLD" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
+       -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+       -DCMAKE_CUDA_FLAGS="$VARIANT_FLAGS" -DCMAKE_CXX_FLAGS="$VARIANT_FLAGS" \
+       -DNVSHMEM_SRC="$NV_SRC" -DNVML_INCLUDE="$NVML_INCLUDE" -DLOG_DIR="$VAR_LOGS" \
+       -DWITH_MPI_SUPPORT="$MPI_SUPPORT" -DGSHMEM_CMAKE_MODULES="$ROOT/cmake" > "$VAR_LOGS/configure.log" 2>&1; then
+    cmake --build "$VAR_BLD" -j"$JOBS" --target "${VAR_TARGETS[@]}" -- -k > "$VAR_LOGS/build.log" 2>&1
+    say "variant '$VARIANT': $(ls "$VAR_BLD/bin" 2>/dev/null | wc -l) of ${#VAR_TARGETS[@]} perftests built"
+  else
+    say "variant '$VARIANT': configuring failed (see $VAR_LOGS/configure.log)"
+  fi
+fi
+
 fi  # RUN_ONLY = 0
 
 # ---------------------------------------------------------------- NVSHMEM's build
@@ -594,18 +639,26 @@ if [ -z "$RUN_NOTE" ]; then
           run_one "$NV_BLD/bin/$t" 2 "$NV_RUN_LOGS/$t.np2$suffix$1.run.log" --mpirun "${nv_opts[@]}" -- $line
           say "  $name np=2, NVSHMEM's build ${1:+[${1#.}] }exit $(cat "$NV_RUN_LOGS/$t.np2$suffix$1.run.log.rc")"
         }
+        run_variant() {  # log suffix: the --build-variant build, logs of its own
+          [ -n "$VARIANT" ] && [ "$REMOTE" = 0 ] && [ -x "$VAR_BLD/bin/$t" ] || return 0
+          # shellcheck disable=SC2086
+          run_one "$VAR_BLD/bin/$t" 2 "$VAR_LOGS/$t.np2$suffix$1.run.log" $line
+          say "  $name np=2, variant '$VARIANT' ${1:+[${1#.}] }exit $(cat "$VAR_LOGS/$t.np2$suffix$1.run.log.rc")"
+        }
         if [ "$VS_RUN" = 1 ] && [ -x "$NV_BLD/bin/$t" ]; then
           # Rounds alternate which build goes first (gshmem, NVSHMEM, then
           # NVSHMEM, gshmem, ...), so that a drift of the machine (clocks,
-          # temperature) during a program's runs favours neither.
+          # temperature) during a program's runs favours neither; a
+          # --build-variant build runs between the two.
           for ((round = 1; round <= REPEAT; round++)); do
             rs=""
             [ "$round" -gt 1 ] && rs=".r$round"
-            if (( round % 2 == 1 )); then run_gshmem "$rs"; run_nvshmem "$rs"
-            else run_nvshmem "$rs"; run_gshmem "$rs"; fi
+            if (( round % 2 == 1 )); then run_gshmem "$rs"; run_variant "$rs"; run_nvshmem "$rs"
+            else run_nvshmem "$rs"; run_variant "$rs"; run_gshmem "$rs"; fi
           done
         else
           run_gshmem ""
+          run_variant ""
         fi
       done
     elif [ "$REMOTE" = 0 ]; then
@@ -652,4 +705,9 @@ if [ "${VS_RUN:-0}" = 1 ]; then
   python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" "${vs_variant[@]}" \
     --title "NVIDIA's perftests${vs_variant:+, every peer remote (UCX)}: gshmem ($PREFIX) against NVSHMEM ($(cat "$NV_BLD/nvshmem-home")), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
     || say "the comparison table failed"
+  if [ -n "$VARIANT" ] && [ "$REMOTE" = 0 ]; then
+    python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --build "$VARIANT" \
+      --title "NVIDIA's perftests: gshmem built with $VARIANT_FLAGS ($PREFIX) against NVSHMEM ($(cat "$NV_BLD/nvshmem-home")), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+      || say "the comparison table of variant '$VARIANT' failed"
+  fi
 fi

@@ -167,6 +167,23 @@ rows_r = [json.loads(line) for line in open(os.path.join(work_r, "vs_nvshmem_per
 check(len(rows_r) == 1 and rows_r[0]["size"] == 8 and rows_r[0]["ratio"] == 0.75, f"remote: the one row: {rows_r}")
 check(not os.path.exists(os.path.join(work_r, "vs_nvshmem_perftests.jsonl")), "remote: the P2P table is not written")
 
+# --build NAME: gshmem's side from a --build-variant build (logs-build-NAME/),
+# NVSHMEM's from logs-nvshmem/; written to vs_nvshmem_perftests_NAME.*.
+os.makedirs(os.path.join(work_r, "logs-nvshmem"))
+logs_v = os.path.join(work_r, "logs-build-p2p_only")
+os.makedirs(logs_v)
+write(logs_v, f"{lat}.np2.run.log", f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__4___latency 0.5 -us\n")
+write(os.path.join(work_r, "logs-nvshmem"), f"{lat}.np2.run.log",
+      f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__4___latency 2.0 -us\n")
+p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--build", "p2p_only"],
+                   capture_output=True, text=True)
+check(p.returncode == 0, f"build variant: exit status {p.returncode}: {p.stderr}")
+rows_v = [json.loads(line) for line in open(os.path.join(work_r, "vs_nvshmem_perftests_p2p_only.jsonl"))]
+check(len(rows_v) == 1 and rows_v[0]["size"] == 4 and rows_v[0]["ratio"] == 0.25, f"build variant: the one row: {rows_v}")
+p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--build", "../x"],
+                   capture_output=True, text=True)
+check(p.returncode == 2 and "--build takes" in p.stderr, f"build variant: a bad name: {p.returncode} {p.stderr}")
+
 # Nothing in common: exit 1, saying so.
 shutil.rmtree(nv_logs)
 os.makedirs(nv_logs)
