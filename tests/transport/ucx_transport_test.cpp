@@ -251,9 +251,14 @@ int open_module(Pe &p) {
   return p.ops.register_memory(p.ops.context, kDev, p.dev, kDevBytes, GSHMEMI_TRANSPORT_MEMORY_DEVICE);
 }
 
-int close_module(Pe &p) {
-  const int rc = p.ops.close(p.ops.context);
+// Closes the module; word0: where to put word(0) as it is once close
+// returned (before the heap is freed), or NULL.
+// The bootstrap no longer progresses the module here, as the runtime's
+// bootstrap never does: close must serve its peers by itself.
+int close_module(Pe &p, uint64_t *word0 = nullptr) {
   g_ops = nullptr;
+  const int rc = p.ops.close(p.ops.context);
+  if (word0) *word0 = load_word(p, word(0));
   std::free(p.heap);
   std::free(p.dev);
   p.heap = p.dev = nullptr;
@@ -699,7 +704,21 @@ void case_proxy(Pe &p) {
   if (p.boot.rank == 1) EXPECT(load_word(p, word(2)) == (uint64_t)kRounds, "atomic counter %llu", (unsigned long long)load_word(p, word(2)));
 }
 
-enum class Case { rma, amo, signal, proxy, lost, lost_monitor };
+// PE 0 sends one-way signals to PE 1 and both close at once, with no quiet
+// or barrier of their own before: PE 1 has nothing to flush, so it reaches
+// close's barrier first and must go on serving PE 0 there (PE 0's quiet in
+// close waits for PE 1 to apply the signals). A barrier that does not
+// progress the worker hangs both PEs (a finalize hang seen on GPUs with
+// every peer remote). After close PE 1's word holds the last signal.
+constexpr uint64_t kCloseRaceSignals = 200;
+void case_close_race(Pe &p) {
+  EXPECT(sock_barrier(&p.boot) == 0, "barrier");
+  if (p.boot.rank == 0)
+    for (uint64_t v = 1; v <= kCloseRaceSignals; ++v)
+      EXPECT(p.ops.signal(p.ops.context, 1, word(0), GSHMEM_SIGNAL_SET, v) == 0, "signal %llu", (unsigned long long)v);
+}
+
+enum class Case { rma, amo, signal, proxy, lost, lost_monitor, close_race };
 
 // With the counting local_copy / local_amo, the module must have used them
 // where this PE was the target (applying puts and signals, serving gets and
@@ -730,6 +749,9 @@ void check_local_access(const Pe &p, Case c) {
     case Case::lost_monitor:
       EXPECT(initiator > 0, "local_copy never staged a put");
       break;
+    case Case::close_race:
+      if (!pe0) EXPECT(amos > 0, "local_amo never applied a signal");
+      break;
   }
 }
 
@@ -747,9 +769,14 @@ void run_pe(Pe &p, Case c) {
     case Case::proxy: case_proxy(p); break;
     case Case::lost: case_lost(p, false); break;
     case Case::lost_monitor: case_lost(p, true); break;
+    case Case::close_race: case_close_race(p); break;
   }
-  const int crc = close_module(p);
+  uint64_t word0_after_close = 0;
+  const int crc = close_module(p, &word0_after_close);
   if (c != Case::lost && c != Case::lost_monitor) EXPECT(crc == 0, "close: %d", crc);
+  if (c == Case::close_race && p.boot.rank == 1)
+    EXPECT(word0_after_close == kCloseRaceSignals, "after close the signal word holds %llu, not %llu",
+           (unsigned long long)word0_after_close, (unsigned long long)kCloseRaceSignals);
   check_local_access(p, c);
 }
 
@@ -806,6 +833,7 @@ TEST_CASE("ucx transport: put, fence, signal; the reader finds the data", "[sign
 TEST_CASE("ucx transport: requests through a host queue and the proxy thread", "[proxy]") { run_two(Case::proxy); }
 TEST_CASE("ucx transport: a killed peer is reported by UCX", "[lost]") { run_two(Case::lost); }
 TEST_CASE("ucx transport: a killed peer is reported by the monitor", "[lost_monitor]") { run_two(Case::lost_monitor); }
+TEST_CASE("ucx transport: one-way signals, then both PEs close at once", "[close_race]") { run_two(Case::close_race); }
 
 // Active messages for every region (the staged path GPU memory takes), with
 // counting local_copy / local_amo.
@@ -821,6 +849,9 @@ TEST_CASE("ucx transport, active messages: through the proxy thread", "[am_proxy
 }
 TEST_CASE("ucx transport, active messages: a killed peer with replies outstanding", "[am_lost]") {
   run_two(Case::lost, Mode::messages);
+}
+TEST_CASE("ucx transport, active messages: one-way signals, then both PEs close at once", "[am_close_race]") {
+  run_two(Case::close_race, Mode::messages);
 }
 TEST_CASE("ucx transport, active messages: a killed peer reported by the monitor", "[am_lost_monitor]") {
   run_two(Case::lost_monitor, Mode::messages);

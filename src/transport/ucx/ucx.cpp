@@ -73,6 +73,8 @@ namespace {
 //     flush reply    nothing
 //   A reply carries the target's status (0, or the code of what failed
 //   there), so that an initiator never waits for a reply that cannot come.
+//   unordered, any PE -> every other PE:
+//     barrier        the sender's count of barriers (module_barrier below)
 //
 // Order (docs/remote.md P2/P3): everything one PE issues to another must be
 // applied there in issue order, so that a signal sent after data is seen
@@ -108,7 +110,13 @@ namespace {
 // replies, which progress_worker sends after ucp_worker_progress returns.
 // Every wait in this module (quiet, room for more data in flight, endpoint
 // close) goes through progress_worker, so a PE waiting in quiet keeps
-// serving its peers: two PEs in quiet at once both finish.
+// serving its peers: two PEs in quiet at once both finish. The collective
+// steps of teardown (deregister_memory, close) run after the proxy thread,
+// which otherwise progresses the worker, has stopped; their barrier is
+// module_barrier, which progresses while it waits. (The bootstrap's barrier
+// does not: a PE that finished its quiet and waited there left a peer's
+// flush request, sent a moment later, unanswered, and both PEs hung, now
+// and then, in gshmem_finalize.)
 //
 // Memory: the bytes of data in flight (sends not yet complete, get bytes
 // not yet replied) are bounded by kInFlightBytes and the number of sends by
@@ -130,6 +138,7 @@ enum MsgKind : uint32_t {
   msg_get_reply,
   msg_amo_reply,
   msg_flush_reply,
+  msg_barrier,
 };
 
 bool is_ordered(uint32_t kind) { return kind >= msg_put && kind <= msg_flush_request; }
@@ -144,6 +153,7 @@ const char *kind_name(uint32_t kind) {
     case msg_get_reply: return "get reply";
     case msg_amo_reply: return "atomic reply";
     case msg_flush_reply: return "flush reply";
+    case msg_barrier: return "barrier";
     default: return "message";
   }
 }
@@ -153,7 +163,7 @@ struct MsgHeader {
   uint64_t offset = 0;   // symmetric offset at the target
   uint64_t value = 0;    // signal value, amo operand, amo reply: the old value
   uint64_t compare = 0;  // amo cswap
-  uint64_t token = 0;    // get, fetching amo, flush: echoed by the reply
+  uint64_t token = 0;    // get, fetching amo, flush: echoed by the reply; barrier: its count
   uint64_t bytes = 0;    // get request: bytes wanted
   uint32_t kind = 0;
   int32_t source_pe = -1;
@@ -267,6 +277,10 @@ struct Ucx {
   std::vector<std::map<uint64_t, Early>> early;         // per initiator, by seq
   std::deque<std::unique_ptr<OutMsg>> replies_to_send;  // queued by handlers
   unsigned long long reordered = 0;                     // messages that arrived early
+  // module_barrier: this PE's barriers so far, and the barrier messages
+  // received from each PE.
+  uint64_t barriers = 0;
+  std::vector<uint64_t> barriers_seen;
 };
 
 void say(const Ucx *u, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -867,6 +881,10 @@ ucs_status_t on_message(void *arg, const void *header, size_t header_length, voi
                        kind_name(h.kind)));
     refused = true;
   }
+  if (h.kind == msg_barrier) {
+    if (!refused) ++u->barriers_seen[(size_t)from];
+    return refused ? UCS_ERR_UNSUPPORTED : UCS_OK;
+  }
   if (!is_ordered(h.kind)) {
     if (!refused) take_reply(u, h, data, length);
     return refused ? UCS_ERR_UNSUPPORTED : UCS_OK;
@@ -1115,6 +1133,38 @@ int ucx_quiet(void *c) {
   return rc;
 }
 
+// A barrier among the PEs this module reaches and the bootstrap's barrier
+// for the others: returns once every live remote PE entered it, serving
+// peers (answering their flush requests, completing software RMA) all the
+// while. A barrier message is sent to every live remote PE and counted
+// there; the wait ends when this PE's own messages are sent and every live
+// remote PE's count reached this PE's, so a PE leaves only when no remote
+// PE can still need it for anything issued before the barrier. PEs mapped
+// P2P (not remote) take part through the bootstrap's barrier afterwards,
+// which every PE calls. A PE found lost: GSHMEMX_ERROR_PEER_LOST, no
+// bootstrap barrier.
+int module_barrier(Ucx *u, const char *op) {
+  const uint64_t count = ++u->barriers;
+  for (int pe = 0; pe < u->n_pes; ++pe) {
+    if (!u->remote[(size_t)pe] || u->ep_failed[(size_t)pe]) continue;
+    std::unique_ptr<OutMsg> m = new_msg(u, msg_barrier, pe, 0);
+    m->header.token = count;
+    keep_error(u, send_msg(u, std::move(m), false));
+  }
+  for (;;) {
+    poll_monitor(u);
+    close_failed(u);
+    if (u->first_failed >= 0) return lost_error(u, op);
+    bool all_in = u->sends.empty();
+    for (int pe = 0; all_in && pe < u->n_pes; ++pe)
+      all_in = !u->remote[(size_t)pe] || u->barriers_seen[(size_t)pe] >= count;
+    if (all_in) break;
+    progress_worker(u);
+  }
+  const int brc = u->barrier(u->bootstrap);
+  return brc == GSHMEM_SUCCESS ? GSHMEM_SUCCESS : fail(u, brc, "%s: the barrier failed (%d)", op, brc);
+}
+
 int ucx_progress(void *c) {
   Ucx *u = static_cast<Ucx *>(c);
   for (int i = 0; i < 16; ++i) {
@@ -1281,9 +1331,8 @@ int ucx_deregister_memory(void *c, uint64_t offset) {
                 (unsigned long long)offset);
   // Nothing of ours may still touch it, and no peer may still write into it.
   int rc = ucx_quiet(c);
-  const int brc = u->barrier(u->bootstrap);
-  if (rc == GSHMEM_SUCCESS && brc != GSHMEM_SUCCESS)
-    rc = fail(u, brc, "ucx deregister_memory: the barrier failed (%d)", brc);
+  const int brc = module_barrier(u, "ucx deregister_memory");
+  if (rc == GSHMEM_SUCCESS) rc = brc;
   release_region(u, *it);
   u->regions.erase(it);
   return rc;
@@ -1321,11 +1370,10 @@ int ucx_close(void *c) {
   int rc = ucx_quiet(c);
   // With a peer lost the job is failing: no barrier (the bootstrap's own
   // would wait for the dead PE, or fail); endpoints are closed by force.
-  if (u->first_failed < 0) {
+  const int brc = u->first_failed < 0 ? module_barrier(u, "ucx close") : GSHMEM_SUCCESS;
+  if (rc == GSHMEM_SUCCESS) rc = brc;
+  if (u->first_failed < 0 && brc == GSHMEM_SUCCESS) {
     // Everyone has completed what it issued: endpoints can go.
-    const int brc = u->barrier(u->bootstrap);
-    if (rc == GSHMEM_SUCCESS && brc != GSHMEM_SUCCESS)
-      rc = fail(u, brc, "ucx close: the barrier failed (%d)", brc);
     for (size_t pe = 0; pe < u->eps.size(); ++pe) {
       if (!u->eps[pe]) continue;
       ucp_request_param_t param{};
@@ -1368,6 +1416,7 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
   u->next_seq.assign(n, 0);
   u->unflushed.assign(n, 0);
   u->expected_seq.assign(n, 0);
+  u->barriers_seen.assign(n, 0);
   u->early.assign(n, {});
   u->ep_args.resize((size_t)u->n_pes);
 
