@@ -368,10 +368,15 @@ if [[ -n "$nvp_pid" ]]; then
   if [[ -n "${NVSHMEM_VS_BUILD_VARIANT:-}" ]]; then
     variant=${NVSHMEM_VS_BUILD_VARIANT%%=*}
     [[ -d "$nvp_dir/logs-build-$variant" ]] && tar -C "$nvp_dir" -czf "$logs/nvshmem-programs-$variant-logs.tar.gz" "logs-build-$variant"
-    for f in "$nvp_dir/vs_nvshmem_perftests_$variant".{md,jsonl,png}; do [[ -f "$f" ]] && cp "$f" "$logs/"; done
+    for f in "$nvp_dir/vs_nvshmem_perftests_$variant".{md,jsonl,png} "$nvp_dir/vs_build_$variant".{md,png}; do
+      [[ -f "$f" ]] && cp "$f" "$logs/"
+    done
     if [[ -f "$nvp_dir/vs_nvshmem_perftests_$variant.md" ]]; then
       cp "$nvp_dir/vs_nvshmem_perftests_$variant.md" "$out/"
       summary+=("vs NVSHMEM, build $variant|$(grep -m1 -o '[0-9]* rows compared[^*]*' "$nvp_dir/vs_nvshmem_perftests_$variant.md")|vs_nvshmem_perftests_$variant.md|")
+    fi
+    if [[ -f "$nvp_dir/vs_build_$variant.md" ]]; then
+      summary+=("default build / $variant|$(grep -m1 -o '[0-9]* rows: median[^*]*' "$nvp_dir/vs_build_$variant.md")|vs_build_$variant.md (logs)|")
     fi
   fi
   if [[ ${#nvp_vs[@]} -gt 0 && -n "${NVSHMEM_VS_REMOTE_ONLY:-}" ]]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gshmem against NVSHMEM on NVIDIA's own perftests, row by row.
 
-usage: nvshmem_perftests_vs.py BUILD_DIR [--title TEXT] [--out-dir DIR] [--variant remote | --build NAME]
+usage: nvshmem_perftests_vs.py BUILD_DIR [--title TEXT] [--out-dir DIR] [--variant remote | --build NAME | --between NAME]
 
 Reads what `scripts/nvshmem_programs.sh --vs-nvshmem` left in BUILD_DIR:
 programs.tsv, and for every perftest run the log of gshmem's build
@@ -35,6 +35,12 @@ logs-nvshmem-remote/ instead, and writes vs_nvshmem_perftests_remote.*.
 `nvshmem_programs.sh --build-variant NAME=FLAGS` built a second time
 (logs-build-NAME/), NVSHMEM's from logs-nvshmem/ as usual (the variant ran
 in the same rounds), and writes vs_nvshmem_perftests_NAME.*.
+--between NAME compares gshmem's two builds with each other instead, from
+the two tables written before (vs_nvshmem_perftests.jsonl and
+vs_nvshmem_perftests_NAME.jsonl in BUILD_DIR): per row the default build's
+ratio over the NAME build's (NVSHMEM's figure cancels: time default /
+NAME, rate NAME / default, so above 1.0 means the default build is slower),
+per program its median and range; writes vs_build_NAME.{md,png}.
 
 Writes into --out-dir (default BUILD_DIR):
   vs_nvshmem_perftests.md     per-program summary, then every row (program |
@@ -282,7 +288,8 @@ def markdown(title, rows, runs):
     return "\n".join(out) + "\n"
 
 
-def plot(path, rows):
+def plot(path, rows, ylabel="time: gshmem / NVSHMEM\nrate: NVSHMEM / gshmem\n(below 1: gshmem ahead)",
+         plot_title="NVIDIA's perftests: gshmem against NVSHMEM, same run, same arguments"):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -299,12 +306,63 @@ def plot(path, rows):
     ax.set_yscale("log")
     ax.set_xticks(range(len(programs)))
     ax.set_xticklabels([p.replace("shmem_", "") for p in programs], rotation=45, ha="right")
-    ax.set_ylabel("time: gshmem / NVSHMEM\nrate: NVSHMEM / gshmem\n(below 1: gshmem ahead)")
-    ax.set_title("NVIDIA's perftests: gshmem against NVSHMEM, same run, same arguments")
+    ax.set_ylabel(ylabel)
+    ax.set_title(plot_title)
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return True
+
+
+ROW_KEY = ("program", "args_index", "table", "scope", "size", "metric", "occurrence")
+
+
+def between(build_dir, name, out_dir, title):
+    """--between NAME: gshmem's default build against its NAME build, from
+    the two side-by-side tables. Returns the process exit status."""
+    tables = [os.path.join(build_dir, OUT_NAME + suffix + ".jsonl") for suffix in ("", "_" + name)]
+    loaded = []
+    for path in tables:
+        text = read(path)
+        if text is None:
+            print(f"nvshmem_perftests_vs.py: no {path} (run with and without --build {name} first)", file=sys.stderr)
+            return 1
+        loaded.append({tuple(r.get(k) for k in ROW_KEY): r for r in map(json.loads, text.splitlines()) if r})
+    default, variant = loaded
+    rows = []
+    for key, d in default.items():
+        v = variant.get(key)
+        if v is None or not d.get("ratio") or not v.get("ratio"):
+            continue
+        rows.append(dict(program=d["program"], table=d["table"], scope=d["scope"], size=d["size"],
+                         metric=d["metric"], ratio=d["ratio"] / v["ratio"]))
+    if not rows:
+        print("nvshmem_perftests_vs.py: the two tables have no row in common", file=sys.stderr)
+        return 1
+    per = OrderedDict()
+    for r in rows:
+        per.setdefault(r["program"], []).append(r["ratio"])
+    ratios = sorted(r["ratio"] for r in rows)
+    median = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else (sorted(v)[len(v) // 2 - 1] + sorted(v)[len(v) // 2]) / 2
+    out = [f"# {title}", "",
+           f"gshmem's default build against its `{name}` build, NVIDIA's perftests run in the same rounds "
+           "against NVSHMEM. Ratio per row: the default build's ratio to NVSHMEM over the "
+           f"`{name}` build's (time default / {name}, rate {name} / default): above 1.00 means the "
+           "default build is slower.", "",
+           f"**{len(rows)} rows: median {median(ratios):.3f}; {sum(x > 1.0 for x in ratios)} above 1.00, "
+           f"{sum(x < 1.0 for x in ratios)} below.**", "",
+           "| program | rows | median | min | max |", "|---|---|---|---|---|"]
+    for p, v in per.items():
+        out.append(f"| {p} | {len(v)} | {median(v):.3f} | {min(v):.3f} | {max(v):.3f} |")
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(out_dir, f"vs_build_{name}.md"), "w") as f:
+        f.write(text)
+    print(text, end="")
+    if not plot(os.path.join(out_dir, f"vs_build_{name}.png"), rows,
+                ylabel=f"default build / {name} build\n(above 1: the default build slower)",
+                plot_title=f"NVIDIA's perftests: gshmem's default build against its {name} build, same rounds"):
+        print("(no plot: matplotlib is missing; pip install matplotlib)")
+    return 0
 
 
 def main():
@@ -315,15 +373,21 @@ def main():
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--variant", choices=["remote"], help="the runs with every peer remote")
     group.add_argument("--build", metavar="NAME", help="gshmem's side from the --build-variant NAME build")
+    group.add_argument("--between", metavar="NAME", help="gshmem's default build against its NAME build")
     a = ap.parse_args()
-    if a.build is not None and not re.fullmatch(r"[A-Za-z0-9_]+", a.build):
-        print(f"nvshmem_perftests_vs.py: --build takes letters, digits and _ ({a.build!r})", file=sys.stderr)
-        return 2
+    for opt, value in (("--build", a.build), ("--between", a.between)):
+        if value is not None and not re.fullmatch(r"[A-Za-z0-9_]+", value):
+            print(f"nvshmem_perftests_vs.py: {opt} takes letters, digits and _ ({value!r})", file=sys.stderr)
+            return 2
     if not os.path.isdir(a.build_dir):
         print(f"nvshmem_perftests_vs.py: no such folder: {a.build_dir}", file=sys.stderr)
         return 2
     out_dir = a.out_dir or a.build_dir
     os.makedirs(out_dir, exist_ok=True)
+    if a.between:
+        return between(a.build_dir, a.between, out_dir,
+                       a.title if a.title != ap.get_default("title") else
+                       f"NVIDIA's perftests: gshmem as built by default against its {a.between} build")
     rows, runs = compare(a.build_dir, a.variant or "", a.build or "")
     tag = a.variant or a.build
     out_name = OUT_NAME + ("_" + tag if tag else "")

@@ -79,8 +79,9 @@
 #                      and run that build in the same rounds, right after
 #                      gshmem's default one (logs-build-NAME/, named as in
 #                      logs/); with --vs-nvshmem its comparison with NVSHMEM
-#                      goes to vs_nvshmem_perftests_NAME.{md,jsonl,png}.
-#                      Give it to the --run-only call too
+#                      goes to vs_nvshmem_perftests_NAME.{md,jsonl,png}, and
+#                      the default build against this one, row by row, to
+#                      vs_build_NAME.{md,png}. Give it to the --run-only call too
 #   --nvshmem-home DIR the NVSHMEM to compare with (include/nvshmem.h, lib/);
 #                      default $NVSHMEM_HOME, else the nvidia-nvshmem-cu13/-cu12
 #                      wheel of python3
@@ -709,5 +710,7 @@ if [ "${VS_RUN:-0}" = 1 ]; then
     python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --build "$VARIANT" \
       --title "NVIDIA's perftests: gshmem built with $VARIANT_FLAGS ($PREFIX) against NVSHMEM ($(cat "$NV_BLD/nvshmem-home")), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
       || say "the comparison table of variant '$VARIANT' failed"
+    python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --between "$VARIANT" \
+      || say "the table of the default build against variant '$VARIANT' failed"
   fi
 fi

@@ -180,6 +180,19 @@ p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.
 check(p.returncode == 0, f"build variant: exit status {p.returncode}: {p.stderr}")
 rows_v = [json.loads(line) for line in open(os.path.join(work_r, "vs_nvshmem_perftests_p2p_only.jsonl"))]
 check(len(rows_v) == 1 and rows_v[0]["size"] == 4 and rows_v[0]["ratio"] == 0.25, f"build variant: the one row: {rows_v}")
+# --between NAME: the default build against the NAME build, row by row,
+# from the two tables: default ratio 1.0 / 2.0 = 0.5, variant 0.25, so 2.0.
+p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r], capture_output=True, text=True)
+check(p.returncode == 0, f"between: the default table: exit status {p.returncode}: {p.stderr}")
+p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--between", "p2p_only"],
+                   capture_output=True, text=True)
+check(p.returncode == 0, f"between: exit status {p.returncode}: {p.stderr}")
+md_b = open(os.path.join(work_r, "vs_build_p2p_only.md")).read() if p.returncode == 0 else ""
+check("**1 rows: median 2.000; 1 above 1.00, 0 below.**" in md_b, f"between: the summary line: {md_b}")
+check("| shmem_p_latency | 1 | 2.000 | 2.000 | 2.000 |" in md_b, "between: the program's row")
+p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--between", "nope"],
+                   capture_output=True, text=True)
+check(p.returncode == 1 and "no " in p.stderr, f"between: a build without a table: {p.returncode} {p.stderr}")
 p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--build", "../x"],
                    capture_output=True, text=True)
 check(p.returncode == 2 and "--build takes" in p.stderr, f"build variant: a bad name: {p.returncode} {p.stderr}")
