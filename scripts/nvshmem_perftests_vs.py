@@ -342,8 +342,7 @@ def between(build_dir, name, out_dir, title):
     per = OrderedDict()
     for r in rows:
         per.setdefault(r["program"], []).append(r["ratio"])
-    ratios = sorted(r["ratio"] for r in rows)
-    median = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else (sorted(v)[len(v) // 2 - 1] + sorted(v)[len(v) // 2]) / 2
+    ratios = [r["ratio"] for r in rows]
     out = [f"# {title}", "",
            f"gshmem's default build against its `{name}` build, NVIDIA's perftests run in the same rounds "
            "against NVSHMEM. Ratio per row: the default build's ratio to NVSHMEM over the "

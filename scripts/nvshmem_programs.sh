@@ -416,10 +416,15 @@ EOF
 # ---------------------------------------------------------------- build
 rm -rf "$BLD"
 say "configuring (find_package(gshmem) from $PREFIX)"
-if ! cmake -S "$PROJ" -B "$BLD" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
-     -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
-     -DNVSHMEM_SRC="$NV_SRC" -DNVML_INCLUDE="$NVML_INCLUDE" -DLOG_DIR="$LOGS" \
-     -DWITH_MPI_SUPPORT="$MPI_SUPPORT" -DGSHMEM_CMAKE_MODULES="$ROOT/cmake" > "$LOGS/configure.log" 2>&1; then
+configure_project() {  # build-dir log-dir [cmake options...]: the generated project, configured there
+  local bld="$1" log_dir="$2"
+  shift 2
+  cmake -S "$PROJ" -B "$bld" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+    -DNVSHMEM_SRC="$NV_SRC" -DNVML_INCLUDE="$NVML_INCLUDE" -DLOG_DIR="$log_dir" \
+    -DWITH_MPI_SUPPORT="$MPI_SUPPORT" -DGSHMEM_CMAKE_MODULES="$ROOT/cmake" "$@" > "$log_dir/configure.log" 2>&1
+}
+if ! configure_project "$BLD" "$LOGS"; then
   tail -30 "$LOGS/configure.log"
   die "configuring the programs' project failed (see $LOGS/configure.log)"
 fi
@@ -471,11 +476,7 @@ if [ -n "$VARIANT" ]; then
   done < "$TSV"
   if [ "${#VAR_TARGETS[@]}" -eq 0 ]; then
     say "variant '$VARIANT': no perftest built in the default build, nothing to build"
-  elif cmake -S "$PROJ" -B "$VAR_BLD" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
-       -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
-       -DCMAKE_CUDA_FLAGS="$VARIANT_FLAGS" -DCMAKE_CXX_FLAGS="$VARIANT_FLAGS" \
-       -DNVSHMEM_SRC="$NV_SRC" -DNVML_INCLUDE="$NVML_INCLUDE" -DLOG_DIR="$VAR_LOGS" \
-       -DWITH_MPI_SUPPORT="$MPI_SUPPORT" -DGSHMEM_CMAKE_MODULES="$ROOT/cmake" > "$VAR_LOGS/configure.log" 2>&1; then
+  elif configure_project "$VAR_BLD" "$VAR_LOGS" -DCMAKE_CUDA_FLAGS="$VARIANT_FLAGS" -DCMAKE_CXX_FLAGS="$VARIANT_FLAGS"; then
     cmake --build "$VAR_BLD" -j"$JOBS" --target "${VAR_TARGETS[@]}" -- -k > "$VAR_LOGS/build.log" 2>&1
     say "variant '$VARIANT': $(ls "$VAR_BLD/bin" 2>/dev/null | wc -l) of ${#VAR_TARGETS[@]} perftests built"
   else

@@ -163,27 +163,17 @@ GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_FLOAT_ADD)
 #define GSHMEMI_BULK_ARGS(TYPE) \
   TYPE *dest, size_t dest_nelems, gshmemx_bulk_index_t index, const TYPE *values, TYPE *fetched, size_t n, \
       const bool *mask, unsigned flags, int pe
-#define GSHMEMI_DEFINE_BULK_FETCH_OP_GROUP(NAME, TYPE, op, fn, GROUP)                                 \
-  GSHMEM_DEVICE void gshmemx_##NAME##_atomic_##op##_bulk_##GROUP(GSHMEMI_BULK_ARGS(TYPE)) {          \
-    const char *routine = "gshmemx_" #NAME "_atomic_" #op "_bulk_" #GROUP;                           \
-    gshmem::detail::on_peer(                                                                          \
-        dest, pe, routine,                                                                            \
-        [&](TYPE *remote) {                                                                           \
-          gshmem::detail::bulk_apply(remote, dest_nelems, index, mask, n, flags, fetched, (const TYPE *)nullptr, \
-                                     [values](TYPE *p, size_t i) {                                    \
-                                       return gshmem::detail::fn<GSHMEMI_RLX>(p, values[i]);          \
-                                     },                                                               \
-                                     gshmem::detail::group_##GROUP{});                                \
-        },                                                                                            \
-        [&] { /* a remote peer: one request per element */                                            \
-          const bool fetch = fetched != nullptr;                                                      \
-          gshmem::detail::bulk_apply(dest, dest_nelems, index, mask, n, flags, fetched, (const TYPE *)nullptr, \
-                                     [values, pe, fetch, routine](TYPE *p, size_t i) {                \
-                                       return gshmem::detail::remote_##op(p, values[i], pe, fetch,    \
-                                                                          gshmem::memory_order::relaxed, routine); \
-                                     },                                                               \
-                                     gshmem::detail::group_##GROUP{});                                \
-        });                                                                                           \
+#define GSHMEMI_DEFINE_BULK_FETCH_OP_GROUP(NAME, TYPE, op, fn, GROUP)                                   \
+  GSHMEM_DEVICE void gshmemx_##NAME##_atomic_##op##_bulk_##GROUP(GSHMEMI_BULK_ARGS(TYPE)) {            \
+    const char *routine = "gshmemx_" #NAME "_atomic_" #op "_bulk_" #GROUP;                             \
+    const bool fetch = fetched != nullptr;                                                              \
+    gshmem::detail::bulk_on_peer(                                                                       \
+        dest, dest_nelems, index, mask, n, flags, fetched, (const TYPE *)nullptr, pe, routine,          \
+        [values](TYPE *p, size_t i) { return gshmem::detail::fn<GSHMEMI_RLX>(p, values[i]); },         \
+        [values, pe, fetch, routine](TYPE *p, size_t i) {                                               \
+          return gshmem::detail::remote_##op(p, values[i], pe, fetch, gshmem::memory_order::relaxed, routine); \
+        },                                                                                              \
+        gshmem::detail::group_##GROUP{});                                                               \
   }
 #define GSHMEMI_DEFINE_BULK_FETCH_OP(NAME, TYPE, op, fn)              \
   GSHMEMI_DEFINE_BULK_FETCH_OP_GROUP(NAME, TYPE, op, fn, warp)        \
@@ -193,27 +183,20 @@ GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_DEFINE_XAMO_FLOAT_ADD)
       TYPE *dest, size_t dest_nelems, gshmemx_bulk_index_t index, const TYPE *conds, const TYPE *values,   \
       TYPE *fetched, size_t n, const bool *mask, unsigned flags, int pe) {                               \
     const char *routine = "gshmemx_" #NAME "_atomic_compare_swap_bulk_" #GROUP;                          \
-    gshmem::detail::on_peer(                                                                              \
-        dest, pe, routine,                                                                                \
-        [&](TYPE *remote) {                                                                               \
-          gshmem::detail::bulk_apply(remote, dest_nelems, index, mask, n, flags, fetched, conds,          \
-                                     [conds, values](TYPE *p, size_t i) {                                 \
-                                       TYPE expected = conds[i];                                          \
-                                       gshmem::detail::addr_compare_exchange<GSHMEMI_RLX>(p, expected, values[i]); \
-                                       return expected;                                                   \
-                                     },                                                                   \
-                                     gshmem::detail::group_##GROUP{});                                    \
+    gshmem::detail::bulk_on_peer(                                                                         \
+        dest, dest_nelems, index, mask, n, flags, fetched, conds, pe, routine,                            \
+        [conds, values](TYPE *p, size_t i) {                                                              \
+          TYPE expected = conds[i];                                                                       \
+          gshmem::detail::addr_compare_exchange<GSHMEMI_RLX>(p, expected, values[i]);                     \
+          return expected;                                                                                \
         },                                                                                                \
-        [&] { /* a remote peer: one request per element */                                                \
-          gshmem::detail::bulk_apply(dest, dest_nelems, index, mask, n, flags, fetched, conds,            \
-                                     [conds, values, pe, routine](TYPE *p, size_t i) {                    \
-                                       TYPE expected = conds[i];                                          \
-                                       (void)gshmem::detail::remote_compare_exchange(                     \
-                                           p, expected, values[i], pe, gshmem::memory_order::relaxed, routine); \
-                                       return expected;                                                   \
-                                     },                                                                   \
-                                     gshmem::detail::group_##GROUP{});                                    \
-        });                                                                                               \
+        [conds, values, pe, routine](TYPE *p, size_t i) {                                                 \
+          TYPE expected = conds[i];                                                                       \
+          (void)gshmem::detail::remote_compare_exchange(p, expected, values[i], pe,                       \
+                                                        gshmem::memory_order::relaxed, routine);          \
+          return expected;                                                                                \
+        },                                                                                                \
+        gshmem::detail::group_##GROUP{});                                                                 \
   }
 #define GSHMEMI_DEFINE_BULK_BASIC(NAME, TYPE)                           \
   GSHMEMI_DEFINE_BULK_CAS_GROUP(NAME, TYPE, warp)                       \

@@ -32,6 +32,12 @@ def write(folder, name, text, rc=0):
         f.write(f"{rc}\n")
 
 
+def vs(*args):
+    """Runs nvshmem_perftests_vs.py with these arguments."""
+    return subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), *args],
+                          capture_output=True, text=True)
+
+
 with open(os.path.join(work, "programs.tsv"), "w") as f:
     f.write("perftest/device/pt-to-pt/shmem_p_latency\tperftest/device/pt-to-pt/shmem_p_latency.cu\tperftest\t\n")
     f.write("perftest/device/pt-to-pt/shmem_put_bw\tperftest/device/pt-to-pt/shmem_put_bw.cu\tperftest\t\n")
@@ -39,6 +45,26 @@ with open(os.path.join(work, "programs.tsv"), "w") as f:
     f.write("examples/ring\texamples/ring.cu\texample\t\n")
 
 lat = "perftest.device.pt-to-pt.shmem_p_latency"
+
+
+def one_row(folder, size, us):
+    """A shmem_p_latency log in `folder` with one row: `size` bytes, `us` microseconds."""
+    os.makedirs(folder, exist_ok=True)
+    write(folder, f"{lat}.np2.run.log", f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__{size}___latency {us} -us\n")
+
+
+def table_rows(folder, name):
+    return [json.loads(line) for line in open(os.path.join(folder, name + ".jsonl"))]
+
+
+def only_row(what, folder, name, *args):
+    """Runs the script on `folder` with `args`; checks that it succeeded and
+    that table `name` has exactly one row, which it returns (or None)."""
+    p = vs(folder, *args)
+    check(p.returncode == 0, f"{what}: exit status {p.returncode}: {p.stderr}")
+    rows = table_rows(folder, name) if p.returncode == 0 else []
+    check(len(rows) == 1, f"{what}: {len(rows)} rows, not one: {rows}")
+    return rows[0] if len(rows) == 1 else {}
 write(logs, f"{lat}.np2.run.log",
       "# mpirun -np 2 perftest.device.pt-to-pt.shmem_p_latency -t 512 -e 64K\n"
       "mype: 0 mype_node: 0 device name: GPU bus id: 1\n"
@@ -72,8 +98,7 @@ write(logs, "examples.ring.np2.run.log", "&&&& PERF ring___None___size__8___late
 write(nv_logs, "examples.ring.np2.run.log", "&&&& PERF ring___None___size__8___latency 9.0 -us\n")
 
 out = os.path.join(work, "out")
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work,
-                    "--title", "made-up run", "--out-dir", out], capture_output=True, text=True)
+p = vs(work, "--title", "made-up run", "--out-dir", out)
 check(p.returncode == 0, f"exit status {p.returncode}: {p.stderr}")
 rows = [json.loads(line) for line in open(os.path.join(out, "vs_nvshmem_perftests.jsonl"))]
 by = {(r["program"], r["args_index"], r["scope"], r["size"], r["occurrence"]): r for r in rows}
@@ -125,8 +150,7 @@ for rnd in range(3):
         write(folder, f"{bw}.np2{suffix}.run.log",
               f"# mpirun -np 2 {bw}\n&&&& PERF shmem_put_bw___None___size__1024___BW {bw_rounds[side][rnd]} +GB/sec\n")
 out3 = os.path.join(work3, "out")
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work3, "--out-dir", out3],
-                   capture_output=True, text=True)
+p = vs(work3, "--out-dir", out3)
 check(p.returncode == 0, f"rounds: exit status {p.returncode}: {p.stderr}")
 rows3 = [json.loads(line) for line in open(os.path.join(out3, "vs_nvshmem_perftests.jsonl"))]
 by3 = {(r["program"], r["size"]): r for r in rows3}
@@ -151,60 +175,41 @@ check("| shmem_p_latency | `-t 1` | 3 |" in md3 and "| 3 / 0 |" in md3, "rounds:
 # logs-nvshmem-remote/ and go to vs_nvshmem_perftests_remote.*; the P2P logs
 # beside them are not read.
 work_r = os.path.join(work, "remote")
-logs_r, nv_logs_r = os.path.join(work_r, "logs-remote"), os.path.join(work_r, "logs-nvshmem-remote")
-os.makedirs(logs_r)
-os.makedirs(nv_logs_r)
-os.makedirs(os.path.join(work_r, "logs"))
+os.makedirs(work_r)
 shutil.copy(os.path.join(work, "programs.tsv"), work_r)
-write(logs_r, f"{lat}.np2.run.log", f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__8___latency 30.0 -us\n")
-write(nv_logs_r, f"{lat}.np2.run.log", f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__8___latency 40.0 -us\n")
-write(os.path.join(work_r, "logs"), f"{lat}.np2.run.log",
-      f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__4___latency 1.0 -us\n")
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--variant", "remote"],
-                   capture_output=True, text=True)
-check(p.returncode == 0, f"remote: exit status {p.returncode}: {p.stderr}")
-rows_r = [json.loads(line) for line in open(os.path.join(work_r, "vs_nvshmem_perftests_remote.jsonl"))]
-check(len(rows_r) == 1 and rows_r[0]["size"] == 8 and rows_r[0]["ratio"] == 0.75, f"remote: the one row: {rows_r}")
+one_row(os.path.join(work_r, "logs-remote"), 8, 30.0)
+one_row(os.path.join(work_r, "logs-nvshmem-remote"), 8, 40.0)
+one_row(os.path.join(work_r, "logs"), 4, 1.0)
+row = only_row("remote", work_r, "vs_nvshmem_perftests_remote", "--variant", "remote")
+check(row.get("size") == 8 and row.get("ratio") == 0.75, f"remote: the one row: {row}")
 check(not os.path.exists(os.path.join(work_r, "vs_nvshmem_perftests.jsonl")), "remote: the P2P table is not written")
 
 # --build NAME: gshmem's side from a --build-variant build (logs-build-NAME/),
 # NVSHMEM's from logs-nvshmem/; written to vs_nvshmem_perftests_NAME.*.
-os.makedirs(os.path.join(work_r, "logs-nvshmem"))
-logs_v = os.path.join(work_r, "logs-build-p2p_only")
-os.makedirs(logs_v)
-write(logs_v, f"{lat}.np2.run.log", f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__4___latency 0.5 -us\n")
-write(os.path.join(work_r, "logs-nvshmem"), f"{lat}.np2.run.log",
-      f"# mpirun -np 2 {lat}\n&&&& PERF shmem_p_latency___None___size__4___latency 2.0 -us\n")
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--build", "p2p_only"],
-                   capture_output=True, text=True)
-check(p.returncode == 0, f"build variant: exit status {p.returncode}: {p.stderr}")
-rows_v = [json.loads(line) for line in open(os.path.join(work_r, "vs_nvshmem_perftests_p2p_only.jsonl"))]
-check(len(rows_v) == 1 and rows_v[0]["size"] == 4 and rows_v[0]["ratio"] == 0.25, f"build variant: the one row: {rows_v}")
+one_row(os.path.join(work_r, "logs-build-p2p_only"), 4, 0.5)
+one_row(os.path.join(work_r, "logs-nvshmem"), 4, 2.0)
+row = only_row("build variant", work_r, "vs_nvshmem_perftests_p2p_only", "--build", "p2p_only")
+check(row.get("size") == 4 and row.get("ratio") == 0.25, f"build variant: the one row: {row}")
 # --between NAME: the default build against the NAME build, row by row,
 # from the two tables: default ratio 1.0 / 2.0 = 0.5, variant 0.25, so 2.0.
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r], capture_output=True, text=True)
+p = vs(work_r)
 check(p.returncode == 0, f"between: the default table: exit status {p.returncode}: {p.stderr}")
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--between", "p2p_only"],
-                   capture_output=True, text=True)
+p = vs(work_r, "--between", "p2p_only")
 check(p.returncode == 0, f"between: exit status {p.returncode}: {p.stderr}")
 md_b = open(os.path.join(work_r, "vs_build_p2p_only.md")).read() if p.returncode == 0 else ""
 check("**1 rows: median 2.000; 1 above 1.00, 0 below.**" in md_b, f"between: the summary line: {md_b}")
 check("| shmem_p_latency | 1 | 2.000 | 2.000 | 2.000 |" in md_b, "between: the program's row")
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--between", "nope"],
-                   capture_output=True, text=True)
+p = vs(work_r, "--between", "nope")
 check(p.returncode == 1 and "no " in p.stderr, f"between: a build without a table: {p.returncode} {p.stderr}")
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work_r, "--build", "../x"],
-                   capture_output=True, text=True)
+p = vs(work_r, "--build", "../x")
 check(p.returncode == 2 and "--build takes" in p.stderr, f"build variant: a bad name: {p.returncode} {p.stderr}")
 
 # Nothing in common: exit 1, saying so.
 shutil.rmtree(nv_logs)
 os.makedirs(nv_logs)
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), work, "--out-dir", out],
-                   capture_output=True, text=True)
+p = vs(work, "--out-dir", out)
 check(p.returncode == 1 and "no row was printed by both builds" in p.stderr, f"nothing to compare: {p.returncode} {p.stderr}")
-p = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_perftests_vs.py"), os.path.join(work, "nope")],
-                   capture_output=True, text=True)
+p = vs(os.path.join(work, "nope"))
 check(p.returncode == 2 and "no such folder" in p.stderr, "a missing folder")
 
 if failures:

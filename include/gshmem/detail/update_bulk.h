@@ -104,5 +104,20 @@ GSHMEM_HD void bulk_apply(T* dest, size_t dest_nelems, const gshmemx_bulk_index_
   g.sync();
 }
 
+#if defined(__CUDACC__)
+// A bulk atomic on PE `pe`: bulk_apply over the P2P address of `dest` with
+// p2p_op, or, for a remote peer, over `dest` itself with remote_op (one
+// request per element, which translates the symmetric address itself).
+template <class T, class P2POp, class RemoteOp, class Group>
+GSHMEM_DEVICE void bulk_on_peer(T* dest, size_t dest_nelems, const gshmemx_bulk_index_t& index, const bool* mask,
+                                size_t n, unsigned flags, T* fetched, const T* skip_result, int pe,
+                                const char* routine, P2POp p2p_op, RemoteOp remote_op, const Group& g) {
+  on_peer(
+      dest, pe, routine,
+      [&](T* mapped) { bulk_apply(mapped, dest_nelems, index, mask, n, flags, fetched, skip_result, p2p_op, g); },
+      [&] { bulk_apply(dest, dest_nelems, index, mask, n, flags, fetched, skip_result, remote_op, g); });
+}
+#endif
+
 }  // namespace detail
 }  // namespace gshmem
