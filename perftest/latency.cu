@@ -6,6 +6,12 @@
 //   putmem_signal, 8 B .. 4 MiB, thread / warp / block issuers
 //                                          floor: copy + st.release.sys flag
 // Each iteration is a full round trip inside one kernel; one-way = round trip / 2.
+// With a remote peer (GSHMEM_REMOTE_PEERS=all) the same exchanges run
+// through the proxy, and the remote path's pieces are timed one by one:
+//   fence + quiet          GPU -> queue -> proxy pass -> completion -> GPU, no transport
+//   uint64_p + quiet       that, plus the transport's put and its completion at the target
+//   uint64_g               that, with a get (the data back in the thread's result word)
+//   proxy issue / quiet, target apply: host clocks (gshmemx_remote_stats) over the runs
 #include "perf_common.cuh"
 
 using namespace gshmem_perf;
@@ -60,6 +66,90 @@ __global__ void __launch_bounds__(1) word_pingpong(uint64_t *flag, uint64_t *pee
 }
 
 using WordPingpong = void (*)(uint64_t *, uint64_t *, int, uint64_t, bool);
+
+// One thread of PE 0 alone, against a remote PE 1 (whose proxy answers the
+// transport): the pieces of the remote path, one round trip an iteration.
+enum class Piece { fence_quiet, p_quiet, g };
+
+template <Piece P>
+__global__ void __launch_bounds__(1) remote_piece(uint64_t *word, int peer, uint64_t iters, uint64_t *sink) {
+  uint64_t sum = 0;
+  for (uint64_t i = 1; i <= iters; ++i) {
+    if constexpr (P == Piece::fence_quiet) {
+      gshmem_fence();  // a request the proxy consumes without calling the transport
+      gshmem_quiet();
+    } else if constexpr (P == Piece::p_quiet) {
+      gshmem_uint64_p(word, i, peer);
+      gshmem_quiet();
+    } else {
+      sum += gshmem_uint64_g(word, peer);
+    }
+  }
+  *sink = sum;  // keeps the gets
+}
+
+const char *piece_name(Piece p) {
+  switch (p) {
+    case Piece::fence_quiet: return "fence+quiet[remote]";
+    case Piece::p_quiet: return "uint64_p+quiet[remote]";
+    default: return "uint64_g[remote]";
+  }
+}
+
+// The difference of two gshmemx_remote_stats snapshots.
+gshmemx_remote_stats_t stats_delta(const gshmemx_remote_stats_t &a, const gshmemx_remote_stats_t &b) {
+  gshmemx_remote_stats_t d = b;
+  d.requests -= a.requests;
+  d.passes -= a.passes;
+  d.issue_ns -= a.issue_ns;
+  d.quiets -= a.quiets;
+  d.quiet_ns -= a.quiet_ns;
+  d.idle_sleeps -= a.idle_sleeps;
+  d.applies -= a.applies;
+  d.apply_ns -= a.apply_ns;
+  return d;
+}
+
+// Runs `measure` while both PEs count what their proxies do; returns
+// {PE 0's counts, PE 1's counts} on PE 0 (PE 1's travel through a host get
+// from `exchange`, a symmetric buffer of one gshmemx_remote_stats_t).
+template <class Measure>
+std::pair<gshmemx_remote_stats_t, gshmemx_remote_stats_t> with_remote_stats(Context &ctx, void *exchange,
+                                                                            Measure measure) {
+  gshmemx_remote_stats_t before{}, after{};
+  host_barrier();
+  (void)gshmemx_remote_stats(&before);
+  measure();
+  host_barrier();
+  (void)gshmemx_remote_stats(&after);
+  const gshmemx_remote_stats_t mine = stats_delta(before, after);
+  PERF_CUDA(cudaMemcpy(exchange, &mine, sizeof mine, cudaMemcpyHostToDevice));
+  host_barrier();
+  gshmemx_remote_stats_t theirs{};
+  if (ctx.pe == 0) gshmem_getmem(&theirs, exchange, sizeof theirs, 1);
+  host_barrier();
+  return {mine, theirs};
+}
+
+// Info rows of one measured stretch: the host-timed pieces per request.
+void add_piece_rows(Context &ctx, const std::string &name, const gshmemx_remote_stats_t &pe0,
+                    const gshmemx_remote_stats_t &pe1, uint64_t iters) {
+  auto mean_us = [](unsigned long long ns, unsigned long long n) { return n ? double(ns) / double(n) / 1000.0 : 0.0; };
+  auto row = [&](const std::string &what, double value, const std::string &unit) {
+    Stats s;
+    s.median = s.min = s.max = value;
+    s.count = 1;
+    add_row(ctx, name + " " + what, "size", 8, 1, "mean", s, nullptr, iters, unit);
+  };
+  row("PE 0 proxy: transport issue per request", mean_us(pe0.issue_ns, pe0.requests), "us");
+  row("PE 0 proxy: transport quiet per pass", mean_us(pe0.quiet_ns, pe0.quiets), "us");
+  row("PE 0 proxy: requests per pass", pe0.passes ? double(pe0.requests) / double(pe0.passes) : 0.0, "count");
+  row("PE 1: apply per operation", mean_us(pe1.apply_ns, pe1.applies), "us");
+  row("idle sleeps per request (PE 0 + PE 1)",
+      pe0.requests + pe1.requests ? double(pe0.idle_sleeps + pe1.idle_sleeps) / double(pe0.requests + pe1.requests)
+                                  : 0.0,
+      "count");
+}
 
 template <Exchange Ex>
 WordPingpong word_pingpong_halves(bool raw_send, bool raw_wait) {
@@ -169,11 +259,50 @@ int main(int argc, char **argv) {
   // A remote peer (GSHMEM_REMOTE_PEERS, docs/remote.md) has no mapped
   // address: gshmem's routines go through the proxy and its transport, the
   // rows get a "[remote]" suffix, and there is no load/store floor to time.
-  const bool remote = active && (!peer_flag || !peer_recv);
+  // PE 0 decides, and every PE follows its answer: the rounds (and their
+  // host barriers) must match on all PEs, the idle ones too.
+  int *remote_word = (int *)gshmem_malloc(sizeof(int));
+  if (!remote_word) {
+    std::fprintf(stderr, "PE %d: gshmem_malloc failed (%zu bytes)\n", ctx.pe, sizeof(int));
+    return 1;
+  }
+  if (ctx.pe == 0) {
+    const int pe1_remote = !peer_flag || !peer_recv;
+    PERF_CUDA(cudaMemcpy(remote_word, &pe1_remote, sizeof pe1_remote, cudaMemcpyHostToDevice));
+  }
+  host_barrier();
+  int pe1_remote = 0;
+  gshmem_getmem(&pe1_remote, remote_word, sizeof pe1_remote, 0);
+  host_barrier();
+  const bool remote = pe1_remote != 0;
   const std::string suffix = remote ? "[remote]" : "";
   if (remote && ctx.pe == 0)
     std::printf("# PE %d is remote (no mapped address): gshmem rows only, through the proxy; no floor\n", peer);
   auto reset = [&] { PERF_CUDA(cudaMemsetAsync(b.flag, 0, sizeof(uint64_t), ctx.stream)); };
+  void *stats_exchange = remote ? gshmem_malloc(sizeof(gshmemx_remote_stats_t)) : nullptr;
+  uint64_t *sink = nullptr;
+  PERF_CUDA(cudaMalloc(&sink, sizeof(uint64_t)));
+
+  // ---- the remote path, piece by piece (PE 0's one thread; PE 1 idle but for its proxy)
+  if (remote) {
+    rep.section("remote path, piece by piece: one thread of PE 0, one round trip an iteration (us)");
+    const uint64_t piece_iters = ctx.opt.iterations(20000, 4000);
+    const uint64_t piece_warm = ctx.opt.warmup_iterations(2000, 400);
+    for (Piece piece : {Piece::fence_quiet, Piece::p_quiet, Piece::g}) {
+      std::vector<double> ns;
+      const auto counts = with_remote_stats(ctx, stats_exchange, [&] {
+        ns = time_loop(ctx, piece_iters, piece_warm, [] {}, [&](uint64_t n) {
+          if (ctx.pe != 0) return;
+          uint64_t *word = (uint64_t *)b.recv;
+          if (piece == Piece::fence_quiet) remote_piece<Piece::fence_quiet><<<1, 1, 0, ctx.stream>>>(word, peer, n, sink);
+          else if (piece == Piece::p_quiet) remote_piece<Piece::p_quiet><<<1, 1, 0, ctx.stream>>>(word, peer, n, sink);
+          else remote_piece<Piece::g><<<1, 1, 0, ctx.stream>>>(word, peer, n, sink);
+        });
+      });
+      add_row(ctx, piece_name(piece), "size", 8, 1, "round_trip", us_stats(ns), nullptr, piece_iters);
+      add_piece_rows(ctx, piece_name(piece), counts.first, counts.second, piece_iters);
+    }
+  }
 
   // ---- one-word exchanges
   rep.section("one-thread ping-pong, PE 0 <-> PE 1 (us)");
@@ -187,9 +316,11 @@ int main(int argc, char **argv) {
       });
     };
     if (remote) {
-      std::vector<double> ns = run(false, false);
+      std::vector<double> ns;
+      const auto counts = with_remote_stats(ctx, stats_exchange, [&] { ns = run(false, false); });
       add_row(ctx, exchange_name(ex) + suffix, "size", 8, 1, "one_way", us_stats(ns, 0.5), nullptr, word_iters);
       add_row(ctx, exchange_name(ex) + suffix, "size", 8, 1, "round_trip", us_stats(ns), nullptr, word_iters);
+      add_piece_rows(ctx, exchange_name(ex) + suffix, counts.first, counts.second, word_iters);
       continue;
     }
     std::vector<double> floor_ns = run(true, true);
@@ -236,6 +367,9 @@ int main(int argc, char **argv) {
     }
   }
 
+  PERF_CUDA(cudaFree(sink));
+  if (stats_exchange) gshmem_free(stats_exchange);
+  gshmem_free(remote_word);
   gshmem_free(b.recv);
   gshmem_free(b.send);
   gshmem_free(b.flag);

@@ -41,6 +41,7 @@ int parse_remote_settings(const Env &env, RemoteSettings *out, std::string *why)
     return GSHMEMX_ERROR_ENVIRONMENT;
   }
   s.queue_capacity = c;
+  s.idle_spin_seconds = env.PROXY_IDLE_SPIN;
   *out = s;
   return GSHMEM_SUCCESS;
 }
@@ -75,10 +76,30 @@ struct LocalAccess {
   cudaStream_t stream = nullptr;
   unsigned long long *fetched = nullptr;  // device word for a fetched value
   int device = -1;
+  // Operations applied for peers and the time they took (gshmemx_remote_stats).
+  std::atomic<unsigned long long> applies{0}, apply_ns{0};
+};
+
+// Counts one operation applied for a peer and its duration, on scope exit.
+class ApplyTimer {
+ public:
+  explicit ApplyTimer(LocalAccess *a) : a_(a), start_(std::chrono::steady_clock::now()) {}
+  ~ApplyTimer() {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_);
+    a_->apply_ns.fetch_add((unsigned long long)ns.count(), std::memory_order_relaxed);
+    a_->applies.fetch_add(1, std::memory_order_relaxed);
+  }
+  ApplyTimer(const ApplyTimer &) = delete;
+  ApplyTimer &operator=(const ApplyTimer &) = delete;
+
+ private:
+  LocalAccess *a_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 int local_copy(void *access, void *dst, const void *src, size_t bytes) {
   auto *a = static_cast<LocalAccess *>(access);
+  const ApplyTimer timer(a);
   cudaSetDevice(a->device);
   cudaError_t rc = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, a->stream);
   if (rc == cudaSuccess) rc = cudaStreamSynchronize(a->stream);
@@ -103,6 +124,7 @@ int host_amo_op(int transport_op) {
 
 int local_amo(void *access, void *address, int op, int width, uint64_t operand, uint64_t compare, uint64_t *old) {
   auto *a = static_cast<LocalAccess *>(access);
+  const ApplyTimer timer(a);
   const int host_op = host_amo_op(op);
   if (host_op < 0 || (width != 4 && width != 8))
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "proxy: atomic %d of %d bytes from a remote peer is not one",
@@ -169,7 +191,11 @@ void release(RemoteRuntime &r, bool collective) {
     if (r.counters_host) cudaFreeHost(r.counters_host);
   }
   (void)cudaGetLastError();
-  r.access = LocalAccess{};
+  r.access.stream = nullptr;
+  r.access.fetched = nullptr;
+  r.access.device = -1;
+  r.access.applies.store(0, std::memory_order_relaxed);
+  r.access.apply_ns.store(0, std::memory_order_relaxed);
   r.slots_host = nullptr;
   r.counters_host = nullptr;
   r.counters_device = nullptr;
@@ -293,6 +319,7 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
   }
   r.heap_registered = true;
   r.proxy.reset(new Proxy(r.host_view, r.ops, boot.size()));
+  r.proxy->set_idle_spin(std::chrono::nanoseconds((long long)(settings.idle_spin_seconds * 1e9)));
   int *host_word = r.lost_word;
   const int me = boot.rank();
   r.proxy->set_error_hook([host_word, me](int code, int pe) {
@@ -331,6 +358,26 @@ int remote_host_quiet(const char *routine) {
   return GSHMEM_SUCCESS;
 }
 
+int remote_stats(gshmemx_remote_stats_t *out) {
+  RemoteRuntime &r = rr();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  gshmemx_remote_stats_t s{};
+  if (r.proxy) {
+    const Proxy::Timings t = r.proxy->timings();
+    s.active = 1;
+    s.requests = r.proxy->consumed();
+    s.passes = t.passes;
+    s.issue_ns = t.issue_ns;
+    s.quiets = t.quiets;
+    s.quiet_ns = t.quiet_ns;
+    s.idle_sleeps = t.idle_sleeps;
+    s.applies = r.access.applies.load(std::memory_order_relaxed);
+    s.apply_ns = r.access.apply_ns.load(std::memory_order_relaxed);
+  }
+  *out = s;
+  return GSHMEM_SUCCESS;
+}
+
 void remote_finalize(bool collective) {
   RemoteRuntime &r = rr();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -339,3 +386,9 @@ void remote_finalize(bool collective) {
 }
 
 }  // namespace gshmemi
+
+extern "C" GSHMEM_API int gshmemx_remote_stats(gshmemx_remote_stats_t *out) {
+  if (out == nullptr)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "gshmemx_remote_stats: the output pointer is NULL");
+  return gshmemi::remote_stats(out);
+}

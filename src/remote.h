@@ -5,6 +5,7 @@
 #pragma once
 
 #include <gshmem/detail/state.h>
+#include <gshmem/runtime.h>
 
 #include <string>
 #include <vector>
@@ -19,9 +20,10 @@ enum class RemotePeersMode { automatic, all };
 struct RemoteSettings {
   RemotePeersMode mode = RemotePeersMode::automatic;
   unsigned long long queue_capacity = 4096;  // requests; a power of two, at least 2
+  double idle_spin_seconds = 0.001;          // Proxy::set_idle_spin
 };
 
-// GSHMEM_REMOTE_PEERS and GSHMEM_PROXY_QUEUE_CAPACITY from the parsed
+// GSHMEM_REMOTE_PEERS, GSHMEM_PROXY_QUEUE_CAPACITY and GSHMEM_PROXY_IDLE_SPIN from the parsed
 // environment. Pure. GSHMEM_SUCCESS, or GSHMEMX_ERROR_ENVIRONMENT and *why
 // naming the variable and the value.
 GSHMEM_API int parse_remote_settings(const Env &env, RemoteSettings *out, std::string *why);
@@ -51,6 +53,9 @@ bool remote_active();
 // Host quiet's remote half: waits until the proxy carried out every request
 // kernels queued so far. GSHMEM_SUCCESS, or GSHMEMX_ERROR_PEER_LOST.
 int remote_host_quiet(const char *routine);
+// gshmemx_remote_stats: this PE's proxy and target-side figures (zeros, and
+// active 0, without a proxy).
+int remote_stats(gshmemx_remote_stats_t *out);
 // Stops the proxy and closes the transport (collectively when `collective`).
 void remote_finalize(bool collective);
 

@@ -53,21 +53,37 @@ void Proxy::stop() {
 }
 
 void Proxy::run() {
-  unsigned idle = 0;
+  using clock = std::chrono::steady_clock;
+  clock::time_point last_work = clock::now();
   for (;;) {
     const bool stopping = stopping_.load(std::memory_order_acquire);
     const unsigned long long before = next_;
     (void)progress();  // an error is recorded (and reported) by progress itself
     if (next_ != before) {
-      idle = 0;
+      last_work = clock::now();
       continue;
     }
     if (stopping) return;  // drained what was published before stop()
-    // Nothing published: poll again soon (a kernel waits on us), but give
-    // the core away while idle.
-    if (++idle < 64) std::this_thread::yield();
-    else std::this_thread::sleep_for(std::chrono::microseconds(20));
+    // Nothing published: poll again at once while work came recently (a
+    // kernel or a peer is likely waiting on us; the core is yielded between
+    // polls), then sleep between polls so that an idle job costs no core.
+    if (clock::now() - last_work < idle_spin_) {
+      std::this_thread::yield();
+    } else {
+      idle_sleeps_.fetch_add(1, std::memory_order_relaxed);
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
   }
+}
+
+Proxy::Timings Proxy::timings() const {
+  Timings t;
+  t.passes = passes_.load(std::memory_order_relaxed);
+  t.issue_ns = issue_ns_.load(std::memory_order_relaxed);
+  t.quiets = quiets_.load(std::memory_order_relaxed);
+  t.quiet_ns = quiet_ns_.load(std::memory_order_relaxed);
+  t.idle_sleeps = idle_sleeps_.load(std::memory_order_relaxed);
+  return t;
 }
 
 void Proxy::fail(int code, int pe) {
@@ -149,10 +165,21 @@ int Proxy::execute(const gd::proxy_request &r) {
   return rc;
 }
 
+namespace {
+unsigned long long ns_since(std::chrono::steady_clock::time_point start) {
+  return (unsigned long long)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                                  start)
+      .count();
+}
+}  // namespace
+
 long long Proxy::progress() {
+  using clock = std::chrono::steady_clock;
   const unsigned long long n = gd::proxy_consume(q_, &next_, batch_, [&](const gd::proxy_request &r, unsigned long long) {
     if (error() == 0) {
+      const clock::time_point start = clock::now();
       const int rc = execute(r);
+      issue_ns_.fetch_add(ns_since(start), std::memory_order_relaxed);
       if (rc != GSHMEM_SUCCESS) fail(rc, r.pe);
     }
     return true;
@@ -170,8 +197,12 @@ long long Proxy::progress() {
     }
     return 0;
   }
+  passes_.fetch_add(1, std::memory_order_relaxed);
   if (issued_since_quiet_) {
+    const clock::time_point start = clock::now();
     const int rc = t_.quiet(t_.context);
+    quiet_ns_.fetch_add(ns_since(start), std::memory_order_relaxed);
+    quiets_.fetch_add(1, std::memory_order_relaxed);
     if (rc != GSHMEM_SUCCESS) {
       fail(rc, -1);
       return error();

@@ -35,6 +35,7 @@
 #include <gshmem/detail/proxy_queue.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -102,6 +103,24 @@ class GSHMEM_API Proxy {
   // Transport fences the proxy issued (P2-P4), for tests.
   unsigned long long fences_issued() const { return fences_.load(std::memory_order_relaxed); }
 
+  // Where the draining thread's time went, cumulative since construction
+  // (steady_clock; any thread may read, each field on its own: a reader
+  // racing a pass may see one field of that pass and not another).
+  struct Timings {
+    unsigned long long passes = 0;       // passes that consumed at least one request
+    unsigned long long issue_ns = 0;     // in the transport's put/get/amo/signal/fence calls
+    unsigned long long quiets = 0;       // transport quiets (one per pass that issued anything)
+    unsigned long long quiet_ns = 0;     // in them: until the pass's requests were complete at their targets
+    unsigned long long idle_sleeps = 0;  // sleeps of the idle loop (start() only)
+  };
+  Timings timings() const;
+
+  // How long start()'s thread keeps polling (yielding the core between
+  // polls) after the last request before it sleeps between polls (20 us a
+  // sleep). A sleeping proxy answers its own kernels and the transport's
+  // messages from peers late. Set before start(); default 1 ms.
+  void set_idle_spin(std::chrono::nanoseconds spin) { idle_spin_ = spin; }
+
  private:
   int execute(const gshmem::detail::proxy_request &r);
   int fence_pe(int pe);
@@ -125,6 +144,8 @@ class GSHMEM_API Proxy {
   size_t inline_used_ = 0;
   std::atomic<unsigned long long> consumed_{0};
   std::atomic<unsigned long long> fences_{0};
+  std::atomic<unsigned long long> passes_{0}, issue_ns_{0}, quiets_{0}, quiet_ns_{0}, idle_sleeps_{0};
+  std::chrono::nanoseconds idle_spin_{std::chrono::milliseconds(1)};
   std::atomic<int> error_{0};
   std::atomic<int> failed_pe_{-1};
   std::function<void(int, int)> hook_;

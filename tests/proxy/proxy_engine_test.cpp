@@ -44,10 +44,12 @@ struct Fake {
   int progress_calls = 0;
   int progress_result = 0;  // what progress returns
   int failed_peer = 0;   // what peer_failed answers
+  std::chrono::microseconds put_delay{0}, quiet_delay{0};  // how long put and quiet take
 
   static Fake &of(void *c) { return *static_cast<Fake *>(c); }
   static int put(void *c, int pe, uint64_t remote, const void *local, size_t bytes) {
     Fake &f = of(c);
+    std::this_thread::sleep_for(f.put_delay);
     f.calls.push_back({"put", pe, remote, bytes, 0});
     if (pe == f.fail_put_to) {
       f.failed_peer = pe + 1;
@@ -77,6 +79,7 @@ struct Fake {
   }
   static int quiet(void *c) {
     Fake &f = of(c);
+    std::this_thread::sleep_for(f.quiet_delay);
     f.calls.push_back({"quiet", -1, 0, 0, 0});
     f.completed_at_quiet.push_back(
         gd::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(f.queue->completed));
@@ -212,6 +215,70 @@ TEST_CASE("proxy: an idle pass lets the transport progress; its failure is the p
   CHECK(fake.progress_calls == 2);
   CHECK(proxy.progress() == GSHMEMX_ERROR_PEER_LOST);  // recorded; not called again
   CHECK(fake.progress_calls == 2);
+}
+
+TEST_CASE("proxy: timings count passes, the transport's time and idle sleeps", "[engine]") {
+  using std::chrono::milliseconds;
+  HostProxyQueue storage(16);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  fake.put_delay = milliseconds(2);
+  fake.quiet_delay = milliseconds(5);
+  Proxy proxy(q, fake.ops(), 4);
+  const char data[] = "x";
+  issue(q, put(1, 0, data, 1));
+  issue(q, put(2, 0, data, 1));
+  issue(q, fence());
+  CHECK(proxy.progress() == 3);
+  Proxy::Timings t = proxy.timings();
+  CHECK(t.passes == 1);
+  CHECK(t.quiets == 1);
+  CHECK(t.issue_ns >= 4000000);  // two puts of 2 ms (and a fence)
+  CHECK(t.quiet_ns >= 5000000);
+  CHECK(t.quiet_ns < t.issue_ns + 5000000 + 1000000000ull);  // the quiet is not charged to issue, nor twice
+  CHECK(t.idle_sleeps == 0);     // progress() alone never sleeps
+  CHECK(proxy.progress() == 0);  // an idle pass is not a pass
+  CHECK(proxy.timings().passes == 1);
+  issue(q, fence());  // nothing outstanding: consumed, no transport call, no quiet
+  CHECK(proxy.progress() == 1);
+  t = proxy.timings();
+  CHECK(t.passes == 2);
+  CHECK(t.quiets == 1);
+  CHECK(fake.trace() == Trace{"put 1", "put 2", "fence -1", "quiet"});
+}
+
+TEST_CASE("proxy: the thread polls for the idle spin, then sleeps", "[engine]") {
+  using std::chrono::milliseconds;
+  HostProxyQueue storage(16);
+  const gd::proxy_queue &q = storage.view();
+  SECTION("no spin: an idle thread sleeps") {
+    Fake fake;
+    fake.queue = &q;
+    Proxy proxy(q, fake.ops(), 4);
+    proxy.set_idle_spin(std::chrono::nanoseconds(0));
+    REQUIRE(proxy.start() == 0);
+    std::this_thread::sleep_for(milliseconds(50));
+    proxy.stop();
+    CHECK(proxy.timings().idle_sleeps > 0);
+  }
+  SECTION("a long spin: it keeps polling, and serves a request at once") {
+    Fake fake;
+    fake.queue = &q;
+    Proxy proxy(q, fake.ops(), 4);
+    proxy.set_idle_spin(std::chrono::hours(1));
+    REQUIRE(proxy.start() == 0);
+    std::this_thread::sleep_for(milliseconds(20));
+    const char data[] = "x";
+    issue(q, put(1, 0, data, 1));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (completed(q) < 1 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    std::this_thread::sleep_for(milliseconds(20));
+    proxy.stop();
+    CHECK(completed(q) == 1);
+    CHECK(proxy.timings().idle_sleeps == 0);
+    CHECK(proxy.timings().passes == 1);
+  }
 }
 
 TEST_CASE("proxy: fences only where an order is owed", "[engine]") {

@@ -80,9 +80,24 @@ TEST_CASE("remote: p, g, put, get in every form", "[remote]") {
   GSHMEM_TEST_CUDA(cudaMalloc(&got, kGotInts * sizeof(int)));
   GSHMEM_TEST_CUDA(cudaMemset(got, 0, kGotInts * sizeof(int)));
   gshmem_barrier_all();
+  gshmemx_remote_stats_t before{}, after{};
+  REQUIRE(gshmemx_remote_stats(&before) == GSHMEM_SUCCESS);
   GSHMEM_TEST_CUDA(launch_rma(dst, src, got, peer));
   GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
   gshmem_barrier_all();  // the peer's puts into dst are complete (its kernel quieted)
+  // The proxy counted the kernel's requests and the time it spent on them.
+  REQUIRE(gshmemx_remote_stats(&after) == GSHMEM_SUCCESS);
+  CHECK(before.active == 1);
+  CHECK(after.active == 1);
+  CHECK(after.requests >= before.requests + 10);  // p, g, put and get forms, one request each at least
+  CHECK(after.passes > before.passes);
+  CHECK(after.passes <= after.requests);
+  CHECK(after.quiets > before.quiets);
+  CHECK(after.quiet_ns > before.quiet_ns);
+  CHECK(after.issue_ns > before.issue_ns);
+  CHECK(after.applies >= before.applies);
+  INFO("applied for the peer: " << after.applies - before.applies << " operations, "
+                                << (after.apply_ns - before.apply_ns) / 1000 << " us");
   const std::vector<int> d = to_host(dst, kDstInts), g = to_host(got, kGotInts);
   CHECK(d[kP] == 1000 + peer);
   for (int k = 0; k < kMsgInts; ++k) {

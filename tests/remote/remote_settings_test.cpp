@@ -1,4 +1,4 @@
-// GSHMEM_REMOTE_PEERS and GSHMEM_PROXY_QUEUE_CAPACITY: parsing, and which
+// GSHMEM_REMOTE_PEERS, GSHMEM_PROXY_QUEUE_CAPACITY and GSHMEM_PROXY_IDLE_SPIN: parsing, and which
 // pairs of PEs are remote (src/remote.h). CPU only.
 #include <map>
 #include <string>
@@ -31,9 +31,12 @@ TEST_CASE("remote settings: defaults, auto, all") {
   REQUIRE(parse({}, &s, &why) == GSHMEM_SUCCESS);
   CHECK(s.mode == RemotePeersMode::automatic);
   CHECK(s.queue_capacity == 4096);
-  REQUIRE(parse({{"GSHMEM_REMOTE_PEERS", "all"}, {"GSHMEM_PROXY_QUEUE_CAPACITY", "64"}}, &s, &why) == GSHMEM_SUCCESS);
+  CHECK(s.idle_spin_seconds == 0.001);
+  REQUIRE(parse({{"GSHMEM_REMOTE_PEERS", "all"}, {"GSHMEM_PROXY_QUEUE_CAPACITY", "64"}, {"GSHMEM_PROXY_IDLE_SPIN", "0.25"}},
+                &s, &why) == GSHMEM_SUCCESS);
   CHECK(s.mode == RemotePeersMode::all);
   CHECK(s.queue_capacity == 64);
+  CHECK(s.idle_spin_seconds == 0.25);
   REQUIRE(parse({{"GSHMEM_REMOTE_PEERS", "auto"}, {"GSHMEM_PROXY_QUEUE_CAPACITY", "1K"}}, &s, &why) == GSHMEM_SUCCESS);
   CHECK(s.mode == RemotePeersMode::automatic);
   CHECK(s.queue_capacity == 1024);
@@ -52,13 +55,21 @@ TEST_CASE("remote settings: bad values name the variable") {
     CHECK(why.find("GSHMEM_PROXY_QUEUE_CAPACITY") != std::string::npos);
   }
   CHECK(parse({{"GSHMEM_PROXY_QUEUE_CAPACITY", "ten"}}, &s, &why) == GSHMEMX_ERROR_ENVIRONMENT);
+  for (const char *bad : {"-1", "soon"}) {
+    why.clear();
+    INFO(bad);
+    CHECK(parse({{"GSHMEM_PROXY_IDLE_SPIN", bad}}, &s, &why) == GSHMEMX_ERROR_ENVIRONMENT);
+    CHECK(why.find("GSHMEM_PROXY_IDLE_SPIN") != std::string::npos);
+  }
 }
 
-TEST_CASE("remote settings: both variables are in the env table") {
+TEST_CASE("remote settings: the variables are in the env table") {
   int found = 0;
-  for (const EnvVarInfo &v : env_table())
-    found += std::string(v.name) == "GSHMEM_REMOTE_PEERS" || std::string(v.name) == "GSHMEM_PROXY_QUEUE_CAPACITY";
-  CHECK(found == 2);
+  for (const EnvVarInfo &v : env_table()) {
+    const std::string name = v.name;
+    found += name == "GSHMEM_REMOTE_PEERS" || name == "GSHMEM_PROXY_QUEUE_CAPACITY" || name == "GSHMEM_PROXY_IDLE_SPIN";
+  }
+  CHECK(found == 3);
 }
 
 TEST_CASE("peer classes: forced, unmappable, symmetric") {

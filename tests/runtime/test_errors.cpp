@@ -49,6 +49,14 @@ TEST_CASE("calls before init fail clearly instead of crashing") {
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_buffer_unregister_symmetric(&x, 4096) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  gshmemx_remote_stats_t stats;
+  std::memset(&stats, 0xff, sizeof stats);
+  CHECK(gshmemx_remote_stats(&stats) == GSHMEM_SUCCESS);  // no proxy: every field 0
+  CHECK(stats.active == 0);
+  CHECK(stats.requests == 0);
+  CHECK(stats.quiet_ns == 0);
+  CHECK(stats.apply_ns == 0);
+  CHECK(gshmemx_remote_stats(nullptr) == GSHMEMX_ERROR_INVALID_VALUE);
   gshmemi_host_barrier_all();
   gshmemi_host_sync_all();
   gshmemi_host_quiet();
