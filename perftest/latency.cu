@@ -105,6 +105,7 @@ gshmemx_remote_stats_t stats_delta(const gshmemx_remote_stats_t &a, const gshmem
   d.quiets -= a.quiets;
   d.quiet_ns -= a.quiet_ns;
   d.idle_sleeps -= a.idle_sleeps;
+  d.peer_events -= a.peer_events;
   d.applies -= a.applies;
   d.apply_ns -= a.apply_ns;
   return d;

@@ -371,6 +371,7 @@ int remote_stats(gshmemx_remote_stats_t *out) {
     s.quiets = t.quiets;
     s.quiet_ns = t.quiet_ns;
     s.idle_sleeps = t.idle_sleeps;
+    s.peer_events = t.transport_events;
     s.applies = r.access.applies.load(std::memory_order_relaxed);
     s.apply_ns = r.access.apply_ns.load(std::memory_order_relaxed);
   }

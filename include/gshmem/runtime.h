@@ -213,6 +213,7 @@ typedef struct {
   unsigned long long quiets;      /* transport quiets: one ends each pass that issued anything */
   unsigned long long quiet_ns;    /* time in them: until the pass's requests were complete at their targets */
   unsigned long long idle_sleeps; /* 20 us sleeps of the idle proxy (GSHMEM_PROXY_IDLE_SPIN) */
+  unsigned long long peer_events; /* what the idle proxy's transport progress handled: peers' messages, replies */
   unsigned long long applies;     /* operations this PE applied to its GPU memory for peers */
   unsigned long long apply_ns;    /* time in them (a CUDA copy or atomic kernel, and its synchronization) */
 } gshmemx_remote_stats_t;

@@ -64,6 +64,10 @@ void Proxy::run() {
       continue;
     }
     if (stopping) return;  // drained what was published before stop()
+    // Serving peers is work too: a PE whose kernels issue nothing may be
+    // the target of a peer's puts, gets and atomics, which (carried in
+    // software) complete only when this thread progresses the transport.
+    if (last_pass_events_ > 0) last_work = clock::now();
     // Nothing published: poll again at once while work came recently (a
     // kernel or a peer is likely waiting on us; the core is yielded between
     // polls), then sleep between polls so that an idle job costs no core.
@@ -83,6 +87,7 @@ Proxy::Timings Proxy::timings() const {
   t.quiets = quiets_.load(std::memory_order_relaxed);
   t.quiet_ns = quiet_ns_.load(std::memory_order_relaxed);
   t.idle_sleeps = idle_sleeps_.load(std::memory_order_relaxed);
+  t.transport_events = transport_events_.load(std::memory_order_relaxed);
   return t;
 }
 
@@ -185,15 +190,18 @@ long long Proxy::progress() {
     return true;
   });
   consumed_.store(next_, std::memory_order_release);
+  last_pass_events_ = 0;
   if (error() != 0) return error();
   if (n == 0) {
     // Idle: let the transport serve what peers need from this PE.
     if (t_.progress) {
       const int rc = t_.progress(t_.context);
-      if (rc != GSHMEM_SUCCESS) {
+      if (rc < 0) {
         fail(rc, -1);
         return error();
       }
+      last_pass_events_ = (unsigned)rc;
+      if (rc > 0) transport_events_.fetch_add((unsigned long long)rc, std::memory_order_relaxed);
     }
     return 0;
   }

@@ -112,12 +112,14 @@ class GSHMEM_API Proxy {
     unsigned long long quiets = 0;       // transport quiets (one per pass that issued anything)
     unsigned long long quiet_ns = 0;     // in them: until the pass's requests were complete at their targets
     unsigned long long idle_sleeps = 0;  // sleeps of the idle loop (start() only)
+    unsigned long long transport_events = 0;  // what idle passes' transport progress handled (peers served)
   };
   Timings timings() const;
 
   // How long start()'s thread keeps polling (yielding the core between
-  // polls) after the last request before it sleeps between polls (20 us a
-  // sleep). A sleeping proxy answers its own kernels and the transport's
+  // polls) after the last request, or the last pass in which the transport
+  // handled something (a peer's message), before it sleeps between polls
+  // (20 us a sleep). A sleeping proxy answers its own kernels and the transport's
   // messages from peers late. Set before start(); default 1 ms.
   void set_idle_spin(std::chrono::nanoseconds spin) { idle_spin_ = spin; }
 
@@ -145,6 +147,8 @@ class GSHMEM_API Proxy {
   std::atomic<unsigned long long> consumed_{0};
   std::atomic<unsigned long long> fences_{0};
   std::atomic<unsigned long long> passes_{0}, issue_ns_{0}, quiets_{0}, quiet_ns_{0}, idle_sleeps_{0};
+  std::atomic<unsigned long long> transport_events_{0};
+  unsigned last_pass_events_ = 0;  // the last pass's transport progress count (draining thread only)
   std::chrono::nanoseconds idle_spin_{std::chrono::milliseconds(1)};
   std::atomic<int> error_{0};
   std::atomic<int> failed_pe_{-1};

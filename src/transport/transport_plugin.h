@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GSHMEMI_TRANSPORT_ABI_VERSION 3
+#define GSHMEMI_TRANSPORT_ABI_VERSION 4
 #define GSHMEMI_TRANSPORT_OPEN_SYMBOL "gshmemi_transport_plugin_open"
 
 /* caps: what a module can do */
@@ -148,7 +148,9 @@ typedef struct gshmemi_transport_ops {
    * this PE's help (UCX carrying RMA or atomics in software, over TCP or
    * shared memory) serves them here. The proxy calls it while idle, and a
    * PE waiting on its own memory for a remote write must see it called.
-   * 0, or GSHMEMX_ERROR_PEER_LOST once a connection failed. */
+   * How many events it handled (0: nothing arrived, nothing was sent; the
+   * proxy keeps polling while peers keep it busy), or GSHMEMX_ERROR_PEER_LOST
+   * (negative) once a connection failed. */
   int (*progress)(void *context);
 
   /* Releases everything open and register_memory created. Collective where

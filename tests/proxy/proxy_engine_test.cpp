@@ -45,6 +45,7 @@ struct Fake {
   int progress_result = 0;  // what progress returns
   int failed_peer = 0;   // what peer_failed answers
   std::chrono::microseconds put_delay{0}, quiet_delay{0};  // how long put and quiet take
+  std::chrono::steady_clock::time_point busy_until{};      // until then, progress reports an event
 
   static Fake &of(void *c) { return *static_cast<Fake *>(c); }
   static int put(void *c, int pe, uint64_t remote, const void *local, size_t bytes) {
@@ -101,8 +102,10 @@ struct Fake {
   }
   static int peer_failed(void *c) { return of(c).failed_peer; }
   static int progress(void *c) {
-    ++of(c).progress_calls;
-    return of(c).progress_result;
+    Fake &f = of(c);
+    ++f.progress_calls;
+    if (f.progress_result == 0 && std::chrono::steady_clock::now() < f.busy_until) return 1;  // served a peer
+    return f.progress_result;
   }
 
   gshmemi_transport_ops_t ops() {
@@ -260,6 +263,21 @@ TEST_CASE("proxy: the thread polls for the idle spin, then sleeps", "[engine]") 
     REQUIRE(proxy.start() == 0);
     std::this_thread::sleep_for(milliseconds(50));
     proxy.stop();
+    CHECK(proxy.timings().idle_sleeps > 0);
+  }
+  SECTION("serving peers is work: no sleep while the transport reports events") {
+    Fake fake;
+    fake.queue = &q;
+    fake.busy_until = std::chrono::steady_clock::now() + milliseconds(400);
+    Proxy proxy(q, fake.ops(), 4);
+    proxy.set_idle_spin(milliseconds(20));  // no request at all: only the events keep it polling
+    REQUIRE(proxy.start() == 0);
+    std::this_thread::sleep_for(milliseconds(100));
+    const Proxy::Timings busy = proxy.timings();
+    std::this_thread::sleep_for(milliseconds(400));  // events stopped at 400 ms, the spin ends 20 ms later
+    proxy.stop();
+    CHECK(busy.idle_sleeps == 0);
+    CHECK(busy.transport_events > 0);
     CHECK(proxy.timings().idle_sleeps > 0);
   }
   SECTION("a long spin: it keeps polling, and serves a request at once") {

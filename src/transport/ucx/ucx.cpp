@@ -41,6 +41,7 @@
 #include <ucp/api/ucp.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -405,7 +406,7 @@ int amo_local(Ucx *u, void *address, int op, int width, uint64_t operand, uint64
 
 // ---- requests and endpoints
 
-void progress_worker(Ucx *u);
+unsigned progress_worker(Ucx *u);
 
 // Waits for a request UCP returned (progressing the worker); frees it.
 ucs_status_t wait_request(Ucx *u, ucs_status_ptr_t p) {
@@ -631,11 +632,16 @@ void send_replies(Ucx *u) {
 }
 
 // Every wait of this module progresses through here: the handlers apply
-// what arrived, then their replies go out.
-void progress_worker(Ucx *u) {
-  (void)ucp_worker_progress(u->worker);
-  if (!u->replies_to_send.empty()) send_replies(u);
+// what arrived, then their replies go out. Returns how many events that was
+// (UCX's count, plus the replies sent).
+unsigned progress_worker(Ucx *u) {
+  unsigned events = ucp_worker_progress(u->worker);
+  if (!u->replies_to_send.empty()) {
+    events += (unsigned)u->replies_to_send.size();
+    send_replies(u);
+  }
   if (!u->sends.empty()) reap_sends(u);
+  return events;
 }
 
 // Waits (progressing) until `bytes` more fit in flight, or nothing is in
@@ -1167,14 +1173,18 @@ int module_barrier(Ucx *u, const char *op) {
 
 int ucx_progress(void *c) {
   Ucx *u = static_cast<Ucx *>(c);
+  unsigned long long events = 0;
   for (int i = 0; i < 16; ++i) {
-    if (ucp_worker_progress(u->worker) == 0) break;
+    const unsigned e = ucp_worker_progress(u->worker);
+    if (e == 0) break;
+    events += e;
   }
-  progress_worker(u);
+  events += progress_worker(u);
   poll_monitor(u);
   close_failed(u);
   if (u->pending.size() >= 64) reap(u, false);
-  return u->first_failed >= 0 ? GSHMEMX_ERROR_PEER_LOST : GSHMEM_SUCCESS;
+  if (u->first_failed >= 0) return GSHMEMX_ERROR_PEER_LOST;
+  return events > (unsigned long long)INT_MAX ? INT_MAX : (int)events;
 }
 int ucx_peer_failed(void *c) {
   Ucx *u = static_cast<Ucx *>(c);
