@@ -2,7 +2,7 @@
 """Two sets of benchmark results (scripts/bench_ab.sh: each side's rounds of
 bench.sh on the same GPUs) row by row.
 
-usage: bench_ab.py DIR_A DIR_B [--label-a A] [--label-b B] [--out ab.md]
+usage: bench_ab.py DIR_A DIR_B [--label-a A] [--label-b B] [--out ab.md] [--plot]
 
 Each DIR holds one or more bench.sh result folders (their *.jsonl rows, read
 recursively). A row is identified by every field but its figures (binary,
@@ -11,7 +11,9 @@ the rounds' values, and of the floors. The ratio reads "B against A": time
 B / A, rate A / B, so above 1 means B is slower. A difference is beyond the
 spread when every round of one side is worse than every round of the other.
 Writes the Markdown table (worst first) and, beside it, the same as JSON
-lines (ab.jsonl). Exit status 0 when written, 1 when a side has no rows.
+lines (ab.jsonl); with --plot also ab.png (every row's ratio, worst first,
+the rows beyond the spread marked, the floors' ratios beside them) where
+matplotlib is installed. Exit status 0 when written, 1 when a side has no rows.
 """
 import argparse
 import json
@@ -87,6 +89,40 @@ def compare(side_a, side_b):
     return out
 
 
+def plot(rows, path, label_a, label_b):
+    """ab.png: one bar per row (its ratio, worst on top), a dot for its floor's ratio."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench_ab.py: matplotlib is not installed: no plot", file=sys.stderr)
+        return False
+    shown = rows if len(rows) <= 60 else rows[:30] + rows[-30:]  # the 30 worst and the 30 best
+    fig, ax = plt.subplots(figsize=(11, 0.22 * len(shown) + 1.6))
+    y = list(range(len(shown)))[::-1]
+    colors = ["tab:red" if e["ratio"] > 1 and e["beyond_spread"] else
+              "tab:green" if e["ratio"] < 1 and e["beyond_spread"] else "tab:gray" for e in shown]
+    ax.barh(y, [e["ratio"] - 1 for e in shown], left=1, color=colors)
+    fy = [yy for yy, e in zip(y, shown) if e["floor_ratio"] is not None]
+    fx = [e["floor_ratio"] for e in shown if e["floor_ratio"] is not None]
+    ax.scatter(fx, fy, marker="|", color="black", s=60, label="the row's floor (same ratio)")
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_yticks(y)
+    ax.set_yticklabels([e["row"] for e in shown], fontsize=6)
+    ax.set_xlabel(f"{label_b} against {label_a}: time {label_b} / {label_a}, above 1: {label_b} slower\n"
+                  "red / green: slower / faster beyond the spread of the rounds")
+    title = f"{label_b} against {label_a}: {len(rows)} rows"
+    if len(shown) < len(rows):
+        title += " (the 30 worst and the 30 best shown)"
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir_a")
@@ -94,6 +130,7 @@ def main():
     ap.add_argument("--label-a", default="A")
     ap.add_argument("--label-b", default="B")
     ap.add_argument("--out", default="ab.md")
+    ap.add_argument("--plot", action="store_true", help="also ab.png (needs matplotlib)")
     args = ap.parse_args()
     side_a, side_b = load_side(args.dir_a), load_side(args.dir_b)
     if not side_a or not side_b:
@@ -130,6 +167,8 @@ def main():
             f.write(json.dumps(e) + "\n")
     print("\n".join(lines[:5]))
     print(f"bench_ab.py: {len(rows)} rows -> {args.out}")
+    if args.plot and plot(rows, os.path.splitext(args.out)[0] + ".png", la, lb):
+        print(f"bench_ab.py: plot -> {os.path.splitext(args.out)[0]}.png")
     return 0
 
 

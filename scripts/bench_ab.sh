@@ -8,7 +8,7 @@
 # (--build-only, Release, into WORK/build-a and WORK/build-b, the two builds
 # side by side), then runs `bench.sh --quick` (or the full suite, --full) of
 # each tree N times (default 3), alternating which goes first, and
-# scripts/bench_ab.py writes OUT/ab.md (and ab.jsonl): per row the median of
+# scripts/bench_ab.py writes OUT/ab.md (and ab.jsonl, and ab.png with matplotlib): per row the median of
 # each side, B / A (time; A / B for rates, so above 1 means B is slower), and
 # whether the difference is beyond the spread of the rounds (B's best worse
 # than A's worst, or the reverse). The floors, which neither tree's change
@@ -81,4 +81,4 @@ for ((r = 1; r <= rounds; ++r)); do
 done
 
 tar -C "$work" -czf "$out/rounds.tar.gz" a b 2>/dev/null || say "no rounds to pack"
-python3 "$root/scripts/bench_ab.py" "$work/a" "$work/b" --label-a "$label_a" --label-b "$label_b" --out "$out/ab.md"
+python3 "$root/scripts/bench_ab.py" "$work/a" "$work/b" --label-a "$label_a" --label-b "$label_b" --out "$out/ab.md" --plot

@@ -38,7 +38,8 @@ write("b", 1, [lat("uint64_p+wait_until", 0.80, 0.65), lat("noisy", 1.1, 1.0), b
 write("b", 2, [lat("uint64_p+wait_until", 0.82, 0.66), lat("noisy", 1.15, 1.0), bw(220.0)])
 out = os.path.join(work, "ab.md")
 subprocess.run([sys.executable, os.path.join(scripts, "bench_ab.py"), os.path.join(work, "a"),
-                os.path.join(work, "b"), "--label-a", "before", "--label-b", "after", "--out", out], check=True)
+                os.path.join(work, "b"), "--label-a", "before", "--label-b", "after", "--out", out, "--plot"],
+               check=True)
 text = open(out).read()
 rows = {json.loads(l)["row"]: json.loads(l) for l in open(os.path.join(work, "ab.jsonl"))}
 
@@ -60,4 +61,10 @@ check(abs(b["ratio"] - 305.0 / 210.0) < 1e-9, "rate: before / after, above 1 whe
 check(list(rows)[0].startswith("gshmem_perf_bw"), "worst first")
 check("**3 rows: median ratio" in text and "2 slower beyond the spread, 0 faster" in text, "the summary line")
 check("1 rows were measured by one side only" in text, "rows of one side are counted")
+try:
+    import matplotlib  # noqa: F401
+    png = os.path.join(work, "ab.png")
+    check(os.path.isfile(png) and os.path.getsize(png) > 1000, "--plot writes ab.png")
+except ImportError:
+    print("bench_ab: matplotlib missing, ab.png not checked")
 print("bench_ab: ok")
