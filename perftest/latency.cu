@@ -11,7 +11,7 @@
 //   fence + quiet          GPU -> queue -> proxy pass -> completion -> GPU, no transport
 //   uint64_p + quiet       that, plus the transport's put and its completion at the target
 //   uint64_g               that, with a get (the data back in the thread's result word)
-//   proxy issue / quiet, target apply: host clocks (gshmemx_remote_stats) over the runs
+//   proxy issue / quiet, the target's CUDA work: host clocks (gshmemx_remote_stats) over the runs
 #include "perf_common.cuh"
 
 using namespace gshmem_perf;
@@ -145,7 +145,9 @@ void add_piece_rows(Context &ctx, const std::string &name, const gshmemx_remote_
   row("PE 0 proxy: transport issue per request", mean_us(pe0.issue_ns, pe0.requests), "us");
   row("PE 0 proxy: transport quiet per pass", mean_us(pe0.quiet_ns, pe0.quiets), "us");
   row("PE 0 proxy: requests per pass", pe0.passes ? double(pe0.requests) / double(pe0.passes) : 0.0, "count");
-  row("PE 1: apply per operation", mean_us(pe1.apply_ns, pe1.applies), "us");
+  // PE 1's CUDA copies and atomic kernels: what it applied for PE 0, and
+  // (where PE 1 issues too) the staging of its own requests.
+  row("PE 1: CUDA copy or atomic kernel per operation", mean_us(pe1.apply_ns, pe1.applies), "us");
   row("idle sleeps per request (PE 0 + PE 1)",
       pe0.requests + pe1.requests ? double(pe0.idle_sleeps + pe1.idle_sleeps) / double(pe0.requests + pe1.requests)
                                   : 0.0,
@@ -281,6 +283,10 @@ int main(int argc, char **argv) {
     std::printf("# PE %d is remote (no mapped address): gshmem rows only, through the proxy; no floor\n", peer);
   auto reset = [&] { PERF_CUDA(cudaMemsetAsync(b.flag, 0, sizeof(uint64_t), ctx.stream)); };
   void *stats_exchange = remote ? gshmem_malloc(sizeof(gshmemx_remote_stats_t)) : nullptr;
+  if (remote && !stats_exchange) {
+    std::fprintf(stderr, "PE %d: gshmem_malloc failed (%zu bytes)\n", ctx.pe, sizeof(gshmemx_remote_stats_t));
+    return 1;
+  }
   uint64_t *sink = nullptr;
   PERF_CUDA(cudaMalloc(&sink, sizeof(uint64_t)));
 

@@ -76,7 +76,8 @@ struct LocalAccess {
   cudaStream_t stream = nullptr;
   unsigned long long *fetched = nullptr;  // device word for a fetched value
   int device = -1;
-  // Operations applied for peers and the time they took (gshmemx_remote_stats).
+  // CUDA copies and atomic kernels run for the transport, and their time
+  // (gshmemx_remote_stats).
   std::atomic<unsigned long long> applies{0}, apply_ns{0};
 };
 
@@ -124,11 +125,11 @@ int host_amo_op(int transport_op) {
 
 int local_amo(void *access, void *address, int op, int width, uint64_t operand, uint64_t compare, uint64_t *old) {
   auto *a = static_cast<LocalAccess *>(access);
-  const ApplyTimer timer(a);
   const int host_op = host_amo_op(op);
   if (host_op < 0 || (width != 4 && width != 8))
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "proxy: atomic %d of %d bytes from a remote peer is not one",
                          op, width);
+  const ApplyTimer timer(a);
   cudaSetDevice(a->device);
   unsigned long long value = 0;
   // The kernel's compare-swap stores `operand` where the bits equal `cond`.
@@ -319,7 +320,10 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
   }
   r.heap_registered = true;
   r.proxy.reset(new Proxy(r.host_view, r.ops, boot.size()));
-  r.proxy->set_idle_spin(std::chrono::nanoseconds((long long)(settings.idle_spin_seconds * 1e9)));
+  // Nine billion seconds and more: poll for ever (and no overflow).
+  r.proxy->set_idle_spin(settings.idle_spin_seconds >= 9e9
+                             ? std::chrono::nanoseconds::max()
+                             : std::chrono::nanoseconds((long long)(settings.idle_spin_seconds * 1e9)));
   int *host_word = r.lost_word;
   const int me = boot.rank();
   r.proxy->set_error_hook([host_word, me](int code, int pe) {

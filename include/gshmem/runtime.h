@@ -201,24 +201,28 @@ GSHMEM_API size_t gshmemx_heap_bytes_in_use(void);
 
 /* Where this PE's remote path spends its time (docs/remote.md), cumulative
  * since init: the proxy thread's passes over the request queue and its calls
- * into the transport, and the operations this PE applied to its own GPU
- * memory for remote peers (a transport without one-sided access to GPU
- * memory hands them over as messages). Take two snapshots and subtract to
+ * into the transport, and the CUDA copies and atomic kernels the transport
+ * ran on this PE's GPU memory (a transport without one-sided access to GPU
+ * memory applies peers' writes, serves their gets and stages this PE's own
+ * put sources and results that way). Take two snapshots and subtract to
  * time a stretch of a program. Times are host steady-clock nanoseconds. */
 typedef struct {
   int active;                     /* 1 when this PE runs a proxy (a remote pair exists), else all 0 */
   unsigned long long requests;    /* requests the proxy consumed from kernels and host routines */
   unsigned long long passes;      /* proxy passes that consumed at least one request */
-  unsigned long long issue_ns;    /* time in the transport's put / get / atomic / signal / fence calls */
+  unsigned long long issue_ns;    /* time carrying requests out: the transport's put / get / atomic / signal /
+                                     fence calls and the proxy's work around them */
   unsigned long long quiets;      /* transport quiets: one ends each pass that issued anything */
   unsigned long long quiet_ns;    /* time in them: until the pass's requests were complete at their targets */
   unsigned long long idle_sleeps; /* 20 us sleeps of the idle proxy (GSHMEM_PROXY_IDLE_SPIN) */
-  unsigned long long peer_events; /* what the idle proxy's transport progress handled: peers' messages, replies */
-  unsigned long long applies;     /* operations this PE applied to its GPU memory for peers */
-  unsigned long long apply_ns;    /* time in them (a CUDA copy or atomic kernel, and its synchronization) */
+  unsigned long long peer_events; /* events the idle proxy's transport progress handled (peers' messages,
+                                     replies, completions of this PE's sends): it keeps polling while > 0 */
+  unsigned long long applies;     /* CUDA copies and atomic kernels run on this PE's GPU memory for the transport */
+  unsigned long long apply_ns;    /* time in them, synchronization included */
+  unsigned long long reserved[6]; /* 0; room for later figures without changing the struct's size */
 } gshmemx_remote_stats_t;
-/* Fills *out (any host thread, any time; zeros before init and after
- * finalize). Counters are read one by one while the proxy runs: a snapshot
+/* Fills *out (any host thread, any time, though a call while init or
+ * finalize runs waits for it; zeros before init and after finalize). Counters are read one by one while the proxy runs: a snapshot
  * taken mid-pass may count part of that pass. No ordering implied.
  * GSHMEM_SUCCESS, or GSHMEMX_ERROR_INVALID_VALUE when out is NULL. */
 GSHMEM_API int gshmemx_remote_stats(gshmemx_remote_stats_t *out);

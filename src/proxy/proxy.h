@@ -108,7 +108,7 @@ class GSHMEM_API Proxy {
   // racing a pass may see one field of that pass and not another).
   struct Timings {
     unsigned long long passes = 0;       // passes that consumed at least one request
-    unsigned long long issue_ns = 0;     // in the transport's put/get/amo/signal/fence calls
+    unsigned long long issue_ns = 0;     // carrying requests out (the transport's calls, and the work around them)
     unsigned long long quiets = 0;       // transport quiets (one per pass that issued anything)
     unsigned long long quiet_ns = 0;     // in them: until the pass's requests were complete at their targets
     unsigned long long idle_sleeps = 0;  // sleeps of the idle loop (start() only)

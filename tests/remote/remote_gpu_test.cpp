@@ -95,9 +95,10 @@ TEST_CASE("remote: p, g, put, get in every form", "[remote]") {
   CHECK(after.quiets > before.quiets);
   CHECK(after.quiet_ns > before.quiet_ns);
   CHECK(after.issue_ns > before.issue_ns);
-  CHECK(after.applies >= before.applies);
-  INFO("applied for the peer: " << after.applies - before.applies << " operations, "
-                                << (after.apply_ns - before.apply_ns) / 1000 << " us");
+  // CUDA copies for the transport happen only where UCX cannot register GPU
+  // memory (active-message mode): shown, not asserted.
+  WARN("CUDA copies and atomic kernels for the transport: " << after.applies - before.applies << ", "
+                                                             << (after.apply_ns - before.apply_ns) / 1000 << " us");
   const std::vector<int> d = to_host(dst, kDstInts), g = to_host(got, kGotInts);
   CHECK(d[kP] == 1000 + peer);
   for (int k = 0; k < kMsgInts; ++k) {

@@ -538,6 +538,7 @@ void case_amo(Pe &p) {
 // fence: messages to one PE are applied in issue order anyway.
 void case_signal(Pe &p) {
   const int me = p.boot.rank;
+  g_progress_events = 0;
   const int kRounds = g_mode == Mode::messages_null_access ? 1000 : 3000;
   constexpr size_t kBlock = 512;
   std::vector<unsigned char> block(kBlock);
