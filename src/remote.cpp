@@ -16,6 +16,7 @@
 #include "../host/rma_internal.h"
 #include "liveness.h"
 #include "log.h"
+#include "proxy/elapsed.h"
 #include "proxy/proxy.h"
 #include "transport/transport_loader.h"
 
@@ -81,26 +82,9 @@ struct LocalAccess {
   std::atomic<unsigned long long> applies{0}, apply_ns{0};
 };
 
-// Counts one operation applied for a peer and its duration, on scope exit.
-class ApplyTimer {
- public:
-  explicit ApplyTimer(LocalAccess *a) : a_(a), start_(std::chrono::steady_clock::now()) {}
-  ~ApplyTimer() {
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_);
-    a_->apply_ns.fetch_add((unsigned long long)ns.count(), std::memory_order_relaxed);
-    a_->applies.fetch_add(1, std::memory_order_relaxed);
-  }
-  ApplyTimer(const ApplyTimer &) = delete;
-  ApplyTimer &operator=(const ApplyTimer &) = delete;
-
- private:
-  LocalAccess *a_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 int local_copy(void *access, void *dst, const void *src, size_t bytes) {
   auto *a = static_cast<LocalAccess *>(access);
-  const ApplyTimer timer(a);
+  const ScopedElapsed timer(a->apply_ns, &a->applies);
   cudaSetDevice(a->device);
   cudaError_t rc = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, a->stream);
   if (rc == cudaSuccess) rc = cudaStreamSynchronize(a->stream);
@@ -129,7 +113,7 @@ int local_amo(void *access, void *address, int op, int width, uint64_t operand, 
   if (host_op < 0 || (width != 4 && width != 8))
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "proxy: atomic %d of %d bytes from a remote peer is not one",
                          op, width);
-  const ApplyTimer timer(a);
+  const ScopedElapsed timer(a->apply_ns, &a->applies);
   cudaSetDevice(a->device);
   unsigned long long value = 0;
   // The kernel's compare-swap stores `operand` where the bits equal `cond`.

@@ -1,6 +1,8 @@
 // The proxy thread: see proxy.h for what it promises.
 #include "proxy/proxy.h"
 
+#include "proxy/elapsed.h"
+
 #include <gshmem/types.h>
 
 #include <algorithm>
@@ -58,6 +60,7 @@ void Proxy::run() {
   for (;;) {
     const bool stopping = stopping_.load(std::memory_order_acquire);
     const unsigned long long before = next_;
+    const unsigned long long events_before = transport_events_.load(std::memory_order_relaxed);
     (void)progress();  // an error is recorded (and reported) by progress itself
     if (next_ != before) {
       last_work = clock::now();
@@ -67,7 +70,7 @@ void Proxy::run() {
     // Serving peers is work too: a PE whose kernels issue nothing may be
     // the target of a peer's puts, gets and atomics, which (carried in
     // software) complete only when this thread progresses the transport.
-    if (last_pass_events_ > 0) last_work = clock::now();
+    if (transport_events_.load(std::memory_order_relaxed) != events_before) last_work = clock::now();
     // Nothing published: poll again at once while work came recently (a
     // kernel or a peer is likely waiting on us; the core is yielded between
     // polls), then sleep between polls so that an idle job costs no core.
@@ -170,27 +173,19 @@ int Proxy::execute(const gd::proxy_request &r) {
   return rc;
 }
 
-namespace {
-unsigned long long ns_since(std::chrono::steady_clock::time_point start) {
-  return (unsigned long long)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                                                  start)
-      .count();
-}
-}  // namespace
-
 long long Proxy::progress() {
-  using clock = std::chrono::steady_clock;
   const unsigned long long n = gd::proxy_consume(q_, &next_, batch_, [&](const gd::proxy_request &r, unsigned long long) {
     if (error() == 0) {
-      const clock::time_point start = clock::now();
-      const int rc = execute(r);
-      issue_ns_.fetch_add(ns_since(start), std::memory_order_relaxed);
+      int rc;
+      {
+        const ScopedElapsed timer(issue_ns_);
+        rc = execute(r);
+      }
       if (rc != GSHMEM_SUCCESS) fail(rc, r.pe);
     }
     return true;
   });
   consumed_.store(next_, std::memory_order_release);
-  last_pass_events_ = 0;
   if (error() != 0) return error();
   if (n == 0) {
     // Idle: let the transport serve what peers need from this PE.
@@ -200,17 +195,17 @@ long long Proxy::progress() {
         fail(rc, -1);
         return error();
       }
-      last_pass_events_ = (unsigned)rc;
       if (rc > 0) transport_events_.fetch_add((unsigned long long)rc, std::memory_order_relaxed);
     }
     return 0;
   }
   passes_.fetch_add(1, std::memory_order_relaxed);
   if (issued_since_quiet_) {
-    const clock::time_point start = clock::now();
-    const int rc = t_.quiet(t_.context);
-    quiet_ns_.fetch_add(ns_since(start), std::memory_order_relaxed);
-    quiets_.fetch_add(1, std::memory_order_relaxed);
+    int rc;
+    {
+      const ScopedElapsed timer(quiet_ns_, &quiets_);
+      rc = t_.quiet(t_.context);
+    }
     if (rc != GSHMEM_SUCCESS) {
       fail(rc, -1);
       return error();

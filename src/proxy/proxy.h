@@ -148,7 +148,6 @@ class GSHMEM_API Proxy {
   std::atomic<unsigned long long> fences_{0};
   std::atomic<unsigned long long> passes_{0}, issue_ns_{0}, quiets_{0}, quiet_ns_{0}, idle_sleeps_{0};
   std::atomic<unsigned long long> transport_events_{0};
-  unsigned last_pass_events_ = 0;  // the last pass's transport progress count (draining thread only)
   std::chrono::nanoseconds idle_spin_{std::chrono::milliseconds(1)};
   std::atomic<int> error_{0};
   std::atomic<int> failed_pe_{-1};
