@@ -82,6 +82,10 @@ GSHMEM_HD void store_object(T* p, T v) {
 // ------------------------------------------------------------ thread groups
 // The cooperative forms run the same loop with a different (rank, size):
 // one thread, the 32 lanes of a warp, or all threads of the block.
+// Whether a group may hold several whole warps (a block, or its CPU
+// stand-in): copy_bytes lets such a group's idle warps leave early.
+template <class Group> constexpr bool group_spans_warps = false;
+
 struct group_thread {
   GSHMEM_HD unsigned rank() const { return 0; }
   GSHMEM_HD unsigned size() const { return 1; }
@@ -96,6 +100,7 @@ struct group_explicit {
   GSHMEM_HD unsigned size() const { return n; }
   GSHMEM_HD void sync() const {}
 };
+template <> constexpr bool group_spans_warps<group_explicit> = true;
 
 #if defined(__CUDACC__)
 // Every lane of the warp must call (full warp). A lane's rank is its lane
@@ -119,6 +124,7 @@ struct group_block {
   GSHMEM_DEVICE unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
   GSHMEM_DEVICE void sync() const { __syncthreads(); }
 };
+template <> constexpr bool group_spans_warps<group_block> = true;
 #endif
 
 // ---------------------------------------------------- address translation
@@ -194,28 +200,20 @@ GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
 // A routine with a remote form: on_mapped(address of `sym` on `pe`) for a
 // P2P peer, on_remote() for a remote one (after the checks of
 // peer_unmapped, which end anything else in its diagnostic); returns what
-// the one called returns. Two tests, each with its own cold branch:
-//   - the PE's mapped base is NULL (a remote peer, or no PE to reach):
-//     the remote branch, which returns a value and so rejoins the P2P path;
-//   - the address lies outside the symmetric span of a mapped PE: a
-//     diagnostic and a trap, which never returns.
-// The first depends on `pe` alone, which in a kernel's loop is mostly the
-// same for every thread and iteration; the second, per address, has no
-// branch to rejoin. With both in one test (offset < span && base != NULL),
-// the per-address branch led to the remote branch, and the compiler
-// wrapped every call in a convergence region (BSSY/BSYNC): the loops of
-// NVIDIA's shmem_g_latency and shmem_p_latency ran 27 and 22 instructions
-// an iteration that way, among them the BSSY/BSYNC pair, against 26 and 21
-// without it this way, in 32 registers instead of 48 and 40 (SASS, sm_90).
-// (Returning NULL for the caller to test again, as this file's translation
-// did before that, cost a third branch.) With
-// GSHMEM_DEVICE_REMOTE=0 on_remote is never called and its code is not
-// emitted.
+// the one called returns. The P2P path pays one compare and branch, as
+// with a routine that has no remote form: the mapping test and the remote
+// test share it, and the remote branch sits after it, cold. (Returning
+// NULL for the caller to test again, as this file's translation did before,
+// put a second branch and a second convergence region into every call: the
+// loop of NVIDIA's shmem_g_latency runs 27 instructions an iteration this
+// way against 34 that way, SASS sm_90; 18 without the remote branch.)
+// With GSHMEM_DEVICE_REMOTE=0 on_remote is never called and its code is
+// not emitted.
 template <class T, class OnMapped, class OnRemote>
 GSHMEM_DEVICE auto on_peer(T* sym, int pe, const char* routine, OnMapped&& on_mapped, OnRemote&& on_remote)
     -> decltype(on_mapped(sym)) {
   const peer_lookup_result r = peer_lookup(sym, pe);
-  if (__builtin_expect(r.base == nullptr, 0)) {
+  if (__builtin_expect(!r.mapped, 0)) {
     peer_unmapped<true>(sym, pe, r.offset, routine);
 #if GSHMEM_DEVICE_REMOTE
     return on_remote();
@@ -224,8 +222,6 @@ GSHMEM_DEVICE auto on_peer(T* sym, int pe, const char* routine, OnMapped&& on_ma
     __builtin_unreachable();
 #endif
   }
-  if (__builtin_expect(r.offset >= gshmemi_state().symmetric_span, 0))
-    peer_unmapped<false>(sym, pe, r.offset, routine);  // traps
   return on_mapped(reinterpret_cast<T*>(r.base + r.offset));
 }
 #endif
@@ -347,17 +343,6 @@ GSHMEM_HD void copy_edge(unsigned char* dst, const unsigned char* src, size_t le
   }
 }
 
-// log2 of the widest unit (16, 8, 4, 2 or 1 bytes) that two addresses whose
-// XOR is `rel` can both be aligned to: the lowest set bit of rel, at most 4.
-GSHMEM_HD unsigned copy_unit_shift(size_t rel) {
-  const unsigned bits = (unsigned)rel | 16u;  // only the low five bits count
-#if GSHMEM_IN_DEVICE_CODE
-  return (unsigned)__ffs((int)bits) - 1u;
-#else
-  return (unsigned)__builtin_ctz(bits);
-#endif
-}
-
 template <bool StrongDst, bool StrongSrc, class Group>
 GSHMEM_HD void copy_bytes(void* dst_v, const void* src_v, size_t n, const Group& g) {
   // Opaque copies (config.h): the per-call setup of the five unit loops
@@ -367,19 +352,25 @@ GSHMEM_HD void copy_bytes(void* dst_v, const void* src_v, size_t n, const Group&
   const size_t rank = g.rank(), size = gshmemi_opaque((size_t)g.size());
   unsigned char* dst = static_cast<unsigned char*>(dst_v);
   const unsigned char* src = static_cast<const unsigned char*>(src_v);
-  const unsigned shift = copy_unit_shift((size_t)dst ^ (size_t)src);
   constexpr bool kOne = std::is_same<Group, group_thread>::value;
-  // A rank of a warp or block past every unit and every edge byte has
-  // nothing to copy: it leaves before the setup below. There are at most
-  // n >> shift units, and at most min(n, 30) edge bytes (head and tail are
-  // each below 16). In a 1024-thread block putting 16 bytes, 31 of the 32
-  // warps would otherwise run the whole setup, on the same four schedulers
-  // as the warp that stores (NVIDIA's shmem_put_latency, Block rows).
-  if constexpr (!kOne) {
-    const size_t edge_bound = n < 30u ? n : (size_t)30u;
-    const size_t unit_bound = n >> shift;
-    if (rank >= (unit_bound > edge_bound ? unit_bound : edge_bound)) return;
+  // The warps of a block whose ranks all lie at or past the n-th have
+  // nothing to copy (there are at most n units and n edge bytes): they
+  // leave before the setup below, instead of running it on the same four
+  // schedulers as the warps that copy. Whole warps only, so that no warp
+  // splits; a thread or a warp group never leaves here. Measured against
+  // the same tree without it, in one run (2 x H200, NVIDIA's perftests):
+  // shmem_put_latency Block 4-256 B 8% faster, shmem_get_latency Block
+  // 4-256 B 7%, shmem_put_bw 4 B-2 KiB 7-21%; Block copies of 1-64 KiB,
+  // where every warp stays, 1-3% slower (the test, paid by 32 warps).
+  if constexpr (group_spans_warps<Group>) {
+    if ((rank & ~(size_t)31) >= n) return;
   }
+  const size_t rel = (size_t)dst ^ (size_t)src;
+  const unsigned shift = (rel & 15u) == 0   ? 4u
+                         : (rel & 7u) == 0  ? 3u
+                         : (rel & 3u) == 0  ? 2u
+                         : (rel & 1u) == 0  ? 1u
+                                            : 0u;
   size_t head = (0 - (size_t)dst) & (((size_t)1 << shift) - 1);  // bytes before dst is aligned
   if (head > n) head = n;
   const size_t units = (n - head) >> shift;
