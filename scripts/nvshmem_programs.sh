@@ -486,6 +486,25 @@ fi
 
 fi  # RUN_ONLY = 0
 
+# How the reports name the two libraries, without the folders of the machine
+# they ran on (the tables are kept as results): gshmem by the version its
+# installed headers carry, NVSHMEM by its version where its headers carry one
+# and by the wheel it came from.
+gshmem_label() {
+  local v
+  v=$(sed -n 's/^#define GSHMEM_VERSION_STRING "\(.*\)"/\1/p' "$1/include/gshmem/version.h" 2>/dev/null)
+  echo "gshmem${v:+ $v} (installed)"
+}
+nvshmem_label() {
+  local v
+  v=$(awk '$1 == "#define" && $2 ~ /^NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION$/ { p = p (p == "" ? "" : ".") $3 }
+           END { print p }' "$1/include/non_abi/nvshmem_version.h" 2>/dev/null)
+  case "$1" in
+    *site-packages/nvidia/nvshmem*) echo "NVSHMEM${v:+ $v} (the nvidia-nvshmem wheel)" ;;
+    *) echo "NVSHMEM${v:+ $v}" ;;
+  esac
+}
+
 # ---------------------------------------------------------------- NVSHMEM's build
 # --vs-nvshmem: the same perftests against NVSHMEM itself, with plain nvcc
 # calls (-rdc, as NVSHMEM requires), each its own log; a failure is reported
@@ -697,7 +716,7 @@ fi
 CHANGED=$(find "$NV_SRC" -newer "$STAMP_FILE" -print 2>/dev/null | head -5)
 [ -z "$CHANGED" ] || say "WARNING: files in $NV_SRC changed during this run: $CHANGED"
 python3 "$ROOT/scripts/nvshmem_programs_report.py" "$BUILD_DIR" \
-  --title "NVSHMEM programs against gshmem ($PREFIX)${SHARED_NOTE:+; $SHARED_NOTE}" ${RUN_NOTE:+--run-note "$RUN_NOTE"} \
+  --title "NVSHMEM programs against $(gshmem_label "$PREFIX")${SHARED_NOTE:+; $SHARED_NOTE}" ${RUN_NOTE:+--run-note "$RUN_NOTE"} \
   || die "the report failed"
 say "report: $BUILD_DIR/report.md; logs: $LOGS"
 if [ "${VS_RUN:-0}" = 1 ]; then
@@ -705,11 +724,11 @@ if [ "${VS_RUN:-0}" = 1 ]; then
   vs_variant=()
   [ "$REMOTE" = 1 ] && vs_variant=(--variant remote)
   python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" "${vs_variant[@]}" \
-    --title "NVIDIA's perftests${vs_variant:+, every peer remote (UCX)}: gshmem ($PREFIX) against NVSHMEM ($(cat "$NV_BLD/nvshmem-home")), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+    --title "NVIDIA's perftests${vs_variant:+, every peer remote (UCX)}: $(gshmem_label "$PREFIX") against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
     || say "the comparison table failed"
   if [ -n "$VARIANT" ] && [ "$REMOTE" = 0 ]; then
     python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --build "$VARIANT" \
-      --title "NVIDIA's perftests: gshmem built with $VARIANT_FLAGS ($PREFIX) against NVSHMEM ($(cat "$NV_BLD/nvshmem-home")), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+      --title "NVIDIA's perftests: $(gshmem_label "$PREFIX") built with $VARIANT_FLAGS against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
       || say "the comparison table of variant '$VARIANT' failed"
     python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --between "$VARIANT" \
       || say "the table of the default build against variant '$VARIANT' failed"
