@@ -259,7 +259,7 @@ def markdown(title, rows, runs):
         ratios = sorted(by_run.get((run["program"], run["args_index"]), []))
         exits = f"{run['gshmem_exit']} / {run['nvshmem_exit'] if run['nvshmem_ran'] else 'not run'}"
         if ratios:
-            med = ratios[len(ratios) // 2]
+            med = median(ratios)
             over = sum(1 for x in ratios if x > 1.0)
             out.append(f"| {run['program']} | `{run['args'] or '-'}` | {len(ratios)} | {ratios[0]:.2f} | "
                        f"{med:.2f} | {ratios[-1]:.2f} | {over} | {exits} |")

@@ -500,7 +500,7 @@ nvshmem_label() {
   v=$(awk '$1 == "#define" && $2 ~ /^NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION$/ { p = p (p == "" ? "" : ".") $3 }
            END { print p }' "$1/include/non_abi/nvshmem_version.h" 2>/dev/null)
   case "$1" in
-    *site-packages/nvidia/nvshmem*) echo "NVSHMEM${v:+ $v} (the nvidia-nvshmem wheel)" ;;
+    *-packages/nvidia/nvshmem*) echo "NVSHMEM${v:+ $v} (the nvidia-nvshmem wheel)" ;;
     *) echo "NVSHMEM${v:+ $v}" ;;
   esac
 }

@@ -121,6 +121,10 @@ check(not any(r["program"] == "ring" for r in rows), "examples are not compared"
 md = open(os.path.join(out, "vs_nvshmem_perftests.md")).read()
 check("7 rows compared: 5 at or ahead (ratio <= 1.00), 2 behind" in md, "the summary line")
 check("| shmem_g_bw | `-` | 0 |" in md and "0 / not run" in md, "a run without NVSHMEM's log is named")
+# Per program: min, median, max of its rows' ratios; with an even number of
+# rows the median is the mean of the middle two (0.25 and 0.5 here).
+check("| shmem_put_bw | `-n 200` | 2 | 0.25 | 0.38 | 0.50 | 0 |" in md, f"per program, an even count's median: {md}")
+check("| shmem_p_latency | `-t 512 -e 64K` | 3 | 0.50 | 0.50 | 1.50 | 1 |" in md, f"per program, an odd count's median: {md}")
 check(md.index("| shmem_put_bw | shmem_put_bw | None | 1 KiB | BW (GB/sec) | 20.000 | 10.000 | 2.00 |")
       < md.index("| shmem_p_latency | shmem_p_latency | None | 8 B | latency (us) | 2.000 | 3.000 | 1.50 |"),
       "rows behind are listed worst first")

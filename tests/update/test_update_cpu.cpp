@@ -354,9 +354,10 @@ TEST_CASE("bulk with bounds checking off applies every element", "[update][bulk]
 // in aligned pieces, copy_edge) and as a group of 3, 32 or 1024 ranks does
 // (rank by rank): every destination and source offset modulo 16 (1024
 // ranks: every fifth), every length up to 70 and a few longer ones. The
-// copy must equal the source and leave the bytes around it alone; in a
-// group, a rank that finds nothing to copy for itself leaves at once, so a
-// bound that let a rank with a unit or an edge byte leave shows up here.
+// copy must equal the source and leave the bytes around it alone. In a
+// group of 1024, the ranks of a warp (32) whose first rank is at or past the
+// n-th byte leave at once, so a bound that let a rank with a unit or an edge
+// byte leave shows up here.
 TEST_CASE("byte copy: every alignment and length, one thread and groups", "[update][copy]") {
   constexpr size_t kPad = 32;
   const size_t lengths_long[] = {127, 128, 129, 1000, 4099};

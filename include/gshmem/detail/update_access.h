@@ -84,7 +84,7 @@ GSHMEM_HD void store_object(T* p, T v) {
 // one thread, the 32 lanes of a warp, or all threads of the block.
 // Whether a group may hold several whole warps (a block, or its CPU
 // stand-in): copy_bytes lets such a group's idle warps leave early.
-template <class Group> constexpr bool group_spans_warps = false;
+template <class Group> inline constexpr bool group_spans_warps = false;
 
 struct group_thread {
   GSHMEM_HD unsigned rank() const { return 0; }
@@ -100,7 +100,7 @@ struct group_explicit {
   GSHMEM_HD unsigned size() const { return n; }
   GSHMEM_HD void sync() const {}
 };
-template <> constexpr bool group_spans_warps<group_explicit> = true;
+template <> inline constexpr bool group_spans_warps<group_explicit> = true;
 
 #if defined(__CUDACC__)
 // Every lane of the warp must call (full warp). A lane's rank is its lane
@@ -124,7 +124,7 @@ struct group_block {
   GSHMEM_DEVICE unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
   GSHMEM_DEVICE void sync() const { __syncthreads(); }
 };
-template <> constexpr bool group_spans_warps<group_block> = true;
+template <> inline constexpr bool group_spans_warps<group_block> = true;
 #endif
 
 // ---------------------------------------------------- address translation
