@@ -83,6 +83,13 @@ bool parse_seconds(const std::string &text, double *out, std::string *error) {
   return true;
 }
 
+long long seconds_to_ns(double seconds) {
+  constexpr long long kMax = std::numeric_limits<long long>::max();
+  if (!(seconds > 0)) return 0;
+  const double ns = seconds * 1e9;
+  return ns >= static_cast<double>(kMax) ? kMax : static_cast<long long>(ns);
+}
+
 bool parse_level(const std::string &text, LogLevel *out, std::string *error) {
   const std::string t = trimmed_lower(text);
   if (t == "none" || t == "0") { *out = LogLevel::NONE; return true; }

@@ -42,6 +42,11 @@ GSHMEM_API bool parse_seconds(const std::string &text, double *out, std::string 
 GSHMEM_API bool parse_level(const std::string &text, LogLevel *out, std::string *error = nullptr);
 GSHMEM_API bool parse_string(const std::string &text, std::string *out, std::string *error = nullptr);
 
+// A parsed `seconds` value in nanoseconds, rounded down; past about 292
+// years (what a signed 64-bit count holds) it stays at that largest count,
+// which every user of a timeout or spin reads as "for ever".
+GSHMEM_API long long seconds_to_ns(double seconds);
+
 // True if `text` is a valid value for the variable `info` (the parser of its kind).
 GSHMEM_API bool validate_env_value(const EnvVarInfo &info, const std::string &text, std::string *error);
 

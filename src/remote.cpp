@@ -304,10 +304,7 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
   }
   r.heap_registered = true;
   r.proxy.reset(new Proxy(r.host_view, r.ops, boot.size()));
-  // Nine billion seconds and more: poll for ever (and no overflow).
-  r.proxy->set_idle_spin(settings.idle_spin_seconds >= 9e9
-                             ? std::chrono::nanoseconds::max()
-                             : std::chrono::nanoseconds((long long)(settings.idle_spin_seconds * 1e9)));
+  r.proxy->set_idle_spin(std::chrono::nanoseconds(seconds_to_ns(settings.idle_spin_seconds)));
   int *host_word = r.lost_word;
   const int me = boot.rank();
   r.proxy->set_error_hook([host_word, me](int code, int pe) {

@@ -444,7 +444,7 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   gshmemi_device_state_t state{};
   state.my_pe = boot->rank();
   state.n_pes = boot->size();
-  state.wait_timeout_ns = static_cast<unsigned long long>(settings.WAIT_TIMEOUT * 1e9);
+  state.wait_timeout_ns = static_cast<unsigned long long>(seconds_to_ns(settings.WAIT_TIMEOUT));
   if (rt.monitor) {
     rc = agree(*boot, allocate_peer_lost_word(&rt.peer_lost_word, &state.peer_lost_word),
                "allocating the peer-loss word");

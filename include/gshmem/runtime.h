@@ -222,8 +222,9 @@ typedef struct {
   unsigned long long reserved[6]; /* 0; room for later figures without changing the struct's size */
 } gshmemx_remote_stats_t;
 /* Fills *out (any host thread, any time, though a call while init or
- * finalize runs waits for it; zeros before init and after finalize). Counters are read one by one while the proxy runs: a snapshot
- * taken mid-pass may count part of that pass. No ordering implied.
+ * finalize runs waits for it; zeros before init and after finalize).
+ * Counters are read one by one while the proxy runs: a snapshot taken
+ * mid-pass may count part of that pass. No ordering implied.
  * GSHMEM_SUCCESS, or GSHMEMX_ERROR_INVALID_VALUE when out is NULL. */
 GSHMEM_API int gshmemx_remote_stats(gshmemx_remote_stats_t *out);
 

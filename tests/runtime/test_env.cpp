@@ -1,5 +1,6 @@
 // Environment parsing: every kind, good and bad values, and the table itself.
 #include <cstring>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -52,6 +53,12 @@ TEST_CASE("bools, seconds and levels") {
   CHECK_FALSE(parse_seconds("soon", &s));
   CHECK_FALSE(parse_seconds("1e400", &s));
   CHECK_FALSE(parse_seconds("nan", &s));
+  // In nanoseconds: exact for ordinary values, the largest count past ~292 years.
+  CHECK(seconds_to_ns(0) == 0);
+  CHECK(seconds_to_ns(2.5) == 2500000000ll);
+  CHECK(seconds_to_ns(0.001) == 1000000ll);
+  CHECK(seconds_to_ns(1e300) == std::numeric_limits<long long>::max());
+  CHECK(seconds_to_ns(9.3e9) == std::numeric_limits<long long>::max());
 
   LogLevel l = LogLevel::NONE;
   CHECK(parse_level("trace", &l)); CHECK(l == LogLevel::TRACE);
