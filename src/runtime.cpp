@@ -483,6 +483,7 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
     }
   }
 
+  gshmemi_set_peer_reach(&state);  // peer_base is final: remote peers were cleared above
   state.initialized = 1;
   host_state = state;
   rc = agree(*boot, publish_to_all(host_state), "publishing the device state");

@@ -179,6 +179,13 @@ TEST_CASE("device reports: a trapped kernel's failure is printed by the host, on
       {"timeout finalize", "gshmem_uint64_wait_until: wait timed out (300000000 ns) at 0x"},
       {"cmp", "gshmem_uint64_wait_until: invalid cmp 17 (valid: 0 .. 5"},
       {"symmetric", "is not symmetric (heap or registered buffer) or PE 0 is not reachable (n_pes 1)"},
+      // PEs outside the job: the translation's per-PE tables give them no
+      // reach (state.h: peer_reach, with its last entry for every PE past
+      // the tables), so the put ends in the same diagnostic, naming the PE.
+      {"pe=-1", "or PE -1 is not reachable (n_pes 1)"},
+      {"pe=1", "or PE 1 is not reachable (n_pes 1)"},
+      {"pe=128", "or PE 128 is not reachable (n_pes 1)"},
+      {"pe=100000", "or PE 100000 is not reachable (n_pes 1)"},
       {"sigop finalize", "invalid sig_op 3 (GSHMEM_SIGNAL_SET 9 or GSHMEM_SIGNAL_ADD 10)"},
   };
   for (const Case &c : cases) {

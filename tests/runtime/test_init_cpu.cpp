@@ -57,3 +57,21 @@ TEST_CASE("init without a GPU is a clear error; with one it works") {
     gshmem_finalize();
   }
 }
+
+TEST_CASE("the device translation's reach table follows the mapped heaps") {
+  // gshmemi_set_peer_reach: what init publishes beside peer_base (state.h).
+  static gshmemi_device_state_t s{};  // static: 3 KiB
+  static char heap0[64], heap2[64];
+  s.symmetric_span = 1ull << 40;
+  s.peer_base[0] = heap0;
+  s.peer_base[2] = heap2;  // PE 1 not mapped (remote or unreachable)
+  for (unsigned long long &r : s.peer_reach) r = 7;  // stale values must go
+  gshmemi_set_peer_reach(&s);
+  CHECK(s.peer_reach[0] == s.symmetric_span);
+  CHECK(s.peer_reach[1] == 0);
+  CHECK(s.peer_reach[2] == s.symmetric_span);
+  for (int pe = 3; pe <= GSHMEMI_MAX_PES; ++pe) {
+    INFO("pe " << pe);
+    CHECK(s.peer_reach[pe] == 0);
+  }
+}

@@ -33,6 +33,14 @@ TEST_CASE("init, init twice, finalize") {
   CHECK(s->n_pes == n);
   CHECK(s->heap_base != nullptr);
   CHECK(s->peer_base[me] == s->heap_base);
+  // The device translation's per-PE reach: the symmetric span for every PE
+  // whose heap is mapped here, 0 for the rest and for the entry past the table.
+  for (int pe = 0; pe < GSHMEMI_MAX_PES; ++pe) {
+    INFO("pe " << pe);
+    CHECK(s->peer_reach[pe] == (s->peer_base[pe] != nullptr ? s->symmetric_span : 0ull));
+  }
+  CHECK(s->peer_reach[me] > 0);
+  CHECK(s->peer_reach[GSHMEMI_MAX_PES] == 0);
   CHECK(gshmem_ptr(s->heap_base + GSHMEMI_INTERNAL_REGION_BYTES, me) ==
         s->heap_base + GSHMEMI_INTERNAL_REGION_BYTES);
   int not_symmetric = 0;

@@ -352,6 +352,52 @@ GSHMEM_HD void atomic_reduce(T* p, T v) {
 #undef GSHMEMI_RED_ASM
 #endif
 
+// ------------------------------------- read-modify-writes on global memory
+//
+// For 8-byte counters known to lie in global memory (the request queue's
+// tail and head_seen, proxy_queue.h): atom / red with the .global state
+// space. A generic 64-bit atom may address shared memory, and for that case
+// ptxas emits a second path (a state-space test and a compare-and-swap
+// loop) into every kernel that inlines it; that loop, on the cold remote
+// branch of every routine, is one of the loops that give the kernels'
+// other loops YIELDs and convergence barriers (SASS sm_90). Host: the
+// generic forms.
+#if GSHMEM_IN_DEVICE_CODE
+#define GSHMEMI_GLOBAL_FETCH_ADD64(sem, scope, clobber)                                        \
+  asm volatile("atom." sem "." scope ".global.add.u64 %0, [%1], %2;"                            \
+               : "=l"(old) : "l"(p), "l"(v) : GSHMEMI_PTX_CLOBBER_##clobber)
+#define GSHMEMI_GLOBAL_RED_MAX64(sem, scope, clobber)                                          \
+  asm volatile("red." sem "." scope ".global.max.u64 [%0], %1;" ::"l"(p), "l"(v) : GSHMEMI_PTX_CLOBBER_##clobber)
+#endif
+
+template <memory_order O, thread_scope S>
+GSHMEM_HD unsigned long long atomic_fetch_add_global(unsigned long long* p, unsigned long long v) {
+#if GSHMEM_IN_DEVICE_CODE
+  constexpr compiler_order C = compiler_order::pinned;
+  unsigned long long old;
+  GSHMEMI_PTX_RMW_SEM(GSHMEMI_GLOBAL_FETCH_ADD64)
+  return old;
+#else
+  return atomic_fetch_add<O, S>(p, v);
+#endif
+}
+
+// max without the old value: relaxed or release (red's orders).
+template <memory_order O, thread_scope S>
+GSHMEM_HD void atomic_reduce_max_global(unsigned long long* p, unsigned long long v) {
+  static_assert(O == memory_order::relaxed || O == memory_order::release, "red is relaxed or release");
+#if GSHMEM_IN_DEVICE_CODE
+  constexpr compiler_order C = compiler_order::pinned;
+  GSHMEMI_PTX_RED_SEM(GSHMEMI_GLOBAL_RED_MAX64)
+#else
+  (void)atomic_fetch_max<O, S>(p, v);
+#endif
+}
+#if GSHMEM_IN_DEVICE_CODE
+#undef GSHMEMI_GLOBAL_RED_MAX64
+#undef GSHMEMI_GLOBAL_FETCH_ADD64
+#endif
+
 // ------------------------------------------------------- 16-byte loads/stores
 //
 // Bulk copies move 16-byte units as one vector access

@@ -93,7 +93,9 @@
 // by the proxy locally) and tail and head_seen in device memory (only GPU
 // threads update them, so no atomics cross PCIe). Every access is at system
 // scope, through the ordering layer (ordering.h), because the consumer is a
-// host thread.
+// host thread. On the GPU, tail and head_seen are updated with global-space
+// atomics (ordering.h): they may be in device or mapped host memory, never
+// in shared or local memory.
 #pragma once
 
 #include <gshmem/detail/config.h>
@@ -176,25 +178,31 @@ struct proxy_spin {
 // Takes n consecutive tickets (n >= 1) and returns the first. One relaxed
 // fetch_add: it orders nothing; publication (release) does.
 GSHMEM_HD unsigned long long proxy_reserve(const proxy_queue &q, unsigned long long n = 1) {
-  return atomic_fetch_add<memory_order::relaxed, thread_scope::system>(q.tail, n);
+  return atomic_fetch_add_global<memory_order::relaxed, thread_scope::system>(q.tail, n);
 }
 
-// Waits until the slot of `ticket` is free (back-pressure). True when it
-// is; false when keep_waiting gave up (the ticket then stays unpublished).
-template <class Wait = proxy_spin>
-GSHMEM_HD bool proxy_wait_slot(const proxy_queue &q, unsigned long long ticket, Wait keep_waiting = Wait()) {
+// One look at back-pressure: whether the slot of `ticket` is free now
+// (acquire: the consumer is done with its previous request). The lower
+// bound head_seen answers most looks without reading head across PCIe; a
+// look at head raises it.
+GSHMEM_HD bool proxy_slot_free(const proxy_queue &q, unsigned long long ticket) {
   if (q.head_seen != nullptr) {
     const unsigned long long seen = atomic_load<memory_order::acquire, thread_scope::system>(q.head_seen);
     if (ticket - seen < q.capacity) return true;
   }
-  for (;;) {
-    const unsigned long long h = atomic_load<memory_order::acquire, thread_scope::system>(q.head);
-    if (ticket - h < q.capacity) {
-      if (q.head_seen != nullptr) (void)atomic_fetch_max<memory_order::release, thread_scope::system>(q.head_seen, h);
-      return true;
-    }
+  const unsigned long long h = atomic_load<memory_order::acquire, thread_scope::system>(q.head);
+  if (ticket - h >= q.capacity) return false;
+  if (q.head_seen != nullptr) atomic_reduce_max_global<memory_order::release, thread_scope::system>(q.head_seen, h);
+  return true;
+}
+
+// Waits until the slot of `ticket` is free. True when it is; false when
+// keep_waiting gave up (the ticket then stays unpublished).
+template <class Wait = proxy_spin>
+GSHMEM_HD bool proxy_wait_slot(const proxy_queue &q, unsigned long long ticket, Wait keep_waiting = Wait()) {
+  while (!proxy_slot_free(q, ticket))
     if (!keep_waiting()) return false;
-  }
+  return true;
 }
 
 // Writes `r` (its seq ignored) into the slot of `ticket` and publishes it.
@@ -210,7 +218,18 @@ GSHMEM_HD void proxy_publish(const proxy_queue &q, unsigned long long ticket, co
   s->aux = r.aux;
   s->sub_op = r.sub_op;
   s->flags = r.flags;
-  atomic_store<memory_order::release, thread_scope::system>(&s->seq, ticket + 1);
+  // Release as a fence, then a relaxed (volatile) store of seq: the same
+  // instructions as a release store (MEMBAR.ALL.SYS, then a strong store;
+  // SASS sm_90), and the same release pattern in the PTX model. But ptxas
+  // reads an atomic whose result feeds a strong store (the ticket's
+  // fetch_add, then st.release or st.relaxed of the slot's seq) as a lock
+  // being taken and released, and then puts YIELD and a convergence
+  // barrier into every poll loop of the kernel: into the P2P poll of a
+  // kernel whose routines merely hold this code on their cold remote
+  // branch. A volatile store (ld/st.volatile: relaxed, system scope) does
+  // not set that off.
+  atomic_fence<memory_order::release, thread_scope::system>();
+  atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(&s->seq, ticket + 1);
 }
 
 // Issues one request: reserve, wait for the slot, publish. Returns true and

@@ -66,7 +66,25 @@ typedef struct gshmemi_device_state {
     unsigned long long results_per_sm;  /* words per SM (its most resident threads) */
     unsigned long long result_sms;      /* SM ids covered (larger ids wrap around) */
   } proxy;
+  unsigned long long peer_reach[GSHMEMI_MAX_PES + 1]; /* bytes of symmetric addresses (from heap_base) that
+                                          reach PE pe through its mapping: symmetric_span where
+                                          peer_base[pe] is mapped, 0 where it is NULL (the runtime
+                                          derives it from peer_base: gshmemi_set_peer_reach). Device
+                                          translation tests `address - heap_base < peer_reach[pe]`:
+                                          one compare against a per-PE entry, which the compiler
+                                          keeps in a register across a loop like peer_base[pe].
+                                          Appended, like any later field: a unit compiled against
+                                          an earlier header copies and reads the prefix it knows.
+                                          The last entry, for every pe outside [0, MAX_PES), is 0 */
 } gshmemi_device_state_t;
+
+// Derives peer_reach[] from peer_base[] and symmetric_span. The runtime
+// calls it whenever it changes either, before it publishes the state.
+static inline void gshmemi_set_peer_reach(gshmemi_device_state_t *state) {
+  for (int pe = 0; pe < GSHMEMI_MAX_PES; ++pe)
+    state->peer_reach[pe] = state->peer_base[pe] != NULL ? state->symmetric_span : 0ull;
+  state->peer_reach[GSHMEMI_MAX_PES] = 0ull;
+}
 
 typedef int (*gshmemi_state_publisher_t)(const gshmemi_device_state_t *state);
 

@@ -208,10 +208,14 @@ GSHMEM_HD void check_cmp(G &g, const wait_context &ctx, const char *routine, int
 // loop but the acquire load, the comparison and a down-counter that does
 // not depend on the load; the watchdog (timer, peer-loss word, diagnostics)
 // runs between batches, so it still looks once per 1024 polls. A poll that
-// succeeds leaves the loop at once, and the first poll comes before any
-// clock or runtime-state read. (With the watchdog's test inside the poll
+// succeeds leaves the loop at once, by the branch that follows its
+// comparison: load, compare, branch, as in a hand-written poll. (Testing
+// "satisfied or batch done" in one loop condition put the counter's compare
+// and a second test of the comparison after a successful poll, on the path
+// to the caller's next access; with the watchdog's test inside the poll
 // loop, every failed poll also paid a second taken branch and a
-// convergence region around the watchdog's call to printf, SASS sm_90.)
+// convergence region around the watchdog's call to printf; SASS sm_90.)
+// The first poll comes before any clock or runtime-state read.
 // Not unrolled: an unrolled copy adds a convergence exit per poll and
 // multiplies the code for nothing the load latency does not hide.
 template <class T>
@@ -220,16 +224,12 @@ GSHMEM_HD T wait_one(const wait_context &ctx, const char *routine, T *ivar, int 
   check_cmp(g, ctx, routine, cmp, ivar);
   watchdog wd(true, ctx.timeout_ns, start_on_first_tick);
   for (;;) {
-    T v;
-    bool satisfied;
-    unsigned left = kPollsPerWatchdogCheck;
+    T v{};
     GSHMEMI_NO_UNROLL
-    do {
+    for (unsigned left = kPollsPerWatchdogCheck; left != 0; --left) {
       v = poll_acquire(ivar);
-      satisfied = compare(cmp, v, cmp_value);
-      --left;
-    } while (!satisfied && left != 0);
-    if (satisfied) return v;
+      if (compare(cmp, v, cmp_value)) return v;
+    }
     if (wd.expired(kPollsPerWatchdogCheck)) fail_timeout(ctx, routine, ivar, 0, 1, cmp, cmp_value, v);
   }
 }

@@ -140,24 +140,41 @@ struct peer_lookup_result {
 
 GSHMEM_DEVICE peer_lookup_result peer_lookup(const void* sym, int pe) {
   const gshmemi_device_state_t& s = gshmemi_state();
-  // The table entry, at a variable index, is read with the index clamped
-  // into the table (the range check applied after) as an invariant load
-  // (gshmemi_state_invariant), which is not tied to the memory clobbers of
-  // the polls around it: in a ping-pong it is issued once, before the loop
-  // (SASS, sm_90), instead of after every poll's acquire. The scalars
-  // (heap base, span) are immediate-offset constant loads that ptxas
-  // re-issues in the loop either way. Measured with both PEs on one H100,
-  // neither this nor dropping the n_pes check moved the send half of the
-  // latency perftest's one-way exchange (README, Measured performance).
+  // One compare decides: the offset against the bytes that reach the PE
+  // through its mapping (peer_reach: the symmetric span for a mapped PE, 0
+  // for a remote or unreachable one). Both table entries, at a variable
+  // index, are read with the index clamped into the table (the range check
+  // applied after) as invariant loads (gshmemi_state_invariant), which are
+  // not tied to the memory clobbers of the polls around them: in a
+  // ping-pong they are issued once, before the loop, and the test in the
+  // loop compares registers. (With the span as a scalar of the state and a
+  // NULL test on the base, ptxas re-issued the span's immediate-offset
+  // constant load after every poll, a dependent load ahead of the store
+  // that answers it; SASS sm_90.) The heap base stays an immediate-offset
+  // load: the offset it gives is computed once per call site.
   peer_lookup_result r;
   r.offset = (unsigned long long)((const char*)sym - (const char*)s.heap_base);
-  // A PE past n_pes needs no check of its own: its entry is NULL (state.h),
-  // so the check stays off the constant loads that follow a poll.
-  const bool in_table = (unsigned)pe < (unsigned)GSHMEMI_MAX_PES;
-  r.base = gshmemi_state_invariant(s.peer_base[in_table ? (unsigned)pe : 0u]);
-  if (!in_table) r.base = nullptr;
-  r.mapped = r.offset < s.symmetric_span && r.base != nullptr;
+  // Every pe outside the table reads the table's last entry, 0; a PE past
+  // n_pes has 0 of its own (state.h). The base is read only for a mapped
+  // PE, so the index it is read at may wrap.
+  const unsigned at = (unsigned)pe < (unsigned)GSHMEMI_MAX_PES ? (unsigned)pe : (unsigned)GSHMEMI_MAX_PES;
+  const unsigned long long reach = gshmemi_state_invariant(s.peer_reach[at]);
+  r.base = gshmemi_state_invariant(s.peer_base[at & (GSHMEMI_MAX_PES - 1u)]);
+  r.mapped = r.offset < reach;
   return r;
+}
+
+// A translated address, with the promise that it lies in global memory
+// (a peer's heap or registered buffer as mapped here: never shared or local
+// memory). The compiler then emits the atomics on it with the .global state
+// space; on a generic address a 64-bit atomic also gets a path for shared
+// memory (a state-space test and a compare-and-swap loop), and that loop
+// alone gives every other loop of the kernel YIELDs and convergence
+// barriers (SASS sm_90; remote.h, remote_issue, says what they cost).
+template <class T>
+GSHMEM_DEVICE T* global_address(T* p) {
+  if (!__isGlobal(p)) __builtin_unreachable();
+  return p;
 }
 
 // The cold half of a translation that found no mapping: returns for a
@@ -194,7 +211,7 @@ template <class T>
 GSHMEM_DEVICE T* peer_address(T* sym, int pe, const char* routine) {
   const peer_lookup_result r = peer_lookup(sym, pe);
   if (__builtin_expect(!r.mapped, 0)) peer_unmapped<false>(sym, pe, r.offset, routine);
-  return reinterpret_cast<T*>(r.base + r.offset);
+  return global_address(reinterpret_cast<T*>(r.base + r.offset));
 }
 
 // A routine with a remote form: on_mapped(address of `sym` on `pe`) for a
@@ -222,7 +239,7 @@ GSHMEM_DEVICE auto on_peer(T* sym, int pe, const char* routine, OnMapped&& on_ma
     __builtin_unreachable();
 #endif
   }
-  return on_mapped(reinterpret_cast<T*>(r.base + r.offset));
+  return on_mapped(global_address(reinterpret_cast<T*>(r.base + r.offset)));
 }
 #endif
 
