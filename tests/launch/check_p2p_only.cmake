@@ -1,9 +1,13 @@
 # What GSHMEM_DEVICE_REMOTE (include/gshmem/detail/config.h) does to a
-# kernel: p2p_only_kernel.cu compiled with it 0 (OFF) and 1 (ON). With 0 the
-# kernel holds no remote code: no NANOSLEEP (the remote branch's back-off)
-# and no YIELD (ptxas puts one into every loop of a kernel with a loop on a
-# divergent branch, the poll included). With 1 the remote branch is there
-# (NANOSLEEP). Prints "SKIPPED:" without cuobjdump or nvdisasm.
+# kernel: p2p_only_kernel.cu (p, signal and atomic ping-pongs) compiled with
+# it 0 (OFF) and 1 (ON). With 0 the kernels hold no remote code: no
+# NANOSLEEP (the remote branch's back-off). With 1 the remote branch is
+# there (NANOSLEEP). Either way no YIELD: ptxas puts one into every loop of a
+# kernel, the poll included, when the kernel holds a loop it takes for a
+# spin on a lock (docs/remote.md, "Cost on the P2P path"), and the remote
+# branch is written to hold none; with it, one-way exchanges were 1.10-1.17
+# of their floor instead of 1.00-1.01. Prints "SKIPPED:" without cuobjdump
+# or nvdisasm.
 #   cmake -DCUOBJDUMP=... -DOFF=<object> -DON=<object> -P check_p2p_only.cmake
 cmake_minimum_required(VERSION 3.25)
 
@@ -38,11 +42,18 @@ if(off_sleep STREQUAL "skip")
 endif()
 count_in("${OFF}" YIELD off_yield)
 count_in("${ON}" NANOSLEEP on_sleep)
-message("GSHMEM_DEVICE_REMOTE=0: ${off_sleep} NANOSLEEP, ${off_yield} YIELD; GSHMEM_DEVICE_REMOTE=1: ${on_sleep} NANOSLEEP")
+count_in("${ON}" YIELD on_yield)
+message("GSHMEM_DEVICE_REMOTE=0: ${off_sleep} NANOSLEEP, ${off_yield} YIELD; "
+        "GSHMEM_DEVICE_REMOTE=1: ${on_sleep} NANOSLEEP, ${on_yield} YIELD")
 if(NOT off_sleep EQUAL 0 OR NOT off_yield EQUAL 0)
   message(FATAL_ERROR "with GSHMEM_DEVICE_REMOTE=0 the p + wait_until kernel still holds remote code "
                       "(${off_sleep} NANOSLEEP, ${off_yield} YIELD; expected none)")
 endif()
 if(on_sleep EQUAL 0)
   message(FATAL_ERROR "with GSHMEM_DEVICE_REMOTE=1 the p + wait_until kernel has no remote branch (no NANOSLEEP)")
+endif()
+if(NOT on_yield EQUAL 0)
+  message(FATAL_ERROR "with GSHMEM_DEVICE_REMOTE=1 the ping-pong kernels hold ${on_yield} YIELD: their remote "
+                      "branch has a loop that ptxas takes for a lock being spun on, and it slows the P2P poll "
+                      "(expected none)")
 endif()
