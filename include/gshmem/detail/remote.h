@@ -85,9 +85,12 @@ struct remote_keep_waiting {
   }
 };
 
-// Queues one request; returns its ticket. With wait, returns once the proxy
+// Queues one request; returns its ticket. With Wait, returns once the proxy
 // carried it out (completed covers it: acquire, so get data and fetched
-// values are visible).
+// values are visible). Wait is a template parameter so that every lane
+// that calls at one call site waits alike: the waits below are warp votes
+// over the lanes that call together, which must all take part in them (a
+// caller whose lanes may differ calls two call sites, see remote_put).
 //
 // The lanes of a warp that call it together also wait together: each lane
 // publishes its request as soon as its own slot is free, and all leave the
@@ -102,7 +105,8 @@ struct remote_keep_waiting {
 // The vote makes the exit the same for all lanes. Measured on 2 x H100
 // (gshmem_perf_latency): one-way p + wait_until 1.11-1.17 of the raw
 // floor with per-lane loops here, 1.00-1.02 without them.
-GSHMEM_DEVICE unsigned long long remote_issue(const proxy_request& r, bool wait, const char* routine) {
+template <bool Wait>
+GSHMEM_DEVICE unsigned long long remote_issue(const proxy_request& r, const char* routine) {
   const proxy_queue q = remote_queue();
   const remote_keep_waiting keep{routine, r.pe};
   const unsigned lanes = __activemask();
@@ -116,7 +120,7 @@ GSHMEM_DEVICE unsigned long long remote_issue(const proxy_request& r, bool wait,
     if (__all_sync(lanes, published)) break;
     if (!keep()) return ticket;  // keep ends the kernel when it gives up
   }
-  if (wait) {
+  if constexpr (Wait) {
     while (!__all_sync(lanes, proxy_test_completed(q, ticket + 1)))
       if (!keep()) break;
   }
@@ -156,7 +160,7 @@ GSHMEM_DEVICE void remote_quiet(const char* routine) {
 
 // fence's remote half: a fence request (non-blocking).
 GSHMEM_DEVICE void remote_fence(const char* routine) {
-  (void)remote_issue(remote_request(proxy_op_fence, -1, 0, 0), false, routine);
+  (void)remote_issue<false>(remote_request(proxy_op_fence, -1, 0, 0), routine);
 }
 
 // This hardware thread's result word: where the proxy writes a fetched
@@ -195,7 +199,7 @@ GSHMEM_DEVICE void remote_put(void* dest, const void* source, size_t n, int pe, 
       const size_t piece = n - at < 8 ? n - at : 8;
       proxy_request r = remote_request(proxy_op_put_inline, pe, piece, remote + at);
       memcpy(&r.value, (const char*)source + at, piece);
-      (void)remote_issue(r, false, routine);
+      (void)remote_issue<false>(r, routine);
     }
     n = 0;
   }
@@ -204,10 +208,10 @@ GSHMEM_DEVICE void remote_put(void* dest, const void* source, size_t n, int pe, 
     r.op = proxy_op_put_inline;
     memcpy(&r.value, source, n);
     if (sig_addr == nullptr) {
-      (void)remote_issue(r, false, routine);  // the data is in the request: nothing to wait for
+      (void)remote_issue<false>(r, routine);  // the data is in the request: nothing to wait for
       return;
     }
-    (void)remote_issue(r, false, routine);
+    (void)remote_issue<false>(r, routine);
     n = 0;
   }
   if (sig_addr != nullptr) {
@@ -223,7 +227,10 @@ GSHMEM_DEVICE void remote_put(void* dest, const void* source, size_t n, int pe, 
   } else {
     return;
   }
-  (void)remote_issue(r, blocking && r.op != proxy_op_signal, routine);
+  // Lanes may differ here (their sizes and sources pick r.op): one call
+  // site each way, so that those that wait vote only among themselves.
+  if (blocking && r.op != proxy_op_signal) (void)remote_issue<true>(r, routine);
+  else (void)remote_issue<false>(r, routine);
 }
 
 // A get of n bytes from symmetric `source` on remote `pe` into local
@@ -235,7 +242,7 @@ GSHMEM_DEVICE void remote_get(void* dest, const void* source, size_t n, int pe, 
   if (__isGlobal(dest)) {
     proxy_request r = remote_request(proxy_op_get, pe, n, remote);
     r.local = (unsigned long long)dest;
-    (void)remote_issue(r, true, routine);
+    (void)remote_issue<true>(r, routine);
     return;
   }
   unsigned long long* word = remote_result_word();
@@ -243,7 +250,7 @@ GSHMEM_DEVICE void remote_get(void* dest, const void* source, size_t n, int pe, 
     const size_t piece = n - at < 8 ? n - at : 8;
     proxy_request r = remote_request(proxy_op_get, pe, piece, remote + at);
     r.local = (unsigned long long)word;
-    (void)remote_issue(r, true, routine);
+    (void)remote_issue<true>(r, routine);
     remote_read_result((char*)dest + at, word, piece);
   }
 }
@@ -261,12 +268,12 @@ GSHMEM_DEVICE T remote_amo(T* dest, int pe, unsigned op, T operand, T compare, b
   T out;
   memset(&out, 0, sizeof(T));
   if (!fetch) {
-    (void)remote_issue(r, false, routine);
+    (void)remote_issue<false>(r, routine);
     return out;
   }
   unsigned long long* word = remote_result_word();
   r.local = (unsigned long long)word;
-  (void)remote_issue(r, true, routine);
+  (void)remote_issue<true>(r, routine);
   remote_read_result(&out, word, sizeof(T));
   return out;
 }
@@ -277,7 +284,7 @@ GSHMEM_DEVICE void remote_signal(uint64_t* sig_addr, uint64_t value, int sig_op,
   proxy_request r = remote_request(proxy_op_signal, pe, 8, remote_offset(sig_addr));
   r.value = value;
   r.sub_op = (unsigned)sig_op;
-  (void)remote_issue(r, false, routine);
+  (void)remote_issue<false>(r, routine);
 }
 
 #endif  // __CUDACC__

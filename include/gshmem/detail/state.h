@@ -15,8 +15,12 @@
 #include <stddef.h>
 #include <string.h>
 
-// Most PEs one job can have (the per-PE tables below are sized by it).
+// Most PEs one job can have (the per-PE tables below are sized by it). A
+// power of two: device translation wraps an index into peer_base with it.
 #define GSHMEMI_MAX_PES 128
+#if defined(__cplusplus)
+static_assert((GSHMEMI_MAX_PES & (GSHMEMI_MAX_PES - 1)) == 0, "GSHMEMI_MAX_PES must be a power of two");
+#endif
 
 // The first bytes of every PE's symmetric heap belong to the runtime; user
 // allocations start after them. Sub-areas, each owned by one component:
@@ -75,6 +79,9 @@ typedef struct gshmemi_device_state {
                                           keeps in a register across a loop like peer_base[pe].
                                           Appended, like any later field: a unit compiled against
                                           an earlier header copies and reads the prefix it knows.
+                                          The other way round does not hold: headers newer than
+                                          the library read fields it never wrote, so a program
+                                          uses the headers of the library it links (one install).
                                           The last entry, for every pe outside [0, MAX_PES), is 0 */
 } gshmemi_device_state_t;
 
