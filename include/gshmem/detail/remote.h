@@ -94,7 +94,7 @@ struct remote_keep_waiting {
 //
 // The lanes of a warp that call it together also wait together: each lane
 // publishes its request as soon as its own slot is free, and all leave the
-// loop when all have published (and, with wait, when all their requests
+// loop when all have published (and, with Wait, when all their requests
 // are carried out). No lane waits for another lane's slot before it
 // publishes, so no request waits on one that cannot be published. Why not
 // each lane on its own: a loop whose exit depends on a value that differs
