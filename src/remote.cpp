@@ -42,6 +42,12 @@ int parse_remote_settings(const Env &env, RemoteSettings *out, std::string *why)
     return GSHMEMX_ERROR_ENVIRONMENT;
   }
   s.queue_capacity = c;
+  const unsigned long long b = env.PROXY_BATCH;
+  if (b < 1 || b > (1ull << 24)) {
+    if (why) *why = "GSHMEM_PROXY_BATCH=" + std::to_string(b) + ": expected 1 to 16M requests";
+    return GSHMEMX_ERROR_ENVIRONMENT;
+  }
+  s.batch = b;
   s.idle_spin_seconds = env.PROXY_IDLE_SPIN;
   *out = s;
   return GSHMEM_SUCCESS;
@@ -303,7 +309,7 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
     return rc;
   }
   r.heap_registered = true;
-  r.proxy.reset(new Proxy(r.host_view, r.ops, boot.size()));
+  r.proxy.reset(new Proxy(r.host_view, r.ops, boot.size(), settings.batch));
   r.proxy->set_idle_spin(std::chrono::nanoseconds(seconds_to_ns(settings.idle_spin_seconds)));
   int *host_word = r.lost_word;
   const int me = boot.rank();
@@ -343,6 +349,11 @@ int remote_host_quiet(const char *routine) {
   return GSHMEM_SUCCESS;
 }
 
+// New figures take reserved words: the struct keeps its size (and the
+// offsets of the fields before them) across versions.
+static_assert(sizeof(gshmemx_remote_stats_t) == 8 + 15 * sizeof(unsigned long long),
+              "gshmemx_remote_stats_t keeps its size: a new figure takes a reserved word");
+
 int remote_stats(gshmemx_remote_stats_t *out) {
   RemoteRuntime &r = rr();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -357,6 +368,8 @@ int remote_stats(gshmemx_remote_stats_t *out) {
     s.quiet_ns = t.quiet_ns;
     s.idle_sleeps = t.idle_sleeps;
     s.peer_events = t.transport_events;
+    s.transport_puts = t.transport_puts;
+    s.puts_coalesced = t.puts_coalesced;
     s.applies = r.access.applies.load(std::memory_order_relaxed);
     s.apply_ns = r.access.apply_ns.load(std::memory_order_relaxed);
   }

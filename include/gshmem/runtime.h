@@ -219,7 +219,11 @@ typedef struct {
                                      replies, completions of this PE's sends): it keeps polling while > 0 */
   unsigned long long applies;     /* CUDA copies and atomic kernels run on this PE's GPU memory for the transport */
   unsigned long long apply_ns;    /* time in them, synchronization included */
-  unsigned long long reserved[6]; /* 0; room for later figures without changing the struct's size */
+  unsigned long long transport_puts; /* puts the proxy handed to the transport: after coalescing, so a block's
+                                        contiguous p's to one PE in one pass are one put */
+  unsigned long long puts_coalesced; /* put requests carried inside another request's transport put (requests
+                                        consumed minus what the transport saw, for puts) */
+  unsigned long long reserved[4]; /* 0; room for later figures without changing the struct's size */
 } gshmemx_remote_stats_t;
 /* Fills *out (any host thread, any time, though a call while init or
  * finalize runs waits for it; zeros before init and after finalize).

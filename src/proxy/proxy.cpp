@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <stdexcept>
 
 namespace gshmemi {
@@ -33,7 +34,7 @@ Proxy::Proxy(const gd::proxy_queue &queue, const gshmemi_transport_ops_t &transp
       batch_(batch == 0 ? 1 : batch),
       data_outstanding_((size_t)(n_pes > 0 ? n_pes : 0), 0),
       any_outstanding_((size_t)(n_pes > 0 ? n_pes : 0), 0),
-      inline_stage_((size_t)batch_, 0) {
+      held_((size_t)(n_pes > 0 ? n_pes : 0)) {
   next_ = gd::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(q_.head);
   consumed_.store(next_, std::memory_order_release);
 }
@@ -91,6 +92,8 @@ Proxy::Timings Proxy::timings() const {
   t.quiet_ns = quiet_ns_.load(std::memory_order_relaxed);
   t.idle_sleeps = idle_sleeps_.load(std::memory_order_relaxed);
   t.transport_events = transport_events_.load(std::memory_order_relaxed);
+  t.transport_puts = transport_puts_.load(std::memory_order_relaxed);
+  t.puts_coalesced = puts_coalesced_.load(std::memory_order_relaxed);
   return t;
 }
 
@@ -122,16 +125,158 @@ int Proxy::fence_all() {
   return rc;
 }
 
-int Proxy::execute(const gd::proxy_request &r) {
+int Proxy::transport_put(int pe, unsigned long long remote, const void *local, unsigned long long bytes) {
+  const int rc = t_.put(t_.context, pe, remote, local, (size_t)bytes);
+  transport_puts_.fetch_add(1, std::memory_order_relaxed);
+  data_outstanding_[(size_t)pe] = 1;
+  any_outstanding_[(size_t)pe] = 1;
+  any_outstanding_total_ = true;
+  issued_since_quiet_ = true;
+  if (rc != GSHMEM_SUCCESS) fail(rc, pe);
+  return rc;
+}
+
+int Proxy::put_one(int pe, const HeldPut &h) {
+  if (!h.is_inline) return transport_put(pe, h.remote, reinterpret_cast<const void *>((uintptr_t)h.local), h.bytes);
+  // The value's first `bytes` bytes (little-endian: the low ones), from a
+  // copy that lives until the quiet ending this pass (a put's source must
+  // stay until then; the request itself does not).
+  unsigned char *dst = &inline_stage_[inline_used_];
+  std::memcpy(dst, &h.local, (size_t)h.bytes);
+  inline_used_ += (size_t)h.bytes;
+  return transport_put(pe, h.remote, dst, h.bytes);
+}
+
+// [first, last): puts to pe sorted by target offset whose ranges touch or
+// overlap (one contiguous target range); `overlap`: some of them overlap.
+int Proxy::put_run(int pe, HeldPut *first, HeldPut *last, bool overlap) {
+  const size_t count = (size_t)(last - first);
+  if (count == 1) return put_one(pe, *first);
+  const auto by_order = [](const HeldPut &x, const HeldPut &y) { return x.order < y.order; };
+  if (overlap) {
+    bool all_inline = true;
+    unsigned long long end = 0;
+    for (HeldPut *h = first; h != last; ++h) {
+      all_inline = all_inline && h->is_inline;
+      end = std::max(end, h->remote + h->bytes);
+    }
+    run_scratch_.assign(first, last);
+    std::sort(run_scratch_.begin(), run_scratch_.end(), by_order);
+    if (!all_inline) {
+      // Overlapping writes from sources the proxy cannot read: one at a
+      // time, in ticket order, as without coalescing.
+      for (const HeldPut &h : run_scratch_) {
+        const int rc = put_one(pe, h);
+        if (rc != GSHMEM_SUCCESS) return rc;
+      }
+      return GSHMEM_SUCCESS;
+    }
+    // One staging copy of the whole range, written in ticket order: where
+    // requests overlap, the one issued last wins. The range is no longer
+    // than the requests' bytes together.
+    const unsigned long long start = first->remote;
+    unsigned char *dst = &inline_stage_[inline_used_];
+    for (const HeldPut &h : run_scratch_) std::memcpy(dst + (h.remote - start), &h.local, (size_t)h.bytes);
+    inline_used_ += (size_t)(end - start);
+    puts_coalesced_.fetch_add(count - 1, std::memory_order_relaxed);
+    return transport_put(pe, start, dst, end - start);
+  }
+  // No overlap: each range starts where the one before ends. Pieces of one
+  // kind go together: inline values into one staging copy, puts with
+  // sources where each source follows the one before in local memory.
+  for (HeldPut *a = first; a != last;) {
+    HeldPut *b = a + 1;
+    unsigned long long bytes = a->bytes;
+    while (b != last && b->is_inline == a->is_inline && (a->is_inline || b->local == a->local + bytes)) {
+      bytes += b->bytes;
+      ++b;
+    }
+    int rc;
+    if (b - a == 1) {
+      rc = put_one(pe, *a);
+    } else if (a->is_inline) {
+      unsigned char *dst = &inline_stage_[inline_used_];
+      for (HeldPut *h = a; h != b; ++h) std::memcpy(dst + (h->remote - a->remote), &h->local, (size_t)h->bytes);
+      inline_used_ += (size_t)bytes;
+      puts_coalesced_.fetch_add((unsigned long long)(b - a - 1), std::memory_order_relaxed);
+      rc = transport_put(pe, a->remote, dst, bytes);
+    } else {
+      puts_coalesced_.fetch_add((unsigned long long)(b - a - 1), std::memory_order_relaxed);
+      rc = transport_put(pe, a->remote, reinterpret_cast<const void *>((uintptr_t)a->local), bytes);
+    }
+    if (rc != GSHMEM_SUCCESS) return rc;
+    a = b;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+int Proxy::flush_pe(int pe) {
+  std::vector<HeldPut> &v = held_[(size_t)pe];
+  if (v.empty()) return GSHMEM_SUCCESS;
+  int rc = GSHMEM_SUCCESS;
+  if (v.size() == 1) {
+    rc = put_one(pe, v[0]);
+  } else {
+    std::sort(v.begin(), v.end(), [](const HeldPut &x, const HeldPut &y) {
+      return x.remote != y.remote ? x.remote < y.remote : x.order < y.order;
+    });
+    for (size_t i = 0; i < v.size() && rc == GSHMEM_SUCCESS;) {
+      size_t j = i + 1;
+      unsigned long long end = v[i].remote + v[i].bytes;
+      bool overlap = false;
+      for (; j < v.size() && v[j].remote <= end; ++j) {
+        overlap = overlap || v[j].remote < end;
+        end = std::max(end, v[j].remote + v[j].bytes);
+      }
+      rc = put_run(pe, &v[i], v.data() + j, overlap);
+      i = j;
+    }
+  }
+  v.clear();
+  return rc;
+}
+
+int Proxy::flush_all() {
+  int rc = GSHMEM_SUCCESS;
+  for (int pe : held_pes_)
+    if (rc == GSHMEM_SUCCESS) rc = flush_pe(pe);
+  drop_held();
+  return rc;
+}
+
+void Proxy::drop_held() {
+  for (int pe : held_pes_) held_[(size_t)pe].clear();
+  held_pes_.clear();
+}
+
+int Proxy::execute(const gd::proxy_request &r, unsigned long long order) {
   if (r.op == gd::proxy_op_nop) return GSHMEM_SUCCESS;
-  if (r.op == gd::proxy_op_fence) return any_outstanding_total_ ? fence_all() : GSHMEM_SUCCESS;
+  if (r.op == gd::proxy_op_fence) {
+    const int rc = flush_all();  // what the fence orders must be handed over first
+    if (rc != GSHMEM_SUCCESS) return rc;
+    return any_outstanding_total_ ? fence_all() : GSHMEM_SUCCESS;
+  }
   if (r.pe < 0 || r.pe >= n_pes_) return GSHMEMX_ERROR_INVALID_PE;
   const size_t pe = (size_t)r.pe;
-  int rc = GSHMEM_SUCCESS;
+  if ((r.op == gd::proxy_op_put && r.bytes != 0) || r.op == gd::proxy_op_put_inline) {
+    if (r.op == gd::proxy_op_put_inline && (r.bytes == 0 || r.bytes > sizeof(r.value)))
+      return GSHMEMX_ERROR_INVALID_VALUE;
+    // Held back until the next request to this PE, the next fence, or the
+    // end of the pass (coalescing: proxy.h).
+    if (held_[pe].empty()) held_pes_.push_back(r.pe);
+    held_[pe].push_back(
+        HeldPut{r.remote, r.bytes, r.op == gd::proxy_op_put_inline ? r.value : r.local, order,
+                r.op == gd::proxy_op_put_inline});
+    return GSHMEM_SUCCESS;
+  }
+  // Any other request to this PE: the puts held back for it go first, so
+  // that it is ordered after them as without coalescing.
+  int rc = flush_pe(r.pe);
+  if (rc != GSHMEM_SUCCESS) return rc;
   switch (r.op) {
-    case gd::proxy_op_put:
+    case gd::proxy_op_put:  // of 0 bytes
     case gd::proxy_op_put_signal:
-      rc = t_.put(t_.context, r.pe, r.remote, reinterpret_cast<const void *>((uintptr_t)r.local), (size_t)r.bytes);
+      rc = transport_put(r.pe, r.remote, reinterpret_cast<const void *>((uintptr_t)r.local), r.bytes);
       if (rc == GSHMEM_SUCCESS && r.op == gd::proxy_op_put_signal) {
         rc = fence_pe(r.pe);  // P2
         if (rc == GSHMEM_SUCCESS) rc = t_.signal(t_.context, r.pe, r.aux, (int)r.sub_op, r.value);
@@ -140,17 +285,7 @@ int Proxy::execute(const gd::proxy_request &r) {
         issued_since_quiet_ = true;
         return rc;
       }
-      data_outstanding_[pe] = 1;
-      break;
-    case gd::proxy_op_put_inline:
-      if (r.bytes == 0 || r.bytes > sizeof(r.value)) return GSHMEMX_ERROR_INVALID_VALUE;
-      // The value's first `bytes` bytes (little-endian: the low ones),
-      // from a copy that lives until the quiet ending this batch (a put's
-      // source must stay until then; the request itself does not).
-      inline_stage_[inline_used_] = r.value;
-      rc = t_.put(t_.context, r.pe, r.remote, &inline_stage_[inline_used_++], (size_t)r.bytes);
-      data_outstanding_[pe] = 1;
-      break;
+      return rc;
     case gd::proxy_op_get:
       rc = t_.get(t_.context, r.pe, reinterpret_cast<void *>((uintptr_t)r.local), r.remote, (size_t)r.bytes);
       break;
@@ -174,18 +309,31 @@ int Proxy::execute(const gd::proxy_request &r) {
 }
 
 long long Proxy::progress() {
+  // Copy the published requests out, freeing their slots for producers at
+  // once (one release store of head), then carry them out.
+  pass_.clear();
   const unsigned long long n = gd::proxy_consume(q_, &next_, batch_, [&](const gd::proxy_request &r, unsigned long long) {
-    if (error() == 0) {
-      int rc;
-      {
-        const ScopedElapsed timer(issue_ns_);
-        rc = execute(r);
-      }
-      if (rc != GSHMEM_SUCCESS) fail(rc, r.pe);
-    }
+    pass_.push_back(r);
     return true;
   });
   consumed_.store(next_, std::memory_order_release);
+  if (n != 0 && error() == 0) {
+    const ScopedElapsed timer(issue_ns_);
+    // Inline puts' staging for this pass: 8 bytes per request at most.
+    // Nothing staged is outstanding here (the last pass ended with a quiet,
+    // or staged nothing), so it may move.
+    if (inline_used_ == 0 && inline_stage_.size() < 8 * pass_.size()) inline_stage_.resize(8 * pass_.size());
+    unsigned long long order = 0;
+    for (const gd::proxy_request &r : pass_) {
+      const int rc = execute(r, order++);
+      if (rc != GSHMEM_SUCCESS) {
+        fail(rc, r.pe);  // no effect when a transport call already failed (and reported its PE)
+        break;
+      }
+    }
+    if (error() == 0) (void)flush_all();  // a failure is recorded by transport_put
+    drop_held();
+  }
   if (error() != 0) return error();
   if (n == 0) {
     // Idle: let the transport serve what peers need from this PE.

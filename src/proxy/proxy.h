@@ -22,6 +22,28 @@
 // or put; fence; signal_op) reaches the target after the data, as on the
 // P2P path.
 //
+// Coalescing. Within one pass the proxy holds back puts (inline and with a
+// source address) per target PE and hands them over merged, as few
+// transport puts as their addresses allow:
+//   - held-back puts to a PE are handed over before any other request to
+//     that PE (get, atomic, signal, put_signal) and before any fence, so
+//     P2-P4 and the order between a put and a later get, atomic or signal
+//     to the same PE are as without coalescing; only puts to one PE with
+//     no such request between them change order among themselves, which
+//     OpenSHMEM allows (puts are unordered until a fence or quiet);
+//   - they are sorted by target offset; ranges that touch or overlap form
+//     a run. A run of inline puts becomes one put of a staging copy in
+//     which overlapping bytes hold the value of the request issued last
+//     (the write that comes later in ticket order wins, as it would when
+//     the puts were delivered in order). A run of puts with sources that
+//     do not overlap becomes one put where the sources are contiguous too
+//     (consecutive in local memory, in the same order). Anything else in a
+//     run (overlapping puts with sources, inline and source puts that
+//     overlap) is handed over one request at a time in ticket order, as
+//     before;
+//   - the pass ends with every held-back put handed over, then its one
+//     quiet (P5).
+//
 // Failure: the first transport error (GSHMEMX_ERROR_PEER_LOST when a
 // connection failed) is recorded, reported once through the error hook (the
 // runtime raises the device-visible abort word there, as for a peer its
@@ -70,7 +92,8 @@ class GSHMEM_API Proxy {
  public:
   // Drains `queue` into `transport` (both outlive the proxy). n_pes bounds
   // the target PEs (a request for another PE is an error); batch: the most
-  // requests consumed between two quiets.
+  // requests consumed between two quiets (and the window in which puts are
+  // coalesced).
   Proxy(const gshmem::detail::proxy_queue &queue, const gshmemi_transport_ops_t &transport, int n_pes,
         unsigned long long batch = 64);
   ~Proxy();  // stop()
@@ -113,6 +136,8 @@ class GSHMEM_API Proxy {
     unsigned long long quiet_ns = 0;     // in them: until the pass's requests were complete at their targets
     unsigned long long idle_sleeps = 0;  // sleeps of the idle loop (start() only)
     unsigned long long transport_events = 0;  // what idle passes' transport progress handled (peers served)
+    unsigned long long transport_puts = 0;    // puts handed to the transport (a put_signal's included)
+    unsigned long long puts_coalesced = 0;    // put requests carried inside another request's transport put
   };
   Timings timings() const;
 
@@ -124,7 +149,21 @@ class GSHMEM_API Proxy {
   void set_idle_spin(std::chrono::nanoseconds spin) { idle_spin_ = spin; }
 
  private:
-  int execute(const gshmem::detail::proxy_request &r);
+  // A put held back for coalescing: its request's fields, and its place in
+  // the pass (ticket order).
+  struct HeldPut {
+    unsigned long long remote, bytes;
+    unsigned long long local;  // source address, or the inline value
+    unsigned long long order;  // position in the pass
+    bool is_inline;
+  };
+  int execute(const gshmem::detail::proxy_request &r, unsigned long long order);
+  int transport_put(int pe, unsigned long long remote, const void *local, unsigned long long bytes);
+  int put_one(int pe, const HeldPut &h);
+  int put_run(int pe, HeldPut *first, HeldPut *last, bool overlap);
+  int flush_pe(int pe);   // hands over the puts held back for pe
+  int flush_all();        // for every PE, in the order they were first held
+  void drop_held();
   int fence_pe(int pe);
   int fence_all();
   void fail(int code, int pe);
@@ -140,14 +179,22 @@ class GSHMEM_API Proxy {
   // handed over since the last fence covering it, and anything at all.
   std::vector<unsigned char> data_outstanding_, any_outstanding_;
   bool any_outstanding_total_ = false;
-  // Inline puts' data until the batch's quiet (one entry per request of a
-  // batch at most), draining thread only.
-  std::vector<unsigned long long> inline_stage_;
+  // Inline puts' data until the batch's quiet, draining thread only: each
+  // handed-over run of inline puts takes at most the sum of its requests'
+  // bytes, so 8 bytes per request of a batch always suffice.
+  std::vector<unsigned char> inline_stage_;
   size_t inline_used_ = 0;
+  // Puts held back for coalescing in this pass, per target PE, and the PEs
+  // that have any, in the order their first was held (draining thread only).
+  std::vector<std::vector<HeldPut>> held_;
+  std::vector<int> held_pes_;
+  std::vector<HeldPut> run_scratch_;
+  std::vector<gshmem::detail::proxy_request> pass_;  // the requests of this pass, copied out of their slots
   std::atomic<unsigned long long> consumed_{0};
   std::atomic<unsigned long long> fences_{0};
   std::atomic<unsigned long long> passes_{0}, issue_ns_{0}, quiets_{0}, quiet_ns_{0}, idle_sleeps_{0};
   std::atomic<unsigned long long> transport_events_{0};
+  std::atomic<unsigned long long> transport_puts_{0}, puts_coalesced_{0};
   std::chrono::nanoseconds idle_spin_{std::chrono::milliseconds(1)};
   std::atomic<int> error_{0};
   std::atomic<int> failed_pe_{-1};

@@ -1,13 +1,17 @@
 // The proxy (src/proxy/proxy.h) over a fake transport that records every
 // call: the order it hands requests over in, the fences it adds (P2-P4),
 // completion only after quiet (P5), inline data kept until quiet, results
-// of get and atomics, and what happens when the transport fails.
+// of get and atomics, coalescing of puts, and what happens when the
+// transport fails.
 #include <gshmem/detail/proxy_queue.h>
 #include <gshmem/types.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,7 +40,9 @@ struct Fake {
   const gd::proxy_queue *queue = nullptr;
   std::vector<Call> calls;
   std::vector<std::pair<const void *, size_t>> pending_puts;
+  std::vector<std::pair<int, unsigned long long>> pending_put_targets;  // PE and offset of each
   std::vector<std::string> data_at_quiet;  // what each pending put's source held at quiet
+  std::map<int, std::vector<unsigned char>> memory;  // each PE's symmetric space, puts applied at quiet
   std::vector<std::pair<void *, size_t>> pending_gets;
   std::vector<std::pair<void *, int>> pending_fetches;
   std::vector<unsigned long long> completed_at_quiet;
@@ -57,6 +63,7 @@ struct Fake {
       return GSHMEMX_ERROR_PEER_LOST;
     }
     f.pending_puts.push_back({local, bytes});
+    f.pending_put_targets.push_back({pe, remote});
     return 0;
   }
   static int get(void *c, int pe, void *local, uint64_t remote, size_t bytes) {
@@ -84,7 +91,16 @@ struct Fake {
     f.calls.push_back({"quiet", -1, 0, 0, 0});
     f.completed_at_quiet.push_back(
         gd::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(f.queue->completed));
-    for (auto &p : f.pending_puts) f.data_at_quiet.emplace_back(static_cast<const char *>(p.first), p.second);
+    for (size_t i = 0; i < f.pending_puts.size(); ++i) {
+      const auto &p = f.pending_puts[i];
+      f.data_at_quiet.emplace_back(static_cast<const char *>(p.first), p.second);
+      // Applied in the order handed over (where puts to one PE overlap,
+      // the proxy hands them over in ticket order).
+      std::vector<unsigned char> &m = f.memory[f.pending_put_targets[i].first];
+      const size_t at = (size_t)f.pending_put_targets[i].second;
+      if (m.size() < at + p.second) m.resize(at + p.second, 0);
+      std::memcpy(m.data() + at, p.first, p.second);
+    }
     for (auto &g : f.pending_gets) std::memset(g.first, 0xab, g.second);
     for (auto &x : f.pending_fetches) {
       if (x.second == 8) {
@@ -96,6 +112,7 @@ struct Fake {
       }
     }
     f.pending_puts.clear();
+    f.pending_put_targets.clear();
     f.pending_gets.clear();
     f.pending_fetches.clear();
     return 0;
@@ -138,6 +155,15 @@ gd::proxy_request put(int pe, unsigned long long remote, const void *src, unsign
   r.pe = pe;
   r.remote = remote;
   r.local = (unsigned long long)(uintptr_t)src;
+  r.bytes = bytes;
+  return r;
+}
+gd::proxy_request p(int pe, unsigned long long remote, unsigned long long value, unsigned long long bytes = 8) {
+  gd::proxy_request r{};
+  r.op = gd::proxy_op_put_inline;
+  r.pe = pe;
+  r.remote = remote;
+  r.value = value;
   r.bytes = bytes;
   return r;
 }
@@ -329,14 +355,17 @@ TEST_CASE("proxy: inline data outlives its slot until the quiet", "[engine]") {
   Fake fake;
   fake.queue = &q;
   Proxy proxy(q, fake.ops(), 2);
+  // Ranges apart from each other: not coalesced, three transport puts.
+  unsigned long long remote = 8;
   for (unsigned long long v : {0x0102030405060708ull, 0xa1a2a3a4a5a6a7a8ull, 0x00000000000000ffull}) {
     gd::proxy_request r{};
     r.op = gd::proxy_op_put_inline;
     r.pe = 1;
-    r.remote = 8;
+    r.remote = remote;
     r.value = v;
     r.bytes = v == 0xff ? 1 : 8;
     issue(q, r);
+    remote += 64;
   }
   CHECK(proxy.progress() == 3);
   REQUIRE(fake.data_at_quiet.size() == 3);
@@ -513,4 +542,256 @@ TEST_CASE("proxy: many producers through the proxy thread, quiet after every sig
     CHECK(next_signal == rounds);
   }
   CHECK(completed(q) == (unsigned long long)(producers * rounds * (puts_per_round + 1)));
+}
+
+namespace {
+
+// The 8 bytes at `at` in PE pe's memory as the fake transport left it.
+unsigned long long word_at(Fake &f, int pe, size_t at) {
+  std::vector<unsigned char> &m = f.memory[pe];
+  if (m.size() < at + 8) m.resize(at + 8, 0);
+  unsigned long long v = 0;
+  std::memcpy(&v, m.data() + at, 8);
+  return v;
+}
+
+size_t count_of(const Trace &t, const std::string &what) { return (size_t)std::count(t.begin(), t.end(), what); }
+
+}  // namespace
+
+TEST_CASE("proxy: a block's 1024 contiguous p's in one pass are one transport put", "[engine]") {
+  // 256 threads each p 4 values, thread t's k-th to element k * 256 + t, as
+  // a block's loop does. A warp's 32 lanes take consecutive tickets in lane
+  // order; warps interleave in any order (here shuffled), each thread's own
+  // p's stay in its program order.
+  HostProxyQueue storage(1024);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 2, /*batch=*/1024);
+  const unsigned long long base = 4096;
+  std::vector<std::pair<int, int>> warp_rounds;  // (warp, round)
+  for (int k = 0; k < 4; ++k)
+    for (int w = 0; w < 8; ++w) warp_rounds.push_back({w, k});
+  std::mt19937 rng(12345);
+  std::shuffle(warp_rounds.begin(), warp_rounds.end(), rng);
+  // Keep each warp's rounds in order (program order of its threads).
+  std::vector<int> next_round(8, 0);
+  for (auto &wr : warp_rounds) wr.second = next_round[(size_t)wr.first]++;
+  for (const auto &wr : warp_rounds)
+    for (int lane = 0; lane < 32; ++lane) {
+      const unsigned long long i = (unsigned long long)wr.second * 256 + (unsigned long long)(wr.first * 32 + lane);
+      issue(q, p(1, base + 8 * i, 0x5a00000000000000ull + i));
+    }
+  CHECK(proxy.progress() == 1024);
+  CHECK(fake.trace() == Trace{"put 1", "quiet"});
+  REQUIRE(!fake.calls.empty());
+  CHECK(fake.calls[0].remote == base);
+  CHECK(fake.calls[0].value == 8192);
+  size_t wrong = 0;
+  for (unsigned long long i = 0; i < 1024; ++i) wrong += word_at(fake, 1, (size_t)(base + 8 * i)) != 0x5a00000000000000ull + i;
+  CHECK(wrong == 0);
+  CHECK(word_at(fake, 1, (size_t)base - 8) == 0);  // nothing outside the range
+  CHECK(word_at(fake, 1, (size_t)base + 8192) == 0);
+  CHECK(completed(q) == 1024);
+  const Proxy::Timings t = proxy.timings();
+  CHECK(t.transport_puts == 1);
+  CHECK(t.puts_coalesced == 1023);
+  CHECK(t.passes == 1);
+  CHECK(t.quiets == 1);
+}
+
+TEST_CASE("proxy: coalescing merges only what touches, per PE", "[engine]") {
+  HostProxyQueue storage(64);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 4);
+  issue(q, p(1, 0, 0x11));
+  issue(q, p(2, 8, 0x21));   // another PE: its own put
+  issue(q, p(1, 24, 0x13));  // a gap of 8 bytes after 0..8: a run of its own
+  issue(q, p(1, 8, 0x12));   // joins 0..8 (descending order is fine)
+  issue(q, p(3, 0, 0x31, 4));
+  issue(q, p(3, 4, 0x32, 4));  // 4-byte values, contiguous: one put of 8
+  issue(q, p(2, 16, 0x22));
+  CHECK(proxy.progress() == 7);
+  const Trace t = fake.trace();
+  CHECK(count_of(t, "put 1") == 2);
+  CHECK(count_of(t, "put 2") == 1);
+  CHECK(count_of(t, "put 3") == 1);
+  CHECK(t.back() == "quiet");
+  std::map<std::pair<int, unsigned long long>, unsigned long long> sizes;  // (pe, offset) -> bytes of each put
+  for (const Call &c : fake.calls)
+    if (c.what == "put") sizes[{c.pe, c.remote}] = c.value;
+  CHECK(sizes == std::map<std::pair<int, unsigned long long>, unsigned long long>{
+                     {{1, 0}, 16}, {{1, 24}, 8}, {{2, 8}, 16}, {{3, 0}, 8}});
+  CHECK(word_at(fake, 1, 0) == 0x11);
+  CHECK(word_at(fake, 1, 8) == 0x12);
+  CHECK(word_at(fake, 1, 16) == 0);
+  CHECK(word_at(fake, 1, 24) == 0x13);
+  CHECK(word_at(fake, 2, 8) == 0x21);
+  CHECK(word_at(fake, 2, 16) == 0x22);
+  CHECK(word_at(fake, 3, 0) == 0x0000003200000031ull);
+  CHECK(proxy.timings().transport_puts == 4);
+  CHECK(proxy.timings().puts_coalesced == 3);
+}
+
+TEST_CASE("proxy: where coalesced puts overlap, the later request wins", "[engine]") {
+  HostProxyQueue storage(64);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 2);
+  SECTION("the same word twice") {
+    issue(q, p(1, 64, 0x1111111111111111ull));
+    issue(q, p(1, 64, 0x2222222222222222ull));
+    CHECK(proxy.progress() == 2);
+    CHECK(fake.trace() == Trace{"put 1", "quiet"});
+    CHECK(word_at(fake, 1, 64) == 0x2222222222222222ull);
+  }
+  SECTION("the later request at a lower offset, partly overlapping") {
+    issue(q, p(1, 4, 0xaaaaaaaaaaaaaaaaull));  // bytes 4..12
+    issue(q, p(1, 3, 0xbb, 1));                // byte 3
+    issue(q, p(1, 0, 0xccccccccccccccccull));   // bytes 0..8: covers 3 and 4..8
+    issue(q, p(1, 10, 0xdd, 1));               // byte 10
+    CHECK(proxy.progress() == 4);
+    CHECK(fake.trace() == Trace{"put 1", "quiet"});
+    CHECK(fake.calls[0].remote == 0);
+    CHECK(fake.calls[0].value == 12);
+    CHECK(word_at(fake, 1, 0) == 0xccccccccccccccccull);
+    CHECK(word_at(fake, 1, 8) == 0x00000000aaddaaaaull);
+  }
+  SECTION("puts with sources that overlap go one by one, in ticket order") {
+    const unsigned long long a = 0x0101010101010101ull, b = 0x0202020202020202ull;
+    issue(q, put(1, 16, &a, 8));
+    issue(q, put(1, 12, &b, 8));
+    issue(q, p(1, 20, 0x03, 1));  // overlaps b: inline and source mixed, ticket order too
+    CHECK(proxy.progress() == 3);
+    CHECK(fake.trace() == Trace{"put 1", "put 1", "put 1", "quiet"});
+    CHECK(fake.calls[0].remote == 16);
+    CHECK(fake.calls[1].remote == 12);
+    CHECK(fake.calls[2].remote == 20);
+    CHECK(word_at(fake, 1, 16) == 0x0101010302020202ull);
+    CHECK(proxy.timings().puts_coalesced == 0);
+  }
+}
+
+TEST_CASE("proxy: puts with contiguous sources and targets become one put", "[engine]") {
+  HostProxyQueue storage(64);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 2);
+  unsigned long long src[6] = {1, 2, 3, 4, 5, 6};
+  issue(q, put(1, 808, &src[1], 8));
+  issue(q, put(1, 800, &src[0], 8));
+  issue(q, put(1, 816, &src[2], 16));  // src[2], src[3]
+  issue(q, put(1, 832, &src[5], 8));   // target follows, source does not: a put of its own
+  CHECK(proxy.progress() == 4);
+  CHECK(fake.trace() == Trace{"put 1", "put 1", "quiet"});
+  CHECK(fake.calls[0].remote == 800);
+  CHECK(fake.calls[0].value == 32);
+  CHECK(fake.calls[1].remote == 832);
+  CHECK(fake.calls[1].value == 8);
+  for (int i = 0; i < 4; ++i) CHECK(word_at(fake, 1, (size_t)(800 + 8 * i)) == (unsigned long long)(i + 1));
+  CHECK(word_at(fake, 1, 832) == 6);
+  CHECK(proxy.timings().puts_coalesced == 2);
+}
+
+TEST_CASE("proxy: other requests to the PE, and fences, end a run; data stays before signals", "[engine]") {
+  HostProxyQueue storage(64);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  Proxy proxy(q, fake.ops(), 4);
+  SECTION("signal_op (P3)") {
+    issue(q, p(1, 0, 1));
+    issue(q, p(1, 8, 2));
+    issue(q, signal(1, 256, 1));
+    issue(q, p(1, 16, 3));  // after the signal: not merged with the puts before it
+    issue(q, p(1, 24, 4));
+    CHECK(proxy.progress() == 5);
+    CHECK(fake.trace() == Trace{"put 1", "fence 1", "signal 1", "put 1", "quiet"});
+    CHECK(fake.calls[0].value == 16);
+    CHECK(fake.calls[3].remote == 16);
+    CHECK(fake.calls[3].value == 16);
+  }
+  SECTION("put_signal (P2, P3)") {
+    issue(q, p(1, 0, 1));
+    issue(q, p(1, 8, 2));
+    const char data[8] = "abcdefg";
+    gd::proxy_request r = put(1, 16, data, 8);  // contiguous with the p's, yet not merged: it signals
+    r.op = gd::proxy_op_put_signal;
+    r.aux = 256;
+    r.value = 1;
+    r.sub_op = GSHMEM_SIGNAL_SET;
+    issue(q, r);
+    CHECK(proxy.progress() == 3);
+    CHECK(fake.trace() == Trace{"put 1", "put 1", "fence 1", "signal 1", "quiet"});
+    CHECK(fake.calls[0].remote == 0);
+    CHECK(fake.calls[0].value == 16);
+    CHECK(fake.calls[1].remote == 16);
+  }
+  SECTION("fence (P4): every PE's held puts before it") {
+    issue(q, p(1, 0, 1));
+    issue(q, p(2, 0, 1));
+    issue(q, fence());
+    issue(q, p(1, 8, 2));
+    issue(q, p(2, 8, 2));
+    CHECK(proxy.progress() == 5);
+    CHECK(fake.trace() == Trace{"put 1", "put 2", "fence -1", "put 1", "put 2", "quiet"});
+  }
+  SECTION("get and atomic to the PE come after its earlier puts") {
+    unsigned long long got = 0;
+    gd::proxy_request g{};
+    g.op = gd::proxy_op_get;
+    g.pe = 1;
+    g.remote = 0;
+    g.local = (unsigned long long)(uintptr_t)&got;
+    g.bytes = 8;
+    gd::proxy_request a{};
+    a.op = gd::proxy_op_amo;
+    a.pe = 1;
+    a.remote = 8;
+    a.bytes = 8;
+    a.sub_op = GSHMEMI_TRANSPORT_AMO_ADD;
+    a.value = 1;
+    issue(q, p(1, 0, 1));
+    issue(q, g);
+    issue(q, p(1, 8, 2));
+    issue(q, a);
+    issue(q, p(1, 16, 3));
+    CHECK(proxy.progress() == 5);
+    CHECK(fake.trace() == Trace{"put 1", "get 1", "put 1", "amo 1", "put 1", "quiet"});
+  }
+  SECTION("a signal to another PE does not end the run") {
+    issue(q, p(1, 0, 1));
+    issue(q, signal(2, 256, 1));
+    issue(q, p(1, 8, 2));
+    CHECK(proxy.progress() == 3);
+    CHECK(fake.trace() == Trace{"signal 2", "put 1", "quiet"});
+    CHECK(fake.calls[1].value == 16);
+  }
+}
+
+TEST_CASE("proxy: a failing coalesced put names its PE and ends the pass", "[engine]") {
+  HostProxyQueue storage(64);
+  const gd::proxy_queue &q = storage.view();
+  Fake fake;
+  fake.queue = &q;
+  fake.fail_put_to = 2;
+  Proxy proxy(q, fake.ops(), 4);
+  int hook_pe = -1, hook_calls = 0;
+  proxy.set_error_hook([&](int, int pe) {
+    hook_pe = pe;
+    ++hook_calls;
+  });
+  issue(q, p(2, 0, 1));
+  issue(q, p(2, 8, 2));
+  issue(q, p(3, 0, 1));  // held after PE 2's: dropped
+  CHECK(proxy.progress() == GSHMEMX_ERROR_PEER_LOST);
+  CHECK(hook_calls == 1);
+  CHECK(hook_pe == 2);
+  CHECK(fake.trace() == Trace{"put 2"});
+  CHECK(completed(q) == 0);
 }

@@ -1,4 +1,4 @@
-// GSHMEM_REMOTE_PEERS, GSHMEM_PROXY_QUEUE_CAPACITY and GSHMEM_PROXY_IDLE_SPIN: parsing, and which
+// GSHMEM_REMOTE_PEERS, GSHMEM_PROXY_QUEUE_CAPACITY, GSHMEM_PROXY_IDLE_SPIN and GSHMEM_PROXY_BATCH: parsing, and which
 // pairs of PEs are remote (src/remote.h). CPU only.
 #include <map>
 #include <string>
@@ -32,6 +32,7 @@ TEST_CASE("remote settings: defaults, auto, all") {
   CHECK(s.mode == RemotePeersMode::automatic);
   CHECK(s.queue_capacity == 4096);
   CHECK(s.idle_spin_seconds == 0.001);
+  CHECK(s.batch == 1024);
   REQUIRE(parse({{"GSHMEM_REMOTE_PEERS", "all"}, {"GSHMEM_PROXY_QUEUE_CAPACITY", "64"}, {"GSHMEM_PROXY_IDLE_SPIN", "0.25"}},
                 &s, &why) == GSHMEM_SUCCESS);
   CHECK(s.mode == RemotePeersMode::all);
@@ -40,6 +41,10 @@ TEST_CASE("remote settings: defaults, auto, all") {
   REQUIRE(parse({{"GSHMEM_REMOTE_PEERS", "auto"}, {"GSHMEM_PROXY_QUEUE_CAPACITY", "1K"}}, &s, &why) == GSHMEM_SUCCESS);
   CHECK(s.mode == RemotePeersMode::automatic);
   CHECK(s.queue_capacity == 1024);
+  REQUIRE(parse({{"GSHMEM_PROXY_BATCH", "4K"}}, &s, &why) == GSHMEM_SUCCESS);
+  CHECK(s.batch == 4096);
+  REQUIRE(parse({{"GSHMEM_PROXY_BATCH", "1"}}, &s, &why) == GSHMEM_SUCCESS);
+  CHECK(s.batch == 1);
 }
 
 TEST_CASE("remote settings: bad values name the variable") {
@@ -61,15 +66,22 @@ TEST_CASE("remote settings: bad values name the variable") {
     CHECK(parse({{"GSHMEM_PROXY_IDLE_SPIN", bad}}, &s, &why) == GSHMEMX_ERROR_ENVIRONMENT);
     CHECK(why.find("GSHMEM_PROXY_IDLE_SPIN") != std::string::npos);
   }
+  for (const char *bad : {"0", "32M"}) {
+    why.clear();
+    INFO(bad);
+    CHECK(parse({{"GSHMEM_PROXY_BATCH", bad}}, &s, &why) == GSHMEMX_ERROR_ENVIRONMENT);
+    CHECK(why.find("GSHMEM_PROXY_BATCH") != std::string::npos);
+  }
 }
 
 TEST_CASE("remote settings: the variables are in the env table") {
   int found = 0;
   for (const EnvVarInfo &v : env_table()) {
     const std::string name = v.name;
-    found += name == "GSHMEM_REMOTE_PEERS" || name == "GSHMEM_PROXY_QUEUE_CAPACITY" || name == "GSHMEM_PROXY_IDLE_SPIN";
+    found += name == "GSHMEM_REMOTE_PEERS" || name == "GSHMEM_PROXY_QUEUE_CAPACITY" || name == "GSHMEM_PROXY_IDLE_SPIN" ||
+             name == "GSHMEM_PROXY_BATCH";
   }
-  CHECK(found == 3);
+  CHECK(found == 4);
 }
 
 TEST_CASE("peer classes: forced, unmappable, symmetric") {

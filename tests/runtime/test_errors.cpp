@@ -56,8 +56,10 @@ TEST_CASE("calls before init fail clearly instead of crashing") {
   CHECK(stats.requests == 0);
   CHECK(stats.quiet_ns == 0);
   CHECK(stats.apply_ns == 0);
+  CHECK(stats.transport_puts == 0);
+  CHECK(stats.puts_coalesced == 0);
   CHECK(stats.reserved[0] == 0);
-  CHECK(stats.reserved[5] == 0);
+  CHECK(stats.reserved[3] == 0);
   CHECK(gshmemx_remote_stats(nullptr) == GSHMEMX_ERROR_INVALID_VALUE);
   gshmemi_host_barrier_all();
   gshmemi_host_sync_all();
