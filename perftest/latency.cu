@@ -5,6 +5,9 @@
 //   uint64_atomic_add + uint64_wait_until  floor: red.add.relaxed.sys / ld.acquire.sys
 //   putmem_signal, 8 B .. 4 MiB, thread / warp / block issuers
 //                                          floor: copy + st.release.sys flag
+//   block p burst: a 256-thread block p's 1024 8-byte values to PE 1, then
+//   one thread quiets (no floor; P2P and remote, to compare). On a remote
+//   peer the proxy coalesces the burst's puts (docs/remote.md).
 // Each iteration is a full round trip inside one kernel; one-way = round trip / 2.
 // With a remote peer (GSHMEM_REMOTE_PEERS=all) the same exchanges run
 // through the proxy, and the remote path's pieces are timed one by one:
@@ -88,6 +91,22 @@ __global__ void __launch_bounds__(1) remote_piece(uint64_t *word, int peer, uint
   *sink = sum;  // keeps the gets
 }
 
+// A 256-thread block p's n 8-byte values to the peer (thread t the
+// elements t, t + 256, ...), then thread 0 quiets: after the __syncthreads
+// the quiet covers every thread's p (Q3 on a remote peer).
+constexpr int kBurstThreads = 256;
+constexpr int kBurstWords = 1024;
+constexpr uint64_t kBurstTag = 0x5a00000000000000ull;  // value of element i: tag + i
+
+__global__ void __launch_bounds__(kBurstThreads) block_p_burst(uint64_t *dst, int n, int peer, uint64_t iters) {
+  for (uint64_t it = 0; it < iters; ++it) {
+    for (int i = (int)threadIdx.x; i < n; i += kBurstThreads) gshmem_uint64_p(dst + i, kBurstTag + (uint64_t)i, peer);
+    __syncthreads();
+    if (threadIdx.x == 0) gshmem_quiet();
+    __syncthreads();
+  }
+}
+
 const char *piece_name(Piece p) {
   switch (p) {
     case Piece::fence_quiet: return "fence+quiet[remote]";
@@ -108,6 +127,8 @@ gshmemx_remote_stats_t stats_delta(const gshmemx_remote_stats_t &a, const gshmem
   d.peer_events -= a.peer_events;
   d.applies -= a.applies;
   d.apply_ns -= a.apply_ns;
+  d.transport_puts -= a.transport_puts;
+  d.puts_coalesced -= a.puts_coalesced;
   return d;
 }
 
@@ -290,6 +311,64 @@ int main(int argc, char **argv) {
   uint64_t *sink = nullptr;
   PERF_CUDA(cudaMalloc(&sink, sizeof(uint64_t)));
 
+  // ---- a block's burst of p's, then quiet (PE 0's block; PE 1 idle but for its proxy)
+  {
+    rep.section("a 256-thread block p's 1024 8-byte values to PE 1, then quiet (us a round; ns a p)");
+    uint64_t *burst = (uint64_t *)gshmem_malloc(kBurstWords * sizeof(uint64_t));
+    if (!burst) {
+      std::fprintf(stderr, "PE %d: gshmem_malloc failed (%zu bytes)\n", ctx.pe, kBurstWords * sizeof(uint64_t));
+      return 1;
+    }
+    PERF_CUDA(cudaMemset(burst, 0, kBurstWords * sizeof(uint64_t)));
+    PERF_CUDA(cudaDeviceSynchronize());
+    host_barrier();
+    // Few rounds on a remote peer: each was 1024 proxy round trips (14 ms)
+    // before the proxy coalesced puts.
+    const uint64_t iters = remote ? std::min<uint64_t>(ctx.opt.iterations(200, 50), 1000) : ctx.opt.iterations(5000, 1000);
+    const uint64_t warm = remote ? std::min<uint64_t>(ctx.opt.warmup_iterations(20, 5), 100)
+                                 : ctx.opt.warmup_iterations(500, 100);
+    std::vector<double> ns;
+    auto measure = [&] {
+      ns = time_loop(ctx, iters, warm, [] {}, [&](uint64_t n) {
+        if (ctx.pe == 0) block_p_burst<<<1, kBurstThreads, 0, ctx.stream>>>(burst, kBurstWords, peer, n);
+      });
+    };
+    gshmemx_remote_stats_t pe0{};
+    if (remote) pe0 = with_remote_stats(ctx, stats_exchange, measure).first;
+    else measure();
+    const std::string name = "block_p_burst+quiet" + suffix;
+    add_row(ctx, name, "n", kBurstWords, kBurstThreads, "round_trip", us_stats(ns), nullptr, iters);
+    add_row(ctx, name, "n", kBurstWords, kBurstThreads, "per_op", us_stats(ns, 1000.0 / kBurstWords), nullptr, iters,
+            "ns");
+    if (remote) {
+      auto info = [&](const std::string &what, double value, const std::string &unit) {
+        Stats st;
+        st.median = st.min = st.max = value;
+        st.count = 1;
+        add_row(ctx, name + " " + what, "n", kBurstWords, kBurstThreads, "mean", st, nullptr, iters, unit);
+      };
+      info("PE 0 proxy: requests per pass", pe0.passes ? double(pe0.requests) / double(pe0.passes) : 0.0, "count");
+      info("PE 0 proxy: requests per transport put",
+           pe0.transport_puts ? double(pe0.requests) / double(pe0.transport_puts) : 0.0, "count");
+      info("PE 0 proxy: transport quiet per pass",
+           pe0.quiets ? double(pe0.quiet_ns) / double(pe0.quiets) / 1000.0 : 0.0, "us");
+    }
+    // What PE 1 received: the values of the last round (every round writes the same).
+    host_barrier();
+    if (ctx.pe == 1) {
+      std::vector<uint64_t> got(kBurstWords);
+      PERF_CUDA(cudaMemcpy(got.data(), burst, kBurstWords * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+      int wrong = 0;
+      for (int i = 0; i < kBurstWords; ++i) wrong += got[(size_t)i] != kBurstTag + (uint64_t)i;
+      if (wrong) {
+        std::fprintf(stderr, "PE 1: block p burst: %d of %d words hold the wrong value\n", wrong, kBurstWords);
+        exit_code = 1;
+      }
+    }
+    host_barrier();
+    gshmem_free(burst);
+  }
+
   // ---- the remote path, piece by piece (PE 0's one thread; PE 1 idle but for its proxy)
   if (remote) {
     rep.section("remote path, piece by piece: one thread of PE 0, one round trip an iteration (us)");
@@ -380,5 +459,6 @@ int main(int argc, char **argv) {
   gshmem_free(b.recv);
   gshmem_free(b.send);
   gshmem_free(b.flag);
-  return perf_end(ctx);
+  const int end_code = perf_end(ctx);
+  return end_code != 0 ? end_code : exit_code;
 }

@@ -181,28 +181,27 @@ int Proxy::put_run(int pe, HeldPut *first, HeldPut *last, bool overlap) {
     puts_coalesced_.fetch_add(count - 1, std::memory_order_relaxed);
     return transport_put(pe, start, dst, end - start);
   }
-  // No overlap: each range starts where the one before ends. Pieces of one
-  // kind go together: inline values into one staging copy, puts with
-  // sources where each source follows the one before in local memory.
+  // No overlap: each range starts where the one before ends. Consecutive
+  // inline values go into one staging copy and one put. A put with a
+  // source goes alone: sources that follow each other in local memory may
+  // still be two allocations, which one CUDA copy or one registered region
+  // need not span.
   for (HeldPut *a = first; a != last;) {
     HeldPut *b = a + 1;
     unsigned long long bytes = a->bytes;
-    while (b != last && b->is_inline == a->is_inline && (a->is_inline || b->local == a->local + bytes)) {
+    while (a->is_inline && b != last && b->is_inline) {
       bytes += b->bytes;
       ++b;
     }
     int rc;
     if (b - a == 1) {
       rc = put_one(pe, *a);
-    } else if (a->is_inline) {
+    } else {
       unsigned char *dst = &inline_stage_[inline_used_];
       for (HeldPut *h = a; h != b; ++h) std::memcpy(dst + (h->remote - a->remote), &h->local, (size_t)h->bytes);
       inline_used_ += (size_t)bytes;
       puts_coalesced_.fetch_add((unsigned long long)(b - a - 1), std::memory_order_relaxed);
       rc = transport_put(pe, a->remote, dst, bytes);
-    } else {
-      puts_coalesced_.fetch_add((unsigned long long)(b - a - 1), std::memory_order_relaxed);
-      rc = transport_put(pe, a->remote, reinterpret_cast<const void *>((uintptr_t)a->local), bytes);
     }
     if (rc != GSHMEM_SUCCESS) return rc;
     a = b;

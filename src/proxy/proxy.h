@@ -23,8 +23,8 @@
 // P2P path.
 //
 // Coalescing. Within one pass the proxy holds back puts (inline and with a
-// source address) per target PE and hands them over merged, as few
-// transport puts as their addresses allow:
+// source address) per target PE and hands the inline ones over merged, as
+// few transport puts as their addresses allow:
 //   - held-back puts to a PE are handed over before any other request to
 //     that PE (get, atomic, signal, put_signal) and before any fence, so
 //     P2-P4 and the order between a put and a later get, atomic or signal
@@ -35,12 +35,11 @@
 //     a run. A run of inline puts becomes one put of a staging copy in
 //     which overlapping bytes hold the value of the request issued last
 //     (the write that comes later in ticket order wins, as it would when
-//     the puts were delivered in order). A run of puts with sources that
-//     do not overlap becomes one put where the sources are contiguous too
-//     (consecutive in local memory, in the same order). Anything else in a
-//     run (overlapping puts with sources, inline and source puts that
-//     overlap) is handed over one request at a time in ticket order, as
-//     before;
+//     the puts were delivered in order). A put with a source is never
+//     merged: sources that follow each other in local memory may be two
+//     allocations, which one CUDA copy or one registered region need not
+//     span. Where such puts overlap each other or inline ones, that run
+//     is handed over one request at a time in ticket order, as before;
 //   - the pass ends with every held-back put handed over, then its one
 //     quiet (P5).
 //

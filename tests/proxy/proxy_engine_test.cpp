@@ -676,26 +676,30 @@ TEST_CASE("proxy: where coalesced puts overlap, the later request wins", "[engin
   }
 }
 
-TEST_CASE("proxy: puts with contiguous sources and targets become one put", "[engine]") {
+TEST_CASE("proxy: puts with sources stay one put each; inline ones around them merge", "[engine]") {
+  // Sources that follow each other in memory may be two allocations (one
+  // CUDA copy need not span them): never merged.
   HostProxyQueue storage(64);
   const gd::proxy_queue &q = storage.view();
   Fake fake;
   fake.queue = &q;
   Proxy proxy(q, fake.ops(), 2);
-  unsigned long long src[6] = {1, 2, 3, 4, 5, 6};
+  unsigned long long src[4] = {1, 2, 3, 4};
   issue(q, put(1, 808, &src[1], 8));
   issue(q, put(1, 800, &src[0], 8));
-  issue(q, put(1, 816, &src[2], 16));  // src[2], src[3]
-  issue(q, put(1, 832, &src[5], 8));   // target follows, source does not: a put of its own
-  CHECK(proxy.progress() == 4);
-  CHECK(fake.trace() == Trace{"put 1", "put 1", "quiet"});
-  CHECK(fake.calls[0].remote == 800);
-  CHECK(fake.calls[0].value == 32);
-  CHECK(fake.calls[1].remote == 832);
-  CHECK(fake.calls[1].value == 8);
-  for (int i = 0; i < 4; ++i) CHECK(word_at(fake, 1, (size_t)(800 + 8 * i)) == (unsigned long long)(i + 1));
-  CHECK(word_at(fake, 1, 832) == 6);
-  CHECK(proxy.timings().puts_coalesced == 2);
+  issue(q, p(1, 824, 7));
+  issue(q, put(1, 816, &src[2], 8));
+  issue(q, p(1, 832, 8));  // touches the inline put at 824: merged with it
+  CHECK(proxy.progress() == 5);
+  CHECK(fake.trace() == Trace{"put 1", "put 1", "put 1", "put 1", "quiet"});
+  std::vector<std::pair<unsigned long long, unsigned long long>> puts;  // (offset, bytes), as handed over
+  for (const Call &c : fake.calls)
+    if (c.what == "put") puts.push_back({c.remote, c.value});
+  CHECK(puts == std::vector<std::pair<unsigned long long, unsigned long long>>{{800, 8}, {808, 8}, {816, 8}, {824, 16}});
+  for (int i = 0; i < 3; ++i) CHECK(word_at(fake, 1, (size_t)(800 + 8 * i)) == (unsigned long long)(i + 1));
+  CHECK(word_at(fake, 1, 824) == 7);
+  CHECK(word_at(fake, 1, 832) == 8);
+  CHECK(proxy.timings().puts_coalesced == 1);
 }
 
 TEST_CASE("proxy: other requests to the PE, and fences, end a run; data stays before signals", "[engine]") {
