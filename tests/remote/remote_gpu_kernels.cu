@@ -190,6 +190,25 @@ cudaError_t launch_count_wrong(const int *data, int n, int expected, unsigned lo
   return cudaGetLastError();
 }
 
+__global__ void __launch_bounds__(kBurstThreads) p_burst_kernel(unsigned long long *dst, int rounds, int target) {
+  for (int round = 0; round < rounds; ++round) {
+    for (int i = (int)threadIdx.x; i < kBurstWords; i += kBurstThreads)
+      gshmem_ulonglong_p(dst + i, burst_value(i, round), target);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      gshmem_ulonglong_p(dst + kBurstWords, 2ull * (unsigned long long)round + 1, target);
+      gshmem_ulonglong_p(dst + kBurstWords, 2ull * (unsigned long long)round + 2, target);
+      gshmem_quiet();  // after the __syncthreads: every thread's p (Q3)
+    }
+    __syncthreads();
+  }
+}
+
+cudaError_t launch_p_burst(unsigned long long *dst, int rounds, int target) {
+  p_burst_kernel<<<1, kBurstThreads>>>(dst, rounds, target);
+  return cudaGetLastError();
+}
+
 cudaError_t launch_rma(int *dst, const int *src, int *got, int target) {
   rma_kernel<<<1, kBlockThreads>>>(dst, src, got, target);
   return cudaGetLastError();

@@ -42,6 +42,17 @@ cudaError_t launch_litmus(int *msg, const int *src_sym, uint64_t *sig, uint64_t 
 // must hold the peer's round. Violations to *violations.
 cudaError_t launch_barrier(int *slot, int rounds, int target, unsigned long long *violations);
 
+// A burst the proxy coalesces: for each of `rounds` rounds a 256-thread
+// block p's kBurstWords 8-byte values burst_value(i, round) to the peer's
+// dst[i] (thread t the elements t, t + 256, ...), then thread 0 p's
+// 2 * round + 1 and then 2 * round + 2 to dst[kBurstWords] (the later p
+// must be what stays), and quiets. rounds * (kBurstWords + 2) put requests.
+constexpr int kBurstWords = 1024, kBurstThreads = 256;
+__host__ __device__ inline unsigned long long burst_value(int i, int round) {
+  return ((unsigned long long)(round + 1) << 32) | (unsigned long long)i;
+}
+cudaError_t launch_p_burst(unsigned long long *dst, int rounds, int target);
+
 // Extended and C++ atomics and g_weak on the peer's slots (the target
 // initialized them: see remote_gpu_test.cpp), one thread; results into
 // `fetched` (doubles, X_FETCHED slots). Then kXamoBlocks x kXamoThreads

@@ -208,6 +208,37 @@ TEST_CASE("remote: device barrier_all orders a p before the peer's read", "[remo
   gshmem_free(slot);
 }
 
+TEST_CASE("remote: a block's burst of p's arrives whole, coalesced by the proxy", "[remote]") {
+  REQUIRE(init_remote());
+  const int peer = 1 - gshmem_my_pe();
+  const int rounds = 8;
+  auto *dst = gshmem_test::sym_zeroed<unsigned long long>(kBurstWords + 1);
+  gshmem_barrier_all();
+  gshmemx_remote_stats_t before{}, after{};
+  REQUIRE(gshmemx_remote_stats(&before) == GSHMEM_SUCCESS);
+  GSHMEM_TEST_CUDA(launch_p_burst(dst, rounds, peer));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  REQUIRE(gshmemx_remote_stats(&after) == GSHMEM_SUCCESS);
+  gshmem_barrier_all();  // the peer's burst into dst is complete (its kernel quieted)
+  const std::vector<unsigned long long> got = to_host(dst, kBurstWords + 1);
+  int wrong = 0;
+  for (int i = 0; i < kBurstWords; ++i) wrong += got[(size_t)i] != burst_value(i, rounds - 1);
+  CHECK(wrong == 0);
+  CHECK(got[kBurstWords] == 2ull * rounds);  // of one thread's two p's to one word, the later
+  // Every put request went out in a transport put of its own or inside
+  // another's (nothing but this kernel's puts ran on this PE meanwhile).
+  const unsigned long long puts = (after.transport_puts - before.transport_puts) +
+                                  (after.puts_coalesced - before.puts_coalesced);
+  CHECK(puts == (unsigned long long)rounds * (kBurstWords + 2));
+  // The proxy's pass lasts a transport quiet (microseconds), while the
+  // block queues a p every few nanoseconds: passes see many adjacent p's.
+  CHECK(after.puts_coalesced > before.puts_coalesced);
+  WARN("burst of " << rounds << " x " << kBurstWords + 2 << " p's: " << after.transport_puts - before.transport_puts
+                   << " transport puts in " << after.passes - before.passes << " passes");
+  gshmem_barrier_all();
+  gshmem_free(dst);
+}
+
 TEST_CASE("remote: extended atomics, C++ atomics with orders, g_weak", "[remote]") {
   REQUIRE(init_remote());
   const int me = gshmem_my_pe(), peer = 1 - me;
