@@ -112,7 +112,8 @@ class GSHMEM_API Proxy {
   void stop();
 
   // One pass on the calling thread (instead of start()): consumes up to
-  // `batch` published requests, carries them out, quiets the transport if
+  // `batch` published requests (copied out, their slots freed at once),
+  // carries them out (puts coalesced), quiets the transport if
   // anything was issued, publishes completion. Returns how many requests
   // were consumed, or the recorded error (negative) once one occurred
   // (requests are still consumed then, and dropped).
