@@ -222,8 +222,8 @@ ProxyPlacement choose_proxy_cpus(const ProxyCpusSetting &setting, const ProxyPla
     return p;
   }
   p.shared = true;
-  p.reason = "the process mask " + app_text + " is crowded and this process may use no other CPU (it may use " +
-             format_cpulist(allowed) + ")";
+  p.reason = "the process mask " + app_text + " is crowded, and every CPU this process may use (" +
+             format_cpulist(allowed) + ") is some PE's";
   return p;
 }
 
