@@ -172,8 +172,8 @@ ProxyPlacement choose_proxy_cpus(const ProxyCpusSetting &setting, const ProxyPla
   }
   const bool crowded = !app.empty() && app.size() < static_cast<std::size_t>(2 * crowd);
   const std::string app_text = format_cpulist(app);
-  const std::string crowd_text =
-      crowd == 1 ? std::string("its application thread") : std::to_string(crowd) + " PEs' application threads";
+  const std::string crowd_text = crowd == 1 ? std::string("the application thread and the proxy")
+                                             : std::to_string(crowd) + " PEs' application threads and proxies";
 
   ProxyPlacement p;
   p.cpus = app;
@@ -207,7 +207,7 @@ ProxyPlacement choose_proxy_cpus(const ProxyCpusSetting &setting, const ProxyPla
     return p;
   }
   if (!crowded) {
-    p.reason = "the process mask (" + app_text + ": a CPU for " + crowd_text + " and one for each proxy)";
+    p.reason = "the process mask (" + app_text + ": a CPU each for " + crowd_text + ")";
     return p;
   }
   const CpuList free_cpus = cpus_minus(allowed, busy);
@@ -215,8 +215,9 @@ ProxyPlacement choose_proxy_cpus(const ProxyCpusSetting &setting, const ProxyPla
   if (!free_cpus.empty()) {
     p.set_mask = true;
     p.cpus = local_free.empty() ? free_cpus : local_free;
-    p.reason = "the process mask " + app_text + " is crowded (" + crowd_text +
-               " and their proxies); CPUs no application thread of this node is bound to" +
+    p.reason = "the process mask " + app_text + " is crowded (" + crowd_text + " on " +
+               std::to_string(app.size()) + " CPU" + (app.size() == 1 ? "" : "s") +
+               "); CPUs no application thread of this node is bound to" +
                (local_free.empty() ? std::string(in.gpu_local.empty() ? "" : " (none is local to the GPU)")
                                    : std::string(", local to the GPU"));
     return p;
