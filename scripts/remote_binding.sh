@@ -26,7 +26,7 @@ set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="$ROOT/build-bench"
-ITERS=300
+ITERS=200
 ONLY=""
 while [ $# -gt 0 ]; do
   case "$1" in
