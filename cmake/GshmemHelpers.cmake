@@ -12,13 +12,23 @@ set(GSHMEM_TEST_ENVIRONMENT
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
     NCCL_NVLS_ENABLE=0)
 
-# gshmem_launcher_command(<out-var> <np> [<launcher>])
+# gshmem_launcher_command(<out-var> <np> [<launcher> [<binding>]])
 # The command prefix that starts <np> processes under the MPI launcher, or
 # under <launcher> (an mpirun-like program such as oshrun) when given.
+# <binding>: none (the default: Open MPI binds nothing and may oversubscribe)
+# or default (Open MPI's own binding, what `mpirun -np <n>` gives users: one
+# core a rank for 2 ranks; the bindings are reported on stderr).
 function(gshmem_launcher_command out np)
   set(launcher ${MPIEXEC_EXECUTABLE})
   if(ARGC GREATER 2 AND ARGV2)
     set(launcher ${ARGV2})
+  endif()
+  set(binding none)
+  if(ARGC GREATER 3 AND ARGV3)
+    set(binding ${ARGV3})
+  endif()
+  if(NOT binding MATCHES "^(none|default)$")
+    message(FATAL_ERROR "gshmem_launcher_command: BINDING ${binding}: expected none or default")
   endif()
   set(np_flag ${MPIEXEC_NUMPROC_FLAG})
   if(NOT np_flag)
@@ -28,7 +38,11 @@ function(gshmem_launcher_command out np)
   # Open MPI needs these to run on a machine with fewer cores than PEs, and as root in containers.
   execute_process(COMMAND ${launcher} --version OUTPUT_VARIABLE _ver ERROR_QUIET)
   if(_ver MATCHES "Open MPI|OpenRTE")
-    list(APPEND cmd --oversubscribe --bind-to none)
+    if(binding STREQUAL "none")
+      list(APPEND cmd --oversubscribe --bind-to none)
+    else()
+      list(APPEND cmd --report-bindings)
+    endif()
   endif()
   list(APPEND cmd ${MPIEXEC_PREFLAGS})
   set(${out} ${cmd} PARENT_SCOPE)
@@ -38,16 +52,19 @@ endfunction()
 #   SOURCES <files...>
 #   [NP <n>]          run under the MPI launcher with n processes (one PE each)
 #   [LAUNCHER <prog>] with NP: start them with <prog> (e.g. oshrun) instead
+#   [BINDING <b>]     with NP: none (default: --bind-to none --oversubscribe) or
+#                     default (Open MPI's own binding, and no oversubscription)
 #   [GPUS <n>]        needs n GPUs: labelled "gpu"; skipped (exit 77) where fewer exist
 #   [LIBS <targets>]  extra link libraries
 #   [ENV <VAR=value>...] extra environment
 #   [ARGS <args...>]  command-line arguments
 #   [LABELS <labels>] [TIMEOUT <s>]
 #   [WRAPPER <cmd...>] a command the test runs through (before the launcher)
-#   [FIXTURES_SETUP <f>] [FIXTURES_REQUIRED <f>] CTest fixtures)
+#   [FIXTURES_SETUP <f>] [FIXTURES_REQUIRED <f>] CTest fixtures
+#   [SKIP_REGULAR_EXPRESSION <regex>] output that makes CTest report it skipped)
 function(gshmem_add_test name)
   # Every keyword is named here, so SOURCES/LIBS stop at the next one.
-  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER;FIXTURES_SETUP;FIXTURES_REQUIRED"
+  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER;BINDING;FIXTURES_SETUP;FIXTURES_REQUIRED;SKIP_REGULAR_EXPRESSION"
                         "SOURCES;LIBS;ENV;ARGS;LABELS;WRAPPER" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE gshmem_test_support ${T_LIBS})
@@ -57,7 +74,8 @@ function(gshmem_add_test name)
     return()
   endif()
   set(forward)
-  foreach(key NP GPUS TIMEOUT LAUNCHER ENV ARGS LABELS WRAPPER FIXTURES_SETUP FIXTURES_REQUIRED)
+  foreach(key NP GPUS TIMEOUT LAUNCHER BINDING ENV ARGS LABELS WRAPPER FIXTURES_SETUP FIXTURES_REQUIRED
+              SKIP_REGULAR_EXPRESSION)
     if(DEFINED T_${key})
       list(APPEND forward ${key} ${T_${key}})
     endif()
@@ -69,7 +87,7 @@ endfunction()
 # Registers another run of an already-built test binary (other NP, other ENV),
 # or a run of any executable target of the project (same keywords).
 function(gshmem_add_test_variant name target)
-  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER;FIXTURES_SETUP;FIXTURES_REQUIRED"
+  cmake_parse_arguments(T "" "NP;GPUS;TIMEOUT;LAUNCHER;BINDING;FIXTURES_SETUP;FIXTURES_REQUIRED;SKIP_REGULAR_EXPRESSION"
                         "ENV;ARGS;LABELS;WRAPPER" ${ARGN})
   if(T_GPUS AND NOT GSHMEM_BUILD_GPU_TESTS)
     return()
@@ -80,9 +98,15 @@ function(gshmem_add_test_variant name target)
     if(NOT MPIEXEC_EXECUTABLE AND NOT T_LAUNCHER)
       return()
     endif()
-    gshmem_launcher_command(launcher ${T_NP} "${T_LAUNCHER}")
+    gshmem_launcher_command(launcher ${T_NP} "${T_LAUNCHER}" "${T_BINDING}")
     set(cmd ${launcher} ${cmd})
     list(APPEND labels mpi)
+    if(T_BINDING STREQUAL "default")
+      # Without oversubscription (the test environment allows it, which a
+      # user's does not): the binding is Open MPI's own.
+      list(APPEND T_ENV OMPI_MCA_rmaps_base_oversubscribe=0)
+      list(APPEND labels bound)
+    endif()
   endif()
   if(T_GPUS)
     list(APPEND labels gpu)
@@ -104,7 +128,7 @@ function(gshmem_add_test_variant name target)
                       "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
   endif()
   add_test(NAME ${name} COMMAND ${T_WRAPPER} ${cmd} ${T_ARGS})
-  foreach(key FIXTURES_SETUP FIXTURES_REQUIRED)
+  foreach(key FIXTURES_SETUP FIXTURES_REQUIRED SKIP_REGULAR_EXPRESSION)
     if(T_${key})
       set_tests_properties(${name} PROPERTIES ${key} ${T_${key}})
     endif()

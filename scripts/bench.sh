@@ -32,7 +32,11 @@
 # memory, what UCX has between two processes of one node without a NIC).
 # Their rows carry "[remote]" and have no floor (there is no mapped address
 # to time loads and stores against); results in latency-remote-np2.* and
-# bw-remote-np2.*. --build-only builds (both builds with --vs-nvshmem)
+# bw-remote-np2.*. Both run a second time under mpirun's default binding
+# (one core a rank: what `mpirun -np 2` gives users; the proxy thread then
+# leaves that core, docs/remote.md "The proxy under CPU binding"): rows
+# "[remote,bound]", results in latency-remote-bound-np2.* and
+# bw-remote-bound-np2.*. --build-only builds (both builds with --vs-nvshmem)
 # and stops before looking for GPUs.
 set -uo pipefail
 
@@ -181,9 +185,14 @@ for b in gshmem_perf_latency gshmem_perf_wait gshmem_perf_stream gshmem_perf_bw;
 for b in gshmem_perf_barrier gshmem_perf_fan; do
   for np in "${PE_COUNTS[@]}"; do STEPS+=("$b:$np"); done
 done
-[ "$REMOTE" = 1 ] && STEPS+=("gshmem_perf_latency:2:remote" "gshmem_perf_bw:2:remote")
+[ "$REMOTE" = 1 ] && STEPS+=("gshmem_perf_latency:2:remote" "gshmem_perf_bw:2:remote"
+                             "gshmem_perf_latency:2:remote-bound" "gshmem_perf_bw:2:remote-bound")
 
 MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
+# Open MPI's own binding (no --bind-to, no oversubscription), reported in the log.
+MPIRUN_BOUND=(env OMPI_MCA_rmaps_base_oversubscribe=0 mpirun --report-bindings -x CUDA_MODULE_LOADING
+              -x NCCL_NVLS_ENABLE)
+LAUNCH=("${MPIRUN[@]}")
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "host: $(hostname)"
@@ -210,7 +219,7 @@ run_binary() {
   local start rc secs rows why
   start=$(date +%s)
   say "$label ..."
-  timeout -k 15 "$LIMIT" "${MPIRUN[@]}" "$@" -np "$np" "$bin" "${MODE[@]}" \
+  timeout -k 15 "$LIMIT" "${LAUNCH[@]}" "$@" -np "$np" "$bin" "${MODE[@]}" \
     --json "$RES/$tag.jsonl" > "$RES/$tag.log" 2>&1
   rc=$?
   secs=$(( $(date +%s) - start ))
@@ -233,6 +242,13 @@ for step in "${STEPS[@]}"; do
   if [ "$variant" = remote ]; then
     run_binary "[$k/$total] $b np=$np, every peer remote" "${b#gshmem_perf_}-remote-np$np" "$np" "$BIN_DIR/$b" \
       -x GSHMEM_REMOTE_PEERS=all -x "UCX_TLS=${REMOTE_UCX_TLS:-self,posix,cma,tcp}" -x UCX_WARN_UNUSED_ENV_VARS=n
+  elif [ "$variant" = remote-bound ]; then
+    tag="${b#gshmem_perf_}-remote-bound-np$np"
+    LAUNCH=("${MPIRUN_BOUND[@]}")
+    run_binary "[$k/$total] $b np=$np, every peer remote, mpirun's default binding" "$tag" "$np" "$BIN_DIR/$b" \
+      -x GSHMEM_REMOTE_PEERS=all -x "UCX_TLS=${REMOTE_UCX_TLS:-self,posix,cma,tcp}" -x UCX_WARN_UNUSED_ENV_VARS=n
+    LAUNCH=("${MPIRUN[@]}")
+    [ -f "$RES/$tag.jsonl" ] && sed -i 's/\[remote\]/[remote,bound]/g' "$RES/$tag.jsonl"
   else
     run_binary "[$k/$total] $b np=$np" "${b#gshmem_perf_}-np$np" "$np" "$BIN_DIR/$b"
   fi

@@ -238,25 +238,44 @@ def comparison_section(rows):
 
 
 REMOTE_SUFFIX = "[remote]"
+# The same rows under mpirun's default binding (bench.sh --remote: one core a rank).
+BOUND_SUFFIX = "[remote,bound]"
 
 
-def remote_section(rows, remote):
+def remote_section(rows, remote, bound=()):
     """Rows measured with every peer remote (bench.sh --remote) beside the
-    same benchmark over P2P from the same run."""
+    same benchmark over P2P from the same run, and, where there are any,
+    the same remote rows under mpirun's default binding."""
     p2p = {row_key(r): r for r in rows if not r["name"].endswith(REMOTE_SUFFIX)}
+    bound_by_key = {row_key(dict(r, name=r["name"][:-len(BOUND_SUFFIX)])): r for r in bound}
     out = ["", "## Remote peers beside P2P (same run)", "",
            "Remote: GSHMEM_REMOTE_PEERS=all, the same device routines through the proxy thread and the UCX "
            "transport (this node's host shared memory); P2P: the mapped heap over NVLink/PCIe. "
-           "Latency in us (lower is better), bandwidth in GB/s (higher is better).", "",
-           "| benchmark | PEs | size/n | issuer | metric | P2P | remote | remote / P2P |",
-           "|---|---|---|---|---|---|---|---|"]
+           "Latency in us (lower is better), bandwidth in GB/s (higher is better)."
+           + (" Bound: the remote run again under mpirun's default binding (one core a rank)." if bound else ""), "",
+           "| benchmark | PEs | size/n | issuer | metric | P2P | remote | remote / P2P |"
+           + (" remote, bound |" if bound else ""),
+           "|---|---|---|---|---|---|---|---|" + ("---|" if bound else "")]
+    seen = set()
     for r in remote:
         base = r["name"][:-len(REMOTE_SUFFIX)]
-        q = p2p.get(row_key(dict(r, name=base)))
+        key = row_key(dict(r, name=base))
+        q = p2p.get(key)
         ratio = r["value"] / q["value"] if q and q.get("value") else None
-        out.append(f"| {base} | {r['pes']} | {size_of(r)} | {width(r)} | {r['metric']} | "
-                   f"{fmt(q['value']) + ' ' + q['unit'] if q else '-'} | {fmt(r['value'])} {r['unit']} | "
-                   f"{fmt(ratio, 2) if ratio is not None else '-'} |")
+        line = (f"| {base} | {r['pes']} | {size_of(r)} | {width(r)} | {r['metric']} | "
+                f"{fmt(q['value']) + ' ' + q['unit'] if q else '-'} | {fmt(r['value'])} {r['unit']} | "
+                f"{fmt(ratio, 2) if ratio is not None else '-'} |")
+        if bound:
+            b = bound_by_key.get(key)
+            seen.add(key)
+            line += f" {fmt(b['value']) + ' ' + b['unit'] if b else '-'} |"
+        out.append(line)
+    for key, b in bound_by_key.items():
+        if key in seen:
+            continue
+        base = b["name"][:-len(BOUND_SUFFIX)]
+        out.append(f"| {base} | {b['pes']} | {size_of(b)} | {width(b)} | {b['metric']} | - | - | - | "
+                   f"{fmt(b['value'])} {b['unit']} |")
     return out
 
 
@@ -322,9 +341,11 @@ def build(rows, title):
                    f"{fmt(r['floor'])} | {fmt(r['ratio'], 2)} | {fmt(nvshmem_anchor(r))} | "
                    f"{'yes' if ok else 'NO'} |")
     remote = [r for r in rows if r["name"].endswith(REMOTE_SUFFIX)]
-    if remote:
-        out += remote_section(rows, remote)
-    without = [r for r in rows if r.get("floor") is None and not r["name"].endswith(REMOTE_SUFFIX)]
+    bound = [r for r in rows if r["name"].endswith(BOUND_SUFFIX)]
+    if remote or bound:
+        out += remote_section(rows, remote, bound)
+    without = [r for r in rows if r.get("floor") is None and not r["name"].endswith(REMOTE_SUFFIX)
+               and not r["name"].endswith(BOUND_SUFFIX)]
     if without:
         out += ["", "## Figures without a floor", "",
                 "| binary | benchmark | PEs | size/n | issuer | metric | value | min | max |",

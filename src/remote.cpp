@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -49,6 +50,9 @@ int parse_remote_settings(const Env &env, RemoteSettings *out, std::string *why)
   }
   s.batch = b;
   s.idle_spin_seconds = env.PROXY_IDLE_SPIN;
+  int rc = parse_proxy_cpus(env.PROXY_CPUS, &s.proxy_cpus, why);
+  if (rc == GSHMEM_SUCCESS) rc = parse_shared_sync(env.PROXY_SHARED_SYNC, &s.shared_sync, why);
+  if (rc != GSHMEM_SUCCESS) return rc;
   *out = s;
   return GSHMEM_SUCCESS;
 }
@@ -250,15 +254,74 @@ int create_queue(RemoteRuntime &r, const RemoteSettings &settings, int *abort_wo
   return GSHMEM_SUCCESS;
 }
 
+// The proxy's CPUs (docs/remote.md, "The proxy under CPU binding"): this
+// PE's application mask and those of the other PEs of its node (`masks`:
+// every PE's, kCpuMaskBytes each), the CPUs the process may use, the GPU's
+// NUMA-local ones.
+ProxyPlacement plan_proxy_cpus(const RemoteSettings &settings, int me, int device, const std::vector<int> &node_of_pe,
+                               const std::vector<unsigned char> &masks, ProxyPlacementInput *in, int *rc) {
+  in->app = cpus_from_mask(&masks[(std::size_t)me * kCpuMaskBytes]);
+  for (std::size_t pe = 0; pe < node_of_pe.size(); ++pe)
+    if ((int)pe != me && node_of_pe[pe] == node_of_pe[(std::size_t)me])
+      in->local_apps.push_back(cpus_from_mask(&masks[pe * kCpuMaskBytes]));
+  in->allowed = process_allowed_cpus();
+  char bus_id[32] = {0};
+  if (cudaDeviceGetPCIBusId(bus_id, (int)sizeof bus_id, device) == cudaSuccess) in->gpu_local = pci_local_cpus(bus_id);
+  (void)cudaGetLastError();
+  std::string why;
+  ProxyPlacement p = choose_proxy_cpus(settings.proxy_cpus, *in, rc, &why);
+  if (*rc != GSHMEM_SUCCESS) GSHMEMI_ERROR(*rc, "PE %d: %s", me, why.c_str());
+  return p;
+}
+
+// A proxy that shares the application thread's only CPUs: CUDA's waits on
+// this device yield (or block) instead of spinning through whole time
+// slices, unless the program chose how they wait (GSHMEM_PROXY_SHARED_SYNC).
+void cooperate_on_shared_cpu(const RemoteSettings &settings, int device) {
+  if (settings.shared_sync == SharedSync::keep) return;
+  unsigned int flags = 0;
+  cudaSetDevice(device);
+  if (cudaGetDeviceFlags(&flags) != cudaSuccess || (flags & cudaDeviceScheduleMask) != cudaDeviceScheduleAuto) {
+    (void)cudaGetLastError();
+    GSHMEMI_INFO("the program chose how CUDA waits on GPU %d (device flags 0x%x): left as it is", device, flags);
+    return;
+  }
+  const unsigned int schedule =
+      settings.shared_sync == SharedSync::yield ? cudaDeviceScheduleYield : cudaDeviceScheduleBlockingSync;
+  const cudaError_t rc =
+      cudaSetDeviceFlags((flags & (cudaDeviceMapHost | cudaDeviceLmemResizeToMax)) | schedule);
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();
+    GSHMEMI_INFO("could not make CUDA's waits on GPU %d %s: %s", device,
+                 schedule == cudaDeviceScheduleYield ? "yield" : "block", cudaGetErrorString(rc));
+    return;
+  }
+  GSHMEMI_INFO("CUDA's waits on GPU %d now %s (GSHMEM_PROXY_SHARED_SYNC=%s): the proxy shares the CPU", device,
+               schedule == cudaDeviceScheduleYield ? "yield the CPU (cudaDeviceScheduleYield)"
+                                                   : "block (cudaDeviceScheduleBlockingSync)",
+               schedule == cudaDeviceScheduleYield ? "yield" : "blocking");
+}
+
 }  // namespace
 
 bool remote_active() { return rr().proxy != nullptr; }
 
 int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, const std::vector<unsigned char> &remote,
-                bool job_has_remote, int *abort_word, gshmemi_device_state_t *state) {
+                bool job_has_remote, const std::vector<int> &node_of_pe, int *abort_word,
+                gshmemi_device_state_t *state) {
   RemoteRuntime &r = rr();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (!job_has_remote) return GSHMEM_SUCCESS;  // all P2P: nothing is created
+  // Every PE's application mask (this thread's: the one gshmem_init runs
+  // on), first: collective, before any step that can fail on one PE alone.
+  std::vector<unsigned char> masks((std::size_t)boot.size() * kCpuMaskBytes, 0);
+  {
+    unsigned char mine[kCpuMaskBytes];
+    cpus_to_mask(current_thread_cpus(), mine);
+    const int rc = boot.allgather(mine, masks.data(), kCpuMaskBytes);
+    if (rc != GSHMEM_SUCCESS)
+      return GSHMEMI_ERROR(rc, "PE %d: exchanging the PEs' CPU masks failed", boot.rank());
+  }
   r.my_pe = boot.rank();
   r.device = device;
   r.boot = &boot;
@@ -309,10 +372,23 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
     return rc;
   }
   r.heap_registered = true;
+  const int me = boot.rank();
+  ProxyPlacementInput where_in;
+  int place_rc = GSHMEM_SUCCESS;
+  const ProxyPlacement where = plan_proxy_cpus(settings, me, device, node_of_pe, masks, &where_in, &place_rc);
+  if (place_rc != GSHMEM_SUCCESS) {
+    release(r, false);
+    state->proxy = gshmemi_device_state_t::gshmemi_device_proxy{};
+    return place_rc;
+  }
+  // inherit is the placement and the waiting of old: nothing changes.
+  const bool cooperate = where.shared && settings.proxy_cpus.mode != ProxyCpusSetting::Mode::inherit;
+  if (where.shared) GSHMEMI_WARN("%s", shared_cpu_warning(where, where_in).c_str());
+  if (cooperate) cooperate_on_shared_cpu(settings, device);
   r.proxy.reset(new Proxy(r.host_view, r.ops, boot.size(), settings.batch));
   r.proxy->set_idle_spin(std::chrono::nanoseconds(seconds_to_ns(settings.idle_spin_seconds)));
+  r.proxy->set_shared_cpu(cooperate);
   int *host_word = r.lost_word;
-  const int me = boot.rank();
   r.proxy->set_error_hook([host_word, me](int code, int pe) {
     GSHMEMI_ERROR(code == GSHMEMX_ERROR_PEER_LOST ? code : GSHMEMX_ERROR_PEER_LOST,
                   "proxy: a request to remote PE %d failed (%s); remote requests of PE %d are dropped from now on, "
@@ -326,6 +402,23 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
     state->proxy = gshmemi_device_state_t::gshmemi_device_proxy{};
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "PE %d: the proxy thread could not be started", me);
   }
+  // Only the proxy thread's mask changes, never the application thread's.
+  CpuList runs_on = where.cpus;
+  if (where.set_mask) {
+    const int err = set_thread_cpus(r.proxy->thread_handle(), where.cpus);
+    if (err != 0 || thread_cpus(r.proxy->thread_handle(), &runs_on) != 0) {
+      GSHMEMI_WARN("the proxy thread could not be moved to CPUs %s (%s): it stays on CPUs %s",
+                   format_cpulist(where.cpus).c_str(), std::strerror(err != 0 ? err : errno),
+                   format_cpulist(where_in.app).c_str());
+      runs_on = where_in.app;
+    }
+  }
+  GSHMEMI_INFO("proxy thread on CPUs %s (%s; the application thread is on CPUs %s, the process may use %s, "
+               "the GPU's local CPUs are %s)%s",
+               format_cpulist(runs_on).c_str(), where.reason.c_str(), format_cpulist(where_in.app).c_str(),
+               format_cpulist(where_in.allowed).c_str(),
+               where_in.gpu_local.empty() ? "unknown" : format_cpulist(where_in.gpu_local).c_str(),
+               cooperate ? "; it sleeps between polls" : "");
   return GSHMEM_SUCCESS;
 }
 

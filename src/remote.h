@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bootstrap.h"
+#include "cpu_affinity.h"
 #include "env.h"
 
 namespace gshmemi {
@@ -22,9 +23,12 @@ struct RemoteSettings {
   unsigned long long queue_capacity = 4096;  // requests; a power of two, at least 2
   double idle_spin_seconds = 0.001;          // Proxy::set_idle_spin
   unsigned long long batch = 1024;           // requests per proxy pass (one quiet each; puts coalesced within)
+  ProxyCpusSetting proxy_cpus;               // GSHMEM_PROXY_CPUS
+  SharedSync shared_sync = SharedSync::yield;  // GSHMEM_PROXY_SHARED_SYNC
 };
 
-// GSHMEM_REMOTE_PEERS, GSHMEM_PROXY_QUEUE_CAPACITY, GSHMEM_PROXY_IDLE_SPIN and GSHMEM_PROXY_BATCH from the parsed
+// GSHMEM_REMOTE_PEERS, GSHMEM_PROXY_QUEUE_CAPACITY, GSHMEM_PROXY_IDLE_SPIN,
+// GSHMEM_PROXY_BATCH, GSHMEM_PROXY_CPUS and GSHMEM_PROXY_SHARED_SYNC from the parsed
 // environment. Pure. GSHMEM_SUCCESS, or GSHMEMX_ERROR_ENVIRONMENT and *why
 // naming the variable and the value.
 GSHMEM_API int parse_remote_settings(const Env &env, RemoteSettings *out, std::string *why);
@@ -43,12 +47,15 @@ GSHMEM_API bool job_has_remote_pair(int n, const std::vector<unsigned char> &wan
 // Opens the transport, creates the queue and starts the proxy when remote
 // has a 1 on any PE (job_has_remote: the transport's open is collective, so a
 // PE without remote peers of its own takes part too); fills state->proxy.
+// node_of_pe: the node index of every PE (the proxy's CPUs are chosen
+// among those the PEs of this node are not bound to; docs/remote.md).
 // abort_word: the host side of state->peer_lost_word (the runtime allocates
 // it when there is a liveness monitor or a remote pair), which the proxy
 // raises on a transport failure. Collective (every PE calls it, with the
 // same answer to "any remote?").
 int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, const std::vector<unsigned char> &remote,
-                bool job_has_remote, int *abort_word, gshmemi_device_state_t *state);
+                bool job_has_remote, const std::vector<int> &node_of_pe, int *abort_word,
+                gshmemi_device_state_t *state);
 // Whether remote_init created the proxy.
 bool remote_active();
 // Host quiet's remote half: waits until the proxy carried out every request

@@ -495,7 +495,8 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   // With remote peers: the transport, the proxy and its queue (the state is
   // published again with the queue in it); none of it otherwise.
   if (rc == GSHMEM_SUCCESS)
-    rc = agree(*boot, remote_init(*boot, remote_settings, device, remote, job_has_remote, rt.peer_lost_word, &host_state),
+    rc = agree(*boot, remote_init(*boot, remote_settings, device, remote, job_has_remote, layout.node_of_pe,
+                                 rt.peer_lost_word, &host_state),
                "starting the proxy for remote peers");
   if (rc == GSHMEM_SUCCESS && remote_active()) rc = agree(*boot, publish_to_all(host_state), "publishing the device state");
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_team_init(), "preparing the teams");

@@ -5,6 +5,8 @@
 
 #include <gshmem/types.h>
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -57,6 +59,8 @@ void Proxy::stop() {
 
 void Proxy::run() {
   using clock = std::chrono::steady_clock;
+  // A short sleep ends close to when it was asked for (this thread only).
+  if (shared_cpu_) (void)prctl(PR_SET_TIMERSLACK, 1000ul, 0ul, 0ul, 0ul);
   clock::time_point last_work = clock::now();
   for (;;) {
     const bool stopping = stopping_.load(std::memory_order_acquire);
@@ -76,7 +80,10 @@ void Proxy::run() {
     // kernel or a peer is likely waiting on us; the core is yielded between
     // polls), then sleep between polls so that an idle job costs no core.
     if (clock::now() - last_work < idle_spin_) {
-      std::this_thread::yield();
+      if (shared_cpu_)
+        std::this_thread::sleep_for(kSharedPoll);
+      else
+        std::this_thread::yield();
     } else {
       idle_sleeps_.fetch_add(1, std::memory_order_relaxed);
       std::this_thread::sleep_for(std::chrono::microseconds(20));

@@ -148,6 +148,18 @@ class GSHMEM_API Proxy {
   // messages from peers late. Set before start(); default 1 ms.
   void set_idle_spin(std::chrono::nanoseconds spin) { idle_spin_ = spin; }
 
+  // The thread shares its CPU(s) with a thread that does not yield them (an
+  // application thread spinning in cudaStreamSynchronize): a yield would
+  // hand the core over for a whole time slice (milliseconds). Then, while
+  // work came recently, it sleeps kSharedPoll between polls (with a timer
+  // slack of a microsecond: the scheduler wakes a sleeper that used little
+  // CPU ahead of a spinning thread), never yields. Set before start().
+  void set_shared_cpu(bool shared) { shared_cpu_ = shared; }
+  static constexpr std::chrono::microseconds kSharedPoll{5};
+
+  // The draining thread (after start()), for its CPU placement.
+  std::thread::native_handle_type thread_handle() { return thread_.native_handle(); }
+
  private:
   // A put held back for coalescing: its request's fields, and its place in
   // the pass (ticket order).
@@ -196,6 +208,7 @@ class GSHMEM_API Proxy {
   std::atomic<unsigned long long> transport_events_{0};
   std::atomic<unsigned long long> transport_puts_{0}, puts_coalesced_{0};
   std::chrono::nanoseconds idle_spin_{std::chrono::milliseconds(1)};
+  bool shared_cpu_ = false;
   std::atomic<int> error_{0};
   std::atomic<int> failed_pe_{-1};
   std::function<void(int, int)> hook_;

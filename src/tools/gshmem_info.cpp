@@ -1,12 +1,14 @@
 // gshmem-info: what this installation of gshmem sees. Prints the version, the
 // GSHMEM_* variables (value, default, meaning), the GPUs and which pairs can
-// reach each other directly. Needs no launcher and no GPU.
+// reach each other directly, and where a PE started like this program would
+// run its proxy thread (docs/remote.md). Needs no launcher and no GPU.
 #include <cuda_runtime.h>
 #include <gshmem/version.h>
 
 #include <cstdio>
 #include <string>
 
+#include "cpu_affinity.h"
 #include "env.h"
 
 namespace {
@@ -73,10 +75,51 @@ void print_gpus() {
   }
 }
 
+// The proxy placement (docs/remote.md, "The proxy under CPU binding") of a
+// PE with this program's CPU mask and no other PE on the node: run under the
+// launcher with the job's binding (mpirun -np 1 gshmem-info) to see what a
+// PE's init decides; other PEs of the node are not known here.
+void print_proxy_placement() {
+  std::printf("\nProxy thread placement (for remote peers; this process as a PE alone on the node):\n");
+  const char *raw = gshmemi::raw_getenv("GSHMEM_PROXY_CPUS");
+  gshmemi::ProxyCpusSetting setting;
+  std::string why;
+  if (gshmemi::parse_proxy_cpus(raw && *raw ? raw : "auto", &setting, &why) != GSHMEM_SUCCESS) {
+    std::printf("  %s\n", why.c_str());
+    return;
+  }
+  gshmemi::ProxyPlacementInput in;
+  in.app = gshmemi::current_thread_cpus();
+  in.allowed = gshmemi::process_allowed_cpus();
+  std::printf("  application thread on CPUs %s; the process may use %s\n", gshmemi::format_cpulist(in.app).c_str(),
+              gshmemi::format_cpulist(in.allowed).c_str());
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  for (int d = 0; d < (count > 0 ? count : 1); ++d) {
+    char bus_id[32] = {0};
+    in.gpu_local.clear();
+    if (count > 0 && cudaDeviceGetPCIBusId(bus_id, (int)sizeof bus_id, d) == cudaSuccess)
+      in.gpu_local = gshmemi::pci_local_cpus(bus_id);
+    int error = 0;
+    const gshmemi::ProxyPlacement p = gshmemi::choose_proxy_cpus(setting, in, &error, &why);
+    const std::string gpu = count > 0 ? "GPU " + std::to_string(d) + " (local CPUs " +
+                                            (in.gpu_local.empty() ? std::string("unknown")
+                                                                  : gshmemi::format_cpulist(in.gpu_local)) +
+                                            ")"
+                                      : std::string("no GPU");
+    if (error != GSHMEM_SUCCESS) {
+      std::printf("  %s: %s\n", gpu.c_str(), why.c_str());
+      continue;
+    }
+    std::printf("  %s: proxy on CPUs %s (%s)%s\n", gpu.c_str(), gshmemi::format_cpulist(p.cpus).c_str(),
+                p.reason.c_str(), p.shared ? "; SHARED with the application thread: init warns" : "");
+  }
+}
+
 void print_usage(std::FILE *to) {
   std::fprintf(to,
                "usage: gshmem-info [--version | --env | --help]\n"
-               "  (no option)  version, GSHMEM_* variables, GPUs and their peer access\n"
+               "  (no option)  version, GSHMEM_* variables, GPUs and their peer access, the proxy's CPUs\n"
                "  --version    the gshmem version and the CUDA runtime it was built with; touches no GPU\n"
                "  --env        the GSHMEM_* variables only\n"
                "  --help       this text\n");
@@ -107,6 +150,9 @@ int main(int argc, char **argv) {
   }
   std::printf("gshmem %s\n", GSHMEM_VERSION_STRING);
   print_environment();
-  if (option.empty()) print_gpus();
+  if (option.empty()) {
+    print_gpus();
+    print_proxy_placement();
+  }
   return 0;
 }

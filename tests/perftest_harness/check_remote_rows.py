@@ -3,7 +3,9 @@
 JSON lines, without a GPU: summarize.py puts each "...[remote]" row beside
 the P2P row of the same benchmark, size, issuer and metric (remote / P2P for
 both latency and bandwidth), says "-" where the P2P run has no such row, and
-keeps remote rows out of the list of figures without a floor.
+keeps remote rows out of the list of figures without a floor; the rows of
+the run under mpirun's default binding ("...[remote,bound]") get a column
+of their own.
 usage: check_remote_rows.py SCRIPTS_DIR WORKDIR"""
 import json
 import os
@@ -51,4 +53,23 @@ bw = [ln for ln in section.splitlines() if ln.startswith("| putmem_block |")]
 check(len(bw) == 1 and bw[0].endswith("| 0.02 |"), "bandwidth: remote / P2P (6 / 300)")
 without = summary.split("## Figures without a floor")[1] if "## Figures without a floor" in summary else ""
 check("[remote]" not in without, "remote rows are not repeated among the figures without a floor")
+
+# With the bound rows (bench.sh --remote under mpirun's default binding): a
+# column of their own, matched on benchmark, size, issuer and metric.
+rows.append(row("putmem_signal[remote,bound]", 8, 1, "one_way", 21.0))
+rows.append(row("putmem_signal[remote,bound]", 4096, 1, "one_way", 25.0))  # no unbound row of this size
+with open(os.path.join(work, "rows.jsonl"), "w") as f:
+    f.write("".join(json.dumps(r) + "\n" for r in rows))
+subprocess.run([sys.executable, os.path.join(scripts, "summarize.py"), work], check=True)
+summary = open(os.path.join(work, "summary.md")).read()
+section = summary.split("## Remote peers beside P2P (same run)")[1]
+check("| remote / P2P | remote, bound |" in section, "the bound column")
+check("| putmem_signal | 2 | 8 B | thread | one_way | 0.900 us | 18.000 us | 20.00 | 21.000 us |" in section,
+      "bound beside remote")
+check("| putmem_signal | 2 | 64 B | thread | one_way | - | 19.000 us | - | - |" in section,
+      "a remote row without a bound row says '-'")
+check("| putmem_signal | 2 | 4 KiB | thread | one_way | - | - | - | 25.000 us |" in section,
+      "a bound row without a remote row")
+without = summary.split("## Figures without a floor")[1] if "## Figures without a floor" in summary else ""
+check("[remote,bound]" not in without, "bound rows are not repeated among the figures without a floor")
 print("remote rows: ok")
