@@ -83,13 +83,16 @@ __device__ __forceinline__ void raw_wait_ge(const uint64_t *p, uint64_t v) {
 //   fence.sc.gpu on exit       peer: LDG alone in the loop; after it
 //                              MEMBAR.SC.GPU (its __threadfence)
 //   ld.relaxed.sys poll alone  no acquire: a lower bound, not a wait
-// Correct: the first five. A relaxed (strong) load followed in program order
-// by a fence is an acquire pattern in the PTX model; so is the acquire
-// reload of the word the poll saw satisfied (gshmem's _any orders its
-// result the same way), for the value the reload reads. The gpu-scope fence
-// of NVSHMEM's sequence does not make the pattern morally strong with a
-// writer on another GPU, so it is no floor of a system-scope wait (on the
-// hardware it may well order the same; the row says what it costs).
+// Correct: the first four. A relaxed (strong) load followed in program
+// order by a fence.acq_rel.sys is an acquire pattern in the PTX model. The
+// acquire reload acquires the value the reload reads: the one the poll saw,
+// or a later one, and a later one written by another PE (two PEs setting
+// one signal) synchronizes with that PE only, so the writes released before
+// the value the poll saw are not ordered; a floor for one writer, not for
+// the guarantee. The gpu-scope fence of NVSHMEM's sequence does not make the
+// pattern morally strong with a writer on another GPU, so it is no floor of
+// a system-scope wait either (on the hardware it may well order the same;
+// the row says what it costs).
 enum class RawWait : int {
   acquire_poll,
   acquire_poll_global,
@@ -113,7 +116,8 @@ inline const RawWaitInfo &raw_wait_info(RawWait w) {
       {RawWait::acquire_poll_global, "ld.acquire.sys.global poll", true},
       {RawWait::relaxed_poll_fence, "ld.relaxed.sys poll, fence.acq_rel.sys on exit", true},
       {RawWait::relaxed_poll_global_fence, "ld.relaxed.sys.global poll, fence.acq_rel.sys on exit", true},
-      {RawWait::relaxed_poll_global_reload, "ld.relaxed.sys.global poll, ld.acquire.sys reload on exit", true},
+      {RawWait::relaxed_poll_global_reload, "ld.relaxed.sys.global poll, ld.acquire.sys reload on exit (one writer)",
+       false},
       {RawWait::volatile_poll_fence_gpu, "ld.volatile poll, fence.sc.gpu on exit (NVSHMEM's; gpu scope)", false},
       {RawWait::relaxed_poll_bare, "ld.relaxed.sys.global poll, no acquire (lower bound)", false},
   };
