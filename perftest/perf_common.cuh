@@ -62,6 +62,110 @@ __device__ __forceinline__ void raw_wait_ge(const uint64_t *p, uint64_t v) {
   }
 }
 
+// ------------------------------------------------- the waits of the floors
+//
+// The one-word exchanges (latency.cu) time the wait half of their floor in
+// each of these sequences, in one run, and compare gshmem with the fastest
+// one that is a correct wait: one that leaves the caller with an acquire
+// at system scope on the value it waited for (the guarantee of
+// <gshmem/sync.h>). Their SASS on sm_90 (ptxas of CUDA 13):
+//   ld.acquire.sys poll        LD.E.64.STRONG.SYS, then CCTL.IVALL (an L1
+//                              invalidation) on every pass, before the
+//                              comparison
+//   ... .global                the same with LDG (the global state space)
+//   ld.relaxed.sys poll,       LD / LDG.E.64.STRONG.SYS alone in the loop;
+//   fence.acq_rel.sys on exit  after it MEMBAR.ALL.SYS, ERRBAR, CGAERRBAR,
+//                              CCTL.IVALL once
+//   ld.relaxed.sys poll,       LDG alone in the loop; after it CCTL.IVALL
+//   ld.acquire.sys reload      alone (ptxas drops the reload's load, whose
+//                              value is unused, and keeps its invalidation)
+//   ld.volatile poll,          NVSHMEM's nvshmem_signal_wait_until on a P2P
+//   fence.sc.gpu on exit       peer: LDG alone in the loop; after it
+//                              MEMBAR.SC.GPU (its __threadfence)
+//   ld.relaxed.sys poll alone  no acquire: a lower bound, not a wait
+// Correct: the first four. A relaxed (strong) load followed in program
+// order by a fence.acq_rel.sys is an acquire pattern in the PTX model. The
+// acquire reload acquires the value the reload reads: the one the poll saw,
+// or a later one, and a later one written by another PE (two PEs setting
+// one signal) synchronizes with that PE only, so the writes released before
+// the value the poll saw are not ordered; a floor for one writer, not for
+// the guarantee. The gpu-scope fence of NVSHMEM's sequence does not make the
+// pattern morally strong with a writer on another GPU, so it is no floor of
+// a system-scope wait either (on the hardware it may well order the same;
+// the row says what it costs).
+enum class RawWait : int {
+  acquire_poll,
+  acquire_poll_global,
+  relaxed_poll_fence,
+  relaxed_poll_global_fence,
+  relaxed_poll_global_reload,
+  volatile_poll_fence_gpu,
+  relaxed_poll_bare,
+};
+constexpr int kRawWaits = 7;
+
+struct RawWaitInfo {
+  RawWait wait;
+  const char *sequence;  // the row name's tail
+  bool correct;          // an acquire at system scope on exit
+};
+
+inline const RawWaitInfo &raw_wait_info(RawWait w) {
+  static const RawWaitInfo table[kRawWaits] = {
+      {RawWait::acquire_poll, "ld.acquire.sys poll", true},
+      {RawWait::acquire_poll_global, "ld.acquire.sys.global poll", true},
+      {RawWait::relaxed_poll_fence, "ld.relaxed.sys poll, fence.acq_rel.sys on exit", true},
+      {RawWait::relaxed_poll_global_fence, "ld.relaxed.sys.global poll, fence.acq_rel.sys on exit", true},
+      {RawWait::relaxed_poll_global_reload, "ld.relaxed.sys.global poll, ld.acquire.sys reload on exit (one writer)",
+       false},
+      {RawWait::volatile_poll_fence_gpu, "ld.volatile poll, fence.sc.gpu on exit (NVSHMEM's; gpu scope)", false},
+      {RawWait::relaxed_poll_bare, "ld.relaxed.sys.global poll, no acquire (lower bound)", false},
+  };
+  return table[(int)w];
+}
+
+__device__ __forceinline__ uint64_t raw_load_relaxed_global(const uint64_t *p) {
+  return gd::atomic_load_global<memory_order::relaxed, thread_scope::system>(
+      reinterpret_cast<const unsigned long long *>(p));
+}
+__device__ __forceinline__ uint64_t raw_load_acquire_global(const uint64_t *p) {
+  return gd::atomic_load_global<memory_order::acquire, thread_scope::system>(
+      reinterpret_cast<const unsigned long long *>(p));
+}
+
+// Waits until *p >= v with the sequence W.
+template <RawWait W>
+__device__ __forceinline__ void raw_wait_ge_as(const uint64_t *p, uint64_t v) {
+  if constexpr (W == RawWait::acquire_poll) {
+    raw_wait_ge(p, v);
+  } else if constexpr (W == RawWait::acquire_poll_global) {
+    while (raw_load_acquire_global(p) < v) {
+    }
+  } else if constexpr (W == RawWait::relaxed_poll_fence) {
+    while (raw_load_relaxed(p) < v) {
+    }
+    raw_fence_acquire();
+  } else if constexpr (W == RawWait::relaxed_poll_global_fence) {
+    while (raw_load_relaxed_global(p) < v) {
+    }
+    raw_fence_acquire();
+  } else if constexpr (W == RawWait::relaxed_poll_global_reload) {
+    while (raw_load_relaxed_global(p) < v) {
+    }
+    (void)raw_load_acquire_global(p);
+  } else if constexpr (W == RawWait::volatile_poll_fence_gpu) {
+    // A C++ volatile load (ld.volatile; .global where the compiler knows the
+    // state space, as it does for a kernel's pointer argument), then
+    // __threadfence(): NVSHMEM's code for it, as its headers compile.
+    while (gd::atomic_load<memory_order::relaxed, thread_scope::system, gd::compiler_order::movable>(p) < v) {
+    }
+    gd::atomic_fence<memory_order::seq_cst, thread_scope::device>();
+  } else {
+    while (raw_load_relaxed_global(p) < v) {
+    }
+  }
+}
+
 // Copies `bytes` with `nthreads` threads (thread index `t`), 16-byte accesses
 // where both pointers and the size allow, 8-byte otherwise.
 __device__ __forceinline__ void raw_copy(void *dst, const void *src, size_t bytes, unsigned t,

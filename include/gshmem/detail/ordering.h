@@ -352,7 +352,7 @@ GSHMEM_HD void atomic_reduce(T* p, T v) {
 #undef GSHMEMI_RED_ASM
 #endif
 
-// ------------------------------------- read-modify-writes on global memory
+// ---------------------------- read-modify-writes and loads on global memory
 //
 // For 8-byte counters known to lie in global memory (the request queue's
 // tail and head_seen, proxy_queue.h): atom / red with the .global state
@@ -368,6 +368,8 @@ GSHMEM_HD void atomic_reduce(T* p, T v) {
                : "=l"(old) : "l"(p), "l"(v) : GSHMEMI_PTX_CLOBBER_##clobber)
 #define GSHMEMI_GLOBAL_RED_MAX64(sem, scope, clobber)                                          \
   asm volatile("red." sem "." scope ".global.max.u64 [%0], %1;" ::"l"(p), "l"(v) : GSHMEMI_PTX_CLOBBER_##clobber)
+#define GSHMEMI_GLOBAL_LD64(sem, scope, clobber)                                                \
+  asm volatile("ld." sem "." scope ".global.u64 %0, [%1];" : "=l"(r) : "l"(p) : GSHMEMI_PTX_CLOBBER_##clobber)
 #endif
 
 template <memory_order O, thread_scope S>
@@ -393,7 +395,25 @@ GSHMEM_HD void atomic_reduce_max_global(unsigned long long* p, unsigned long lon
   (void)atomic_fetch_max<O, S>(p, v);
 #endif
 }
+// A load of an 8-byte word known to lie in global memory: `ld` with the
+// .global state space (LDG in SASS) instead of the generic `ld` (LD), which
+// resolves the state space of its address first. Used by the latency
+// benchmark's floors (perftest/perf_common.cuh), which measure whether the
+// state space of a poll matters; pinned. Host: the generic form.
+template <memory_order O, thread_scope S>
+GSHMEM_HD unsigned long long atomic_load_global(const unsigned long long* p) {
+  static_assert(is_load_order(O), "a load cannot have release or acq_rel order");
 #if GSHMEM_IN_DEVICE_CODE
+  constexpr compiler_order C = compiler_order::pinned;
+  unsigned long long r;
+  GSHMEMI_PTX_LOAD_SEM(GSHMEMI_GLOBAL_LD64)
+  return r;
+#else
+  return atomic_load<O, S>(p);
+#endif
+}
+#if GSHMEM_IN_DEVICE_CODE
+#undef GSHMEMI_GLOBAL_LD64
 #undef GSHMEMI_GLOBAL_RED_MAX64
 #undef GSHMEMI_GLOBAL_FETCH_ADD64
 #endif
