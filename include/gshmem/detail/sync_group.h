@@ -66,6 +66,7 @@ namespace detail {
 
 struct single_group {
   static constexpr unsigned kScanRegisters = 24;
+  static constexpr unsigned kWideAnyRegisters = 40;
   static constexpr bool kAcquireBeforeAgreement = false;
   static constexpr unsigned kLeadWarpAll = 0;
   size_t claimed_ = 0;
@@ -94,6 +95,7 @@ __device__ __forceinline__ unsigned linear_thread_index() {
 struct warp_group {
   static constexpr unsigned kFull = 0xffffffffu;
   static constexpr unsigned kScanRegisters = 0;
+  static constexpr unsigned kWideAnyRegisters = 0;
   static constexpr unsigned kScanBatch = 8;
   static constexpr unsigned kAllScanBatch = 11;
   static constexpr bool kAcquireBeforeAgreement = false;
@@ -187,6 +189,7 @@ struct block_scratch {
 // memory semantics.
 struct block_group {
   static constexpr unsigned kScanRegisters = 0;
+  static constexpr unsigned kWideAnyRegisters = 0;
   static constexpr unsigned kScanBatch = 4;
   static constexpr unsigned kAllScanBatch = 4;
   // Members confirm their own candidates before the group agrees on a
