@@ -5,7 +5,7 @@
 # about n / batch load latencies (docs/performance.md), so the run is the
 # scan's speed: the tree with 12 in flight was 2.3-2.5x slower than the one
 # with 32. Prints "SKIPPED:" without cuobjdump or nvdisasm.
-#   cmake -DCUOBJDUMP=... -DOBJECT=<object> -DMIN_LOADS=20 -P check_scan_sass.cmake
+#   cmake -DCUOBJDUMP=... -DOBJECT=<object> -DMIN_LOADS=16 -P check_scan_sass.cmake
 cmake_minimum_required(VERSION 3.25)
 
 if(NOT CUOBJDUMP)

@@ -188,14 +188,14 @@ TEMPLATE_LIST_TEST_CASE("_any rotates: n calls return every satisfied element", 
   }
 }
 
-// The one-thread _any scans arrays of at least one wide batch (20 elements
+// The one-thread _any scans arrays of at least one wide batch (16 elements
 // of 8 bytes, 32 of 4 bytes or less) in aligned batches, the last one
 // ending at the array's end: the scan order is still the rotation, so with
 // every included element satisfied each call returns the next included
 // element after the previous one, wrapping, whatever the start and however
 // the array ends (a multiple of the batch or not).
 TEMPLATE_LIST_TEST_CASE("_any: wide arrays are scanned in rotated order", "[sync][cpu][any]", sync_types) {
-  for (size_t n : {(size_t)19, (size_t)20, (size_t)21, (size_t)32, (size_t)33, (size_t)40, (size_t)45,
+  for (size_t n : {(size_t)15, (size_t)16, (size_t)17, (size_t)19, (size_t)20, (size_t)21, (size_t)32, (size_t)33, (size_t)40, (size_t)45,
                    (size_t)64, (size_t)100}) {
     std::vector<TestType> a(n, TestType{2});
     std::vector<int> status(n, 0);

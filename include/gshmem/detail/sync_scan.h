@@ -534,7 +534,7 @@ GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *
       // the whole batch in flight: ptxas moves no strong load across it, so
       // all W values are pending at it; without it ptxas interleaved the
       // compares of the first loads with the issue of the later ones to
-      // hold fewer registers (12 of 24 in flight, SASS sm_90).
+      // hold fewer registers (12 of a batch of 24 in flight, SASS sm_90).
       if (keep == 0) continue;
       unsigned less = 0, greater = 0;
       GSHMEMI_UNROLL
