@@ -187,3 +187,44 @@ TEMPLATE_LIST_TEST_CASE("_any rotates: n calls return every satisfied element", 
     }
   }
 }
+
+// The one-thread _any scans arrays of at least one wide batch (16 elements
+// of 8 bytes, 32 of 4 bytes or less) in aligned batches, the last one
+// ending at the array's end: the scan order is still the rotation, so with
+// every included element satisfied each call returns the next included
+// element after the previous one, wrapping, whatever the start and however
+// the array ends (a multiple of the batch or not).
+TEMPLATE_LIST_TEST_CASE("_any: wide arrays are scanned in rotated order", "[sync][cpu][any]", sync_types) {
+  for (size_t n : {(size_t)15, (size_t)16, (size_t)17, (size_t)19, (size_t)20, (size_t)21, (size_t)32, (size_t)33, (size_t)40, (size_t)45,
+                   (size_t)64, (size_t)100}) {
+    std::vector<TestType> a(n, TestType{2});
+    std::vector<int> status(n, 0);
+    status[n / 3] = 1;
+    status[n - 1] = 1;
+    for (int wait = 0; wait < 2; ++wait) {
+      INFO("n " << n << " wait " << wait);
+      auto call = [&] {
+        return wait ? gshmem::wait_until_any(a.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2})
+                    : gshmem::test_any(a.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2});
+      };
+      size_t prev = call();
+      REQUIRE(prev < n);
+      for (size_t k = 0; k < 2 * n; ++k) {
+        size_t next = (prev + 1) % n;
+        while (status[next]) next = (next + 1) % n;
+        const size_t got = call();
+        REQUIRE(got == next);
+        prev = got;
+      }
+      // Only one element satisfied, anywhere: found from any start.
+      for (size_t only = 0; only < n; only += 7) {
+        if (status[only]) continue;
+        std::vector<TestType> b(n, TestType{1});
+        b[only] = TestType{2};
+        CHECK(gshmem::test_any(b.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2}) == only);
+        b[only] = TestType{1};
+        CHECK(gshmem::test_any(b.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2}) == kNone);
+      }
+    }
+  }
+}

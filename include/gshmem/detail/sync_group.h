@@ -16,6 +16,13 @@
 //                 launches with 1024 threads without __launch_bounds__
 //                 (tests/launch). A pass over n elements costs about
 //                 n / batch load latencies. 0 for the groups, which use:
+//   kWideAnyRegisters one thread: registers of polled values per batch of
+//                 the _any scans with one comparison value (scan_any_wide in
+//                 sync_scan.h), 32: 16 loads of 8-byte elements (one
+//                 128-byte line), 32 of 4 bytes or less. Those scans keep
+//                 less beside the batch; 17 loads of 8 bytes made the tested
+//                 kernel exactly 64 registers, 20 made it 70 (sm_90, nvcc
+//                 13.0), 16 gives 56. 0 for the groups.
 //   kScanBatch    loads each member keeps in flight per scan step: 8 per
 //                 lane for a warp and 4 per thread for a block, whose
 //                 members already have many loads in flight together, so
@@ -66,6 +73,7 @@ namespace detail {
 
 struct single_group {
   static constexpr unsigned kScanRegisters = 24;
+  static constexpr unsigned kWideAnyRegisters = 32;
   static constexpr bool kAcquireBeforeAgreement = false;
   static constexpr unsigned kLeadWarpAll = 0;
   size_t claimed_ = 0;
@@ -94,6 +102,7 @@ __device__ __forceinline__ unsigned linear_thread_index() {
 struct warp_group {
   static constexpr unsigned kFull = 0xffffffffu;
   static constexpr unsigned kScanRegisters = 0;
+  static constexpr unsigned kWideAnyRegisters = 0;
   static constexpr unsigned kScanBatch = 8;
   static constexpr unsigned kAllScanBatch = 11;
   static constexpr bool kAcquireBeforeAgreement = false;
@@ -187,6 +196,7 @@ struct block_scratch {
 // memory semantics.
 struct block_group {
   static constexpr unsigned kScanRegisters = 0;
+  static constexpr unsigned kWideAnyRegisters = 0;
   static constexpr unsigned kScanBatch = 4;
   static constexpr unsigned kAllScanBatch = 4;
   // Members confirm their own candidates before the group agrees on a

@@ -464,6 +464,116 @@ GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const cha
   }
 }
 
+// One thread, one comparison value, at least one wide batch: the _any scan
+// with the most loads in flight that one thread can afford, the batch of
+// wide_any_batch_of (8-byte elements: G::kWideAnyRegisters / 2, 4 bytes or
+// less: 32). The time of a pass is about (n / batch) load latencies: the
+// per-batch time does not depend on the batch (sm_90: about 0.29 us per
+// batch for 12 and for 32 loads of 8 bytes), so only the number of loads in
+// flight counts, and each 8-byte load holds two registers until it returns
+// (a 16-byte load holds four for two elements: no gain). The registers come
+// from the state kept beside the batch: the array is cut into aligned
+// batches k = 0 .. nb-1, batch k at element k * W, the last one ending at
+// nelems (it overlaps its neighbour, whose elements it drops), so every
+// batch is W loads from one base at constant offsets, with no per-element
+// bound; the position is one batch counter, everything else is read once
+// per batch outside the loads.
+//
+// Order, as the two-range scan: the batch holding `start` first (its
+// elements from start on), the batches after it, those before it, then the
+// elements of the first batch below start; every kRecheckEvery-th step
+// re-reads the first batch (elements from start on) instead of advancing.
+// Within a batch candidates go in index order; each is confirmed with an
+// acquire reload (which orders the success), status is read only for
+// satisfied elements, and the empty-set test runs only when a pass found
+// nothing.
+template <class G, class T>
+GSHMEM_HD constexpr unsigned wide_any_batch_of() {
+  if constexpr (G::kWideAnyRegisters > 0) {
+    constexpr unsigned per_value = sizeof(T) <= 4 ? 1u : (unsigned)(sizeof(T) / 4);
+    constexpr unsigned n = G::kWideAnyRegisters / per_value;
+    return n > 32u ? 32u : n;
+  } else {
+    return 0;
+  }
+}
+
+template <bool Wait, class T>
+GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
+                               const int *status, int cmp, const same_value<T> &expect) {
+  using Expect = same_value<T>;
+  GSHMEMI_ARRAY_WAIT_REPORT;
+  constexpr unsigned W = wide_any_batch_of<single_group, T>();
+  constexpr unsigned kAllBits = W == 32 ? ~0u : (1u << W) - 1u;
+  constexpr unsigned kRecheckEvery = 4;
+  watchdog wd(Wait, ctx.timeout_ns, start_on_first_tick);
+  const comparison holds(cmp);
+  const T want = expect.value;
+  const size_t start = any_cursor(ivars, any_caller_id()).load(nelems);
+  const size_t nb = (nelems + W - 1) / W;  // batches; nelems >= W
+  const size_t ks = start / W;             // the batch holding start (< nb)
+  bool nonempty = status == nullptr;
+  for (;;) {
+    unsigned steps = 0;
+    // visit v = 0 .. nb: batch (ks + v) mod nb; visit nb is ks again, for
+    // its elements below start.
+    for (size_t v = 0; v <= nb;) {
+      ++steps;
+      size_t k = ks + v;
+      bool low_part = v == nb;  // the first batch's elements below start
+      if (v != 0 && steps % kRecheckEvery == 0) {
+        k = ks;  // re-read the first batch; v does not advance
+        low_part = false;
+      } else {
+        if (k >= nb) k -= nb;
+        ++v;
+      }
+      const bool last = k + 1 == nb;
+      const size_t base = last ? nelems - W : k * W;
+      // Bits of elements this visit looks at: the last batch drops the
+      // elements of the batch before it; the first batch splits at start.
+      unsigned keep = last ? kAllBits << (unsigned)(k * W - base) : kAllBits;
+      if (k == ks) {
+        const unsigned from = (unsigned)(start - base);  // start - base < W
+        const unsigned at_or_after = kAllBits << from;
+        keep &= low_part ? ~at_or_after : at_or_after;
+      }
+      const T *q = ivars + base;
+      T value[W];
+      GSHMEMI_UNROLL
+      for (unsigned j = 0; j < W; ++j) value[j] = poll_relaxed(q + j);
+      // A visit with nothing to look at (the first batch's part below start
+      // when start is its first element) ends here. The branch also keeps
+      // the whole batch in flight: ptxas moves no strong load across it, so
+      // all W values are pending at it; without it ptxas interleaved the
+      // compares of the first loads with the issue of the later ones to
+      // hold fewer registers (12 of a batch of 24 in flight, SASS sm_90).
+      if (keep == 0) continue;
+      unsigned less = 0, greater = 0;
+      GSHMEMI_UNROLL
+      for (unsigned j = 0; j < W; ++j) {
+        less |= (unsigned)(value[j] < want) << j;
+        greater |= (unsigned)(want < value[j]) << j;
+      }
+      for (unsigned candidates = holds.holding(less, greater) & keep & kAllBits; candidates;
+           candidates &= candidates - 1) {
+        const size_t i = base + lowest_bit(candidates);
+        if (is_included(status, i) && compare(cmp, poll_acquire(ivars + i), want)) {
+          any_cursor(gshmemi_opaque(ivars), any_caller_id()).store(i + 1);
+          return i;
+        }
+      }
+    }
+    if (!Wait) return kNone;
+    if (!nonempty) {
+      single_group g;
+      if (!any_included(g, status, nelems)) return kNone;  // empty set
+      nonempty = true;
+    }
+    if (wd.expired(steps * W)) report_array_timeout(&report);
+  }
+}
+
 template <bool Wait, class G, class T, class Expect>
 GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                           const int *status, int cmp, const Expect &expect) {
@@ -478,6 +588,9 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
     constexpr unsigned B = scan_batch_of<G, Expect>();
     const comparison holds(cmp);
     bool nonempty = status == nullptr;  // nelems > 0 here
+    if constexpr (is_one_thread<G>() && std::is_same<Expect, same_value<T>>::value) {
+      if (nelems >= wide_any_batch_of<G, T>()) return scan_any_wide<Wait>(ctx, routine, ivars, nelems, status, cmp, expect);
+    }
     if constexpr (is_one_thread<G>()) {
       if (nelems == 1) {
         if (!is_included(status, 0)) return kNone;  // empty set
