@@ -21,10 +21,8 @@
 //   release update of that element (a release store, a release or stronger
 //   atomic, or a put followed by a fence/quiet) is visible to the caller's
 //   later reads. A failed test gives no ordering.
-//   How: a single-element wait polls with relaxed loads (ld.relaxed.sys)
-//   and ends with one acquire fence (fence.acq_rel.sys) after the poll that
-//   succeeded; a single-element test is one acquire load (ld.acquire.sys);
-//   array scans use relaxed loads and order a success by
+//   How: single-element polls are acquire loads (ld.acquire.sys), with no
+//   fence after success; array scans use relaxed loads and order a success by
 //   an acquire reload of the reported element (_any) or one acquire fence
 //   (_all, _some, after the last load). The block forms of _all on at most
 //   32 elements poll with acquire loads instead (one warp; no fence).

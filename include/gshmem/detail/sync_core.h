@@ -145,11 +145,9 @@ struct comparison {
 
 // ------------------------------------------------------------ element access
 //
-// A single-element wait polls with relaxed loads and, once one satisfies
-// it, issues one acquire fence (wait_one in sync_scan.h: on sm_90 an
-// acquire load is the relaxed load plus an L1 invalidation, which a poll
-// would pay on every pass); a single-element test is one acquire load.
-// Array scans load a batch of elements with relaxed (strong,
+// Single-element polls are ld.acquire.sys: on the GPUs this targets an
+// acquire poll costs the same as a relaxed one, and no fence is needed after
+// it succeeds. Array scans load a batch of elements with relaxed (strong,
 // system-scope) loads so that many are in flight, and order a success with
 // either one acquire reload of the element reported (_any) or one
 // acquire fence (_all, _some): a strong load followed in program order by a

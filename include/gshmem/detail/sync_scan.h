@@ -200,22 +200,12 @@ GSHMEM_HD void check_cmp(G &g, const wait_context &ctx, const char *routine, int
 
 // ------------------------------------------------------------ single element
 
-// Polls *ivar with relaxed (strong, system-scope) loads until
-// `*ivar <cmp> cmp_value`; returns the satisfying value after one acquire
-// fence at system scope. The poll that succeeded and the fence after it in
-// program order are an acquire pattern (PTX memory model): every write the
-// updater released before the value read is visible to the caller's later
-// reads, the ORDERING GUARANTEE of <gshmem/sync.h>.
-// Why not acquire loads: on sm_90 ld.acquire.sys is the strong load followed
-// by an L1 invalidation (CCTL.IVALL), and the poll paid it on every pass,
-// between the load and its comparison; here the loop holds the load alone
-// and the invalidation comes once, with the fence (MEMBAR.ALL.SYS, ERRBAR,
-// CGAERRBAR, CCTL.IVALL), after the exit. NVSHMEM's wait has the same shape
-// with a gpu-scope fence (docs/performance.md, "The signal path"). The
-// latency benchmark times both shapes as floors (perftest/perf_common.cuh).
+// Polls *ivar with acquire loads until `*ivar <cmp> cmp_value`; returns the
+// satisfying value. No fence follows: the acquire poll that succeeded orders
+// every later access of the caller.
 //
 // The polls run in batches of kPollsPerWatchdogCheck with nothing in the
-// loop but the relaxed load, the comparison and a down-counter that does
+// loop but the acquire load, the comparison and a down-counter that does
 // not depend on the load; the watchdog (timer, peer-loss word, diagnostics)
 // runs between batches, so it still looks once per 1024 polls. A poll that
 // succeeds leaves the loop at once, by the branch that follows its
@@ -237,11 +227,8 @@ GSHMEM_HD T wait_one(const wait_context &ctx, const char *routine, T *ivar, int 
     T v{};
     GSHMEMI_NO_UNROLL
     for (unsigned left = kPollsPerWatchdogCheck; left != 0; --left) {
-      v = poll_relaxed(ivar);
-      if (compare(cmp, v, cmp_value)) {
-        acquire_fence();
-        return v;
-      }
+      v = poll_acquire(ivar);
+      if (compare(cmp, v, cmp_value)) return v;
     }
     if (wd.expired(kPollsPerWatchdogCheck)) fail_timeout(ctx, routine, ivar, 0, 1, cmp, cmp_value, v);
   }
