@@ -21,9 +21,10 @@ struct RemoteSettings {
   RemotePeersMode mode = RemotePeersMode::automatic;
   unsigned long long queue_capacity = 4096;  // requests; a power of two, at least 2
   double idle_spin_seconds = 0.001;          // Proxy::set_idle_spin
+  bool rma_messages = false;                 // GSHMEM_REMOTE_RMA=messages
 };
 
-// GSHMEM_REMOTE_PEERS, GSHMEM_PROXY_QUEUE_CAPACITY and GSHMEM_PROXY_IDLE_SPIN from the parsed
+// GSHMEM_REMOTE_PEERS, GSHMEM_REMOTE_RMA, GSHMEM_PROXY_QUEUE_CAPACITY and GSHMEM_PROXY_IDLE_SPIN from the parsed
 // environment. Pure. GSHMEM_SUCCESS, or GSHMEMX_ERROR_ENVIRONMENT and *why
 // naming the variable and the value.
 GSHMEM_API int parse_remote_settings(const Env &env, RemoteSettings *out, std::string *why);

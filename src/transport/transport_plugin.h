@@ -72,6 +72,7 @@ typedef struct gshmemi_transport_stats {
   unsigned long long atomics_one_sided, atomics_messages;
   unsigned long long signals_one_sided, signals_messages;
   unsigned long long messages_applied; /* peers' ordered messages this PE applied as target */
+  unsigned long long gpu_regions_one_sided; /* GPU memory regions registered now that peers reach one-sided */
 } gshmemi_transport_stats_t;
 
 typedef struct gshmemi_transport_open_args {

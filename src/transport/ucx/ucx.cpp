@@ -284,7 +284,8 @@ struct Ucx {
 
   // Which path operations took (ops->stats, read by any thread).
   std::atomic<unsigned long long> puts_one_sided{0}, puts_messages{0}, gets_one_sided{0}, gets_messages{0},
-      atomics_one_sided{0}, atomics_messages{0}, signals_one_sided{0}, signals_messages{0}, messages_applied{0};
+      atomics_one_sided{0}, atomics_messages{0}, signals_one_sided{0}, signals_messages{0}, messages_applied{0},
+      gpu_regions_one_sided{0};
 
   // Per remote PE: one-sided RMA / active messages issued since the last
   // quiet, and whether any were issued before a fence since then (what a
@@ -1260,6 +1261,7 @@ int ucx_stats(void *c, gshmemi_transport_stats_t *out) {
   out->signals_one_sided = get(u->signals_one_sided);
   out->signals_messages = get(u->signals_messages);
   out->messages_applied = get(u->messages_applied);
+  out->gpu_regions_one_sided = get(u->gpu_regions_one_sided);
   return GSHMEM_SUCCESS;
 }
 
@@ -1440,6 +1442,7 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
     say(u, 2, "ucx: %zu bytes of GPU memory at offset %llu: %s", bytes, (unsigned long long)offset,
         region.messages ? "every operation an active message"
                         : "put, get and signal SET one-sided (UCX, CUDA memory), atomics and signal ADD active messages");
+  if (region.device && !region.messages) count(u->gpu_regions_one_sided);
   u->regions.push_back(std::move(region));
   return GSHMEM_SUCCESS;
 }
@@ -1455,6 +1458,7 @@ int ucx_deregister_memory(void *c, uint64_t offset) {
   const int brc = module_barrier(u, "ucx deregister_memory");
   if (rc == GSHMEM_SUCCESS) rc = brc;
   release_region(u, *it);
+  if (it->device && !it->messages) u->gpu_regions_one_sided.fetch_sub(1, std::memory_order_relaxed);
   u->regions.erase(it);
   return rc;
 }
