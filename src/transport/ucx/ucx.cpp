@@ -265,6 +265,12 @@ struct Ucx {
   int (*peer_lost)(void) = nullptr;
   bool all_messages = false;     // GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES
   bool device_messages = false;  // GSHMEMI_TRANSPORT_OPEN_DEVICE_MESSAGES
+  // UCP atomics on host memory (else messages, as on GPU memory): UCX 1.22
+  // finds no protocol for a fetching atomic over shared memory or TCP
+  // ("cannot find remote protocol for: ... amo_fetch into host memory from
+  // host, arg in host memory", then the endpoint fails), its emulation
+  // covering put and get only; 1.13 and 1.16 emulate them.
+  bool host_atomics = true;
   void *local_access = nullptr;
   int (*local_copy)(void *, void *, const void *, size_t) = nullptr;
   int (*local_amo)(void *, void *, int, int, uint64_t, uint64_t, uint64_t *) = nullptr;
@@ -781,11 +787,12 @@ int am_signal(Ucx *u, int pe, uint64_t remote, int sig_op, uint64_t value) {
 // ---- active messages: the target applies, the initiator takes replies
 
 // This PE's address of [offset, offset + bytes) in a region that peers reach
-// with messages (a message-mode region, or GPU memory, whose atomics are
-// messages in RMA mode too), or NULL.
+// with messages (a message-mode region, GPU memory, whose atomics are
+// messages in RMA mode too, or host memory where UCP atomics are not used),
+// or NULL.
 unsigned char *local_address(Ucx *u, uint64_t offset, uint64_t bytes) {
   for (Region &r : u->regions) {
-    if ((r.messages || r.device) && offset >= r.offset && offset - r.offset < r.bytes && bytes <= r.bytes - (offset - r.offset))
+    if ((r.messages || r.device || !u->host_atomics) && offset >= r.offset && offset - r.offset < r.bytes && bytes <= r.bytes - (offset - r.offset))
       return static_cast<unsigned char *>(r.local) + (offset - r.offset);
   }
   return nullptr;
@@ -1027,7 +1034,7 @@ int atomic(Ucx *u, const char *name, int pe, uint64_t remote, int op, ucp_atomic
   int rc = endpoint(u, name, pe, &ep);
   if (rc == GSHMEM_SUCCESS) rc = find_region(u, name, pe, remote, (size_t)width, &r);
   if (rc != GSHMEM_SUCCESS) return rc;
-  const bool message = r->messages || r->device;
+  const bool message = r->messages || r->device || !u->host_atomics;
   if ((rc = order_after_fence(u, pe, message)) != GSHMEM_SUCCESS) return rc;
   if (signal)
     count(message ? u->signals_messages : u->signals_one_sided);
@@ -1100,7 +1107,7 @@ int ucx_signal(void *c, int pe, uint64_t remote, int sig_op, uint64_t value) {
   int rc = endpoint(u, name, pe, &ep);
   if (rc == GSHMEM_SUCCESS) rc = find_region(u, name, pe, remote, 8, &r);
   if (rc != GSHMEM_SUCCESS) return rc;
-  if (r->messages || (r->device && sig_op == GSHMEM_SIGNAL_ADD)) {
+  if (r->messages || (r->device && sig_op == GSHMEM_SIGNAL_ADD) || (!r->device && !u->host_atomics)) {
     if ((rc = order_after_fence(u, pe, true)) != GSHMEM_SUCCESS) return rc;
     count(u->signals_messages);
     return am_signal(u, pe, remote, sig_op, value);
@@ -1379,7 +1386,7 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
   // this PE still waits in its own (a bootstrap wait progresses the module):
   // the handler must know the region's local side already (GPU memory too:
   // its atomics are messages, and a peer may fall back to messages).
-  const bool known_early = rc == GSHMEM_SUCCESS && (region.messages || region.device);
+  const bool known_early = rc == GSHMEM_SUCCESS && (region.messages || region.device || !u->host_atomics);
   if (known_early) {
     Region local_side;
     local_side.offset = offset;
@@ -1555,6 +1562,11 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
     return rc;
   }
   const char *protocols = choose_protocols(config);
+  {
+    unsigned major = 0, minor = 0, release = 0;
+    ucp_get_version(&major, &minor, &release);
+    u->host_atomics = major * 100 + minor < 122;
+  }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
@@ -1659,7 +1671,10 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
     say(u, 2, "ucx: running on UCX %u.%u.%u (%s), CUDA memory %s; %d remote PE(s), %s; GPU memory: %s", major, minor,
         release, protocols, u->gpu_memory ? "supported" : "not supported",
         (int)std::count(u->remote.begin(), u->remote.end(), 1),
-        u->all_messages ? "host memory through active messages" : "host memory one-sided", gpu);
+        u->all_messages    ? "host memory through active messages"
+        : u->host_atomics ? "host memory one-sided"
+                          : "host memory one-sided, its atomics as active messages (this UCX has no protocol for them)",
+        gpu);
   }
 
   *ops = gshmemi_transport_ops_t{};
