@@ -6,8 +6,13 @@
 # first under UCX_ROOT (a prefix holding include/ucp/api/ucp.h and lib/, e.g.
 # the libucx folder of PyPI's libucx-cu12/-cu13 wheels; -DUCX_ROOT= or the
 # environment), else by its header and library directly (a prefix without
-# .pc files). Result: GSHMEM_UCX_FOUND and the target gshmem::ucx.
+# .pc files). Result: GSHMEM_UCX_FOUND and the target gshmem::ucx, and
+# GSHMEM_UCX_CUDA: that UCX has its CUDA module (lib/ucx/libuct_cuda.so.0:
+# cuda_copy, cuda_ipc), so the transport's RMA mode on GPU memory can be
+# tested (scripts/ucx_cuda_prefix.sh makes such a prefix from PyPI's
+# libucx-cu13 wheel; the process must then load that UCX, LD_LIBRARY_PATH).
 set(GSHMEM_UCX_FOUND OFF)
+set(GSHMEM_UCX_CUDA OFF)
 string(TOUPPER "${GSHMEM_WITH_UCX}" _gshmem_ucx_mode)
 if(_gshmem_ucx_mode STREQUAL "")
   set(_gshmem_ucx_mode AUTO)
@@ -51,6 +56,14 @@ if(NOT GSHMEM_UCX_FOUND)
 endif()
 
 if(GSHMEM_UCX_FOUND)
+  set(_gshmem_ucx_libdir "${UCX_LIBDIR}")
+  if(NOT _gshmem_ucx_libdir AND GSHMEM_UCX_UCP_LIBRARY)
+    get_filename_component(_gshmem_ucx_libdir "${GSHMEM_UCX_UCP_LIBRARY}" DIRECTORY)
+  endif()
+  if(_gshmem_ucx_libdir AND EXISTS "${_gshmem_ucx_libdir}/ucx/libuct_cuda.so.0")
+    set(GSHMEM_UCX_CUDA ON)
+    string(APPEND _gshmem_ucx_how "; CUDA module: RMA-mode GPU tests registered")
+  endif()
   message(STATUS "gshmem: UCX transport module on (${_gshmem_ucx_how})")
 elseif(_gshmem_ucx_mode STREQUAL "AUTO")
   message(STATUS "gshmem: UCX not found (no ucx.pc for pkg-config, no ucp/api/ucp.h + libucp"

@@ -64,6 +64,9 @@
 #                  modules a run loads, gshmem_bootstrap_mpi and
 #                  gshmem_transport_ucx, included), for a short run: pair
 #                  it with CTEST_ARGS naming the tests those targets hold
+#   UCX_CUDA_PREFIX  a UCX prefix with CUDA support (default: .ucx-cuda/ when it
+#                  travelled with the tree; scripts/ucx_cuda_prefix.sh): UCX_ROOT
+#                  and LD_LIBRARY_PATH point at it (the transport's RMA mode)
 #   UCX_ROOT       a UCX prefix for the UCX transport module (else: build-ucx/
 #                  when it travelled with the tree, made by
 #                  `scripts/ucx_prefix.sh pack build-ucx` where UCX headers are
@@ -209,6 +212,18 @@ if [[ "${SHARE_GPUS:-auto}" == 1 || ( "${SHARE_GPUS:-auto}" == auto && $gpus -eq
   export GSHMEM_TEST_ITERATION_DIVISOR=${GSHMEM_TEST_ITERATION_DIVISOR:-1000}
   summary+=("mode|$gpus GPU: PEs share it ($sharing)|correctness only (GSHMEM_TEST_SHARE_GPUS=1, stress loops / $GSHMEM_TEST_ITERATION_DIVISOR); no benchmark|")
   if [[ $run_bench == 1 ]]; then run_bench=0; fi
+fi
+# A UCX with CUDA support that travelled with the tree (UCX_CUDA_PREFIX, else
+# .ucx-cuda/, made by scripts/ucx_cuda_prefix.sh from PyPI's libucx-cu13
+# wheel): the module is built against it and the whole process runs on it
+# (LD_LIBRARY_PATH first: Open MPI's UCX components would load the machine's
+# own UCX otherwise), which turns on the transport's RMA mode on GPU memory
+# and registers the RMA-mode GPU tests.
+ucx_cuda=${UCX_CUDA_PREFIX:-}
+if [[ -z "$ucx_cuda" && -f .ucx-cuda/include/ucp/api/ucp.h ]]; then ucx_cuda=$PWD/.ucx-cuda; fi
+if [[ -z "${UCX_ROOT:-}" && -n "$ucx_cuda" ]]; then
+  export UCX_ROOT=$ucx_cuda
+  export LD_LIBRARY_PATH=$ucx_cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 # UCX headers that travelled with the tree, over this machine's UCX run-time
 # libraries (scripts/ucx_prefix.sh says why that pairing).

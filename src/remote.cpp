@@ -35,6 +35,12 @@ int parse_remote_settings(const Env &env, RemoteSettings *out, std::string *why)
     if (why) *why = "GSHMEM_REMOTE_PEERS='" + env.REMOTE_PEERS + "': expected auto or all";
     return GSHMEMX_ERROR_ENVIRONMENT;
   }
+  if (env.REMOTE_RMA == "messages") {
+    s.rma_messages = true;
+  } else if (env.REMOTE_RMA != "auto") {
+    if (why) *why = "GSHMEM_REMOTE_RMA='" + env.REMOTE_RMA + "': expected auto or messages";
+    return GSHMEMX_ERROR_ENVIRONMENT;
+  }
   const unsigned long long c = env.PROXY_QUEUE_CAPACITY;
   if (c < 2 || !gd::proxy_capacity_valid(c) || c > (1ull << 24)) {
     if (why)
@@ -335,8 +341,9 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
   std::string which;
   for (std::size_t pe = 0; pe < remote.size(); ++pe)
     if (remote[pe]) which += (remote_count++ ? ", " : "") + std::to_string(pe);
-  GSHMEMI_INFO("remote peers (GSHMEM_REMOTE_PEERS=%s): PE %s; proxy queue of %llu requests",
-               settings.mode == RemotePeersMode::all ? "all" : "auto", which.c_str(), settings.queue_capacity);
+  GSHMEMI_INFO("remote peers (GSHMEM_REMOTE_PEERS=%s): PE %s; proxy queue of %llu requests; GSHMEM_REMOTE_RMA=%s",
+               settings.mode == RemotePeersMode::all ? "all" : "auto", which.c_str(), settings.queue_capacity,
+               settings.rma_messages ? "messages" : "auto");
 
   gshmemi_transport_open_args_t args{};
   args.my_pe = boot.rank();
@@ -348,7 +355,9 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
   args.barrier = &boot_barrier;
   args.report = nullptr;  // the loader's: logged with the PE prefix
   args.peer_lost = &lost_peer_for_transport;
-  args.flags = 0;
+  // GSHMEM_REMOTE_RMA=messages: GPU memory through active messages even
+  // where UCX could map it (auto: the module decides per region).
+  args.flags = settings.rma_messages ? GSHMEMI_TRANSPORT_OPEN_DEVICE_MESSAGES : 0u;
   args.local_access = &r.access;
   args.local_copy = &local_copy;
   args.local_amo = &local_amo;
@@ -361,8 +370,9 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
     return rc;
   }
   r.transport_open = true;
-  // The heap as it is at init (GPU memory: carried as active messages the
-  // target applies with local_copy / local_amo).
+  // The heap as it is at init (GPU memory: one-sided where the module's UCX
+  // maps CUDA memory, else active messages the target applies with
+  // local_copy / local_amo; the module logs which).
   rc = r.ops.register_memory(r.ops.context, 0, state->heap_base, (size_t)state->heap_size,
                              GSHMEMI_TRANSPORT_MEMORY_DEVICE);
   if (rc != GSHMEM_SUCCESS) {
@@ -443,8 +453,9 @@ int remote_host_quiet(const char *routine) {
 }
 
 // New figures take reserved words: the struct keeps its size (and the
-// offsets of the fields before them) across versions.
-static_assert(sizeof(gshmemx_remote_stats_t) == 8 + 15 * sizeof(unsigned long long),
+// offsets of the fields before them) across versions. (It grew once, before
+// any release held it, for the per-path counts.)
+static_assert(sizeof(gshmemx_remote_stats_t) == 8 + 25 * sizeof(unsigned long long),
               "gshmemx_remote_stats_t keeps its size: a new figure takes a reserved word");
 
 int remote_stats(gshmemx_remote_stats_t *out) {
@@ -465,6 +476,19 @@ int remote_stats(gshmemx_remote_stats_t *out) {
     s.puts_coalesced = t.puts_coalesced;
     s.applies = r.access.applies.load(std::memory_order_relaxed);
     s.apply_ns = r.access.apply_ns.load(std::memory_order_relaxed);
+    gshmemi_transport_stats_t paths{};
+    if (r.transport_open && r.ops.stats && r.ops.stats(r.ops.context, &paths) == GSHMEM_SUCCESS) {
+      s.puts_one_sided = paths.puts_one_sided;
+      s.puts_messages = paths.puts_messages;
+      s.gets_one_sided = paths.gets_one_sided;
+      s.gets_messages = paths.gets_messages;
+      s.atomics_one_sided = paths.atomics_one_sided;
+      s.atomics_messages = paths.atomics_messages;
+      s.signals_one_sided = paths.signals_one_sided;
+      s.signals_messages = paths.signals_messages;
+      s.messages_applied = paths.messages_applied;
+      s.gpu_regions_one_sided = paths.gpu_regions_one_sided;
+    }
   }
   *out = s;
   return GSHMEM_SUCCESS;

@@ -25,9 +25,10 @@ struct RemoteSettings {
   unsigned long long batch = 1024;           // requests per proxy pass (one quiet each; puts coalesced within)
   ProxyCpusSetting proxy_cpus;               // GSHMEM_PROXY_CPUS
   SharedSync shared_sync = SharedSync::yield;  // GSHMEM_PROXY_SHARED_SYNC
+  bool rma_messages = false;                 // GSHMEM_REMOTE_RMA=messages
 };
 
-// GSHMEM_REMOTE_PEERS, GSHMEM_PROXY_QUEUE_CAPACITY, GSHMEM_PROXY_IDLE_SPIN,
+// GSHMEM_REMOTE_PEERS, GSHMEM_REMOTE_RMA, GSHMEM_PROXY_QUEUE_CAPACITY, GSHMEM_PROXY_IDLE_SPIN,
 // GSHMEM_PROXY_BATCH, GSHMEM_PROXY_CPUS and GSHMEM_PROXY_SHARED_SYNC from the parsed
 // environment. Pure. GSHMEM_SUCCESS, or GSHMEMX_ERROR_ENVIRONMENT and *why
 // naming the variable and the value.

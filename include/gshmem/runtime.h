@@ -223,6 +223,22 @@ typedef struct {
                                         contiguous p's to one PE in one pass are one put */
   unsigned long long puts_coalesced; /* put requests carried inside another request's transport put (requests
                                         consumed minus what the transport saw, for puts) */
+  /* Which path this PE's remote operations took, as initiator (the transport's
+   * put / get / atomic / signal calls; one per call, whatever pieces it was cut into):
+   * one_sided: RMA on the peer's registered memory, nothing for the peer's proxy to do
+   * (GPU memory where the transport's UCX maps CUDA memory: GSHMEM_REMOTE_RMA=auto);
+   * messages: active messages the peer's proxy applies with CUDA copies and kernels. */
+  unsigned long long puts_one_sided;
+  unsigned long long puts_messages;
+  unsigned long long gets_one_sided;
+  unsigned long long gets_messages;
+  unsigned long long atomics_one_sided;
+  unsigned long long atomics_messages;
+  unsigned long long signals_one_sided;
+  unsigned long long signals_messages;
+  unsigned long long messages_applied; /* as target: peers' put / get / atomic / signal messages applied here */
+  unsigned long long gpu_regions_one_sided; /* regions of this PE's GPU memory (the heap, registered buffers) that
+                                               peers reach one-sided now: > 0 where RMA mode is in effect */
   unsigned long long reserved[4]; /* 0; room for later figures without changing the struct's size */
 } gshmemx_remote_stats_t;
 /* Fills *out (any host thread, any time, though a call while init or

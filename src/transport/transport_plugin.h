@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GSHMEMI_TRANSPORT_ABI_VERSION 4
+#define GSHMEMI_TRANSPORT_ABI_VERSION 5
 #define GSHMEMI_TRANSPORT_OPEN_SYMBOL "gshmemi_transport_plugin_open"
 
 /* caps: what a module can do */
@@ -51,11 +51,29 @@
 #define GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES (1u << 0) /* carry every operation as a message that
                                                            the target applies itself, also on host
                                                            memory (tests of the staged path) */
+#define GSHMEMI_TRANSPORT_OPEN_DEVICE_MESSAGES (1u << 1) /* GPU memory as messages even where the
+                                                           network can register it
+                                                           (GSHMEM_REMOTE_RMA=messages); host
+                                                           memory stays one-sided */
 
 /* amo operations (the proxy's sub_op for proxy_op_amo): GSHMEMI_TRANSPORT_AMO_*,
    include/gshmem/detail/transport_amo.h */
 
 GSHMEM_BEGIN_EXTERN_C
+
+/* Which path a module's operations took, cumulative since open (stats
+ * below; gshmemx_remote_stats). one_sided: the network's RMA or atomic on
+ * the peer's registered memory, no work for the peer's proxy; messages: an
+ * operation the target applies itself (local_copy / local_amo). Operations
+ * are counted once per call, whatever pieces they were cut into. */
+typedef struct gshmemi_transport_stats {
+  unsigned long long puts_one_sided, puts_messages;
+  unsigned long long gets_one_sided, gets_messages;
+  unsigned long long atomics_one_sided, atomics_messages;
+  unsigned long long signals_one_sided, signals_messages;
+  unsigned long long messages_applied; /* peers' ordered messages this PE applied as target */
+  unsigned long long gpu_regions_one_sided; /* GPU memory regions registered now that peers reach one-sided */
+} gshmemi_transport_stats_t;
 
 typedef struct gshmemi_transport_open_args {
   int abi_version;          /* GSHMEMI_TRANSPORT_ABI_VERSION of the caller */
@@ -156,6 +174,11 @@ typedef struct gshmemi_transport_ops {
   /* Releases everything open and register_memory created. Collective where
    * the network needs it (a final barrier so that no peer still writes). */
   int (*close)(void *context);
+
+  /* May be NULL. Fills *out with the module's path counts; unlike the
+   * entries above, any thread may call it at any time (the module keeps
+   * the counts in atomics), never after close. */
+  int (*stats)(void *context, gshmemi_transport_stats_t *out);
 } gshmemi_transport_ops_t;
 
 /* 0 and *ops filled, or a GSHMEMX_ERROR_* code after calling args->report. */

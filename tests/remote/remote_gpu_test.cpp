@@ -4,9 +4,11 @@
 // PEs share one GPU). Registered in tests/remote/CMakeLists.txt over UCX's
 // own choice of transport and over UCX_TLS=self,tcp.
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "catch.hpp"
@@ -36,8 +38,31 @@ long long litmus_rounds() {
   return (long long)gshmem_test::scaled_iterations((unsigned long long)(n > 0 ? n : 1));
 }
 
+// GSHMEM_TEST_EXPECT_PATH (the RMA-mode and message-mode variants):
+// "one_sided" or "messages", the path puts and gets on the heap must take;
+// unset: either.
+std::string expected_path() {
+  const char *text = std::getenv("GSHMEM_TEST_EXPECT_PATH");
+  return text ? text : "";
+}
+
 bool init_remote() {
   static bool ok = gshmem_test::init_once({});
+  static bool checked = false;
+  if (ok && !checked) {
+    checked = true;
+    // The RMA-mode variant needs a UCX that maps CUDA memory (every PE
+    // agrees on a region's path, so every PE skips alike).
+    gshmemx_remote_stats_t s{};
+    if (expected_path() == "one_sided" && gshmemx_remote_stats(&s) == GSHMEM_SUCCESS && s.gpu_regions_one_sided == 0) {
+      std::printf("SKIPPED: RMA mode expected, but the transport reaches the heap with messages: the process's UCX "
+                  "cannot register CUDA memory (see the module's INFO line, GSHMEM_DEBUG=INFO; "
+                  "scripts/ucx_cuda_prefix.sh)\n");
+      std::fflush(stdout);
+      gshmem_finalize();
+      std::exit(gshmem_test::kSkipExitCode);
+    }
+  }
   return ok;
 }
 
@@ -95,6 +120,28 @@ TEST_CASE("remote: p, g, put, get in every form", "[remote]") {
   CHECK(after.quiets > before.quiets);
   CHECK(after.quiet_ns > before.quiet_ns);
   CHECK(after.issue_ns > before.issue_ns);
+  // The path the puts and gets took (the variants say which they expect).
+  const unsigned long long puts1 = after.puts_one_sided - before.puts_one_sided,
+                           putsm = after.puts_messages - before.puts_messages,
+                           gets1 = after.gets_one_sided - before.gets_one_sided,
+                           getsm = after.gets_messages - before.gets_messages;
+  WARN("puts " << puts1 << " one-sided / " << putsm << " messages, gets " << gets1 << " / " << getsm
+               << "; GPU regions one-sided: " << after.gpu_regions_one_sided << "; messages applied here: "
+               << after.messages_applied - before.messages_applied);
+  if (expected_path() == "one_sided") {
+    CHECK(after.gpu_regions_one_sided > 0);
+    CHECK(puts1 > 0);
+    CHECK(putsm == 0);
+    CHECK(gets1 > 0);
+    CHECK(getsm == 0);
+  } else if (expected_path() == "messages") {
+    CHECK(after.gpu_regions_one_sided == 0);
+    CHECK(putsm > 0);
+    CHECK(puts1 == 0);
+    CHECK(getsm > 0);
+    CHECK(gets1 == 0);
+    CHECK(after.messages_applied > before.messages_applied);  // the peer's puts and gets, applied here
+  }
   // CUDA copies for the transport happen only where UCX cannot register GPU
   // memory (active-message mode): shown, not asserted.
   WARN("CUDA copies and atomic kernels for the transport: " << after.applies - before.applies << ", "

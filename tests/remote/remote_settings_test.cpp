@@ -1,4 +1,5 @@
-// GSHMEM_REMOTE_PEERS, GSHMEM_PROXY_QUEUE_CAPACITY, GSHMEM_PROXY_IDLE_SPIN and GSHMEM_PROXY_BATCH: parsing, and which
+// GSHMEM_REMOTE_PEERS, GSHMEM_REMOTE_RMA, GSHMEM_PROXY_QUEUE_CAPACITY, GSHMEM_PROXY_IDLE_SPIN and GSHMEM_PROXY_BATCH:
+// parsing, and which
 // pairs of PEs are remote (src/remote.h). CPU only.
 #include <map>
 #include <string>
@@ -33,6 +34,11 @@ TEST_CASE("remote settings: defaults, auto, all") {
   CHECK(s.queue_capacity == 4096);
   CHECK(s.idle_spin_seconds == 0.001);
   CHECK(s.batch == 1024);
+  CHECK_FALSE(s.rma_messages);
+  REQUIRE(parse({{"GSHMEM_REMOTE_RMA", "messages"}}, &s, &why) == GSHMEM_SUCCESS);
+  CHECK(s.rma_messages);
+  REQUIRE(parse({{"GSHMEM_REMOTE_RMA", "auto"}}, &s, &why) == GSHMEM_SUCCESS);
+  CHECK_FALSE(s.rma_messages);
   REQUIRE(parse({{"GSHMEM_REMOTE_PEERS", "all"}, {"GSHMEM_PROXY_QUEUE_CAPACITY", "64"}, {"GSHMEM_PROXY_IDLE_SPIN", "0.25"}},
                 &s, &why) == GSHMEM_SUCCESS);
   CHECK(s.mode == RemotePeersMode::all);
@@ -53,6 +59,10 @@ TEST_CASE("remote settings: bad values name the variable") {
   CHECK(parse({{"GSHMEM_REMOTE_PEERS", "some"}}, &s, &why) == GSHMEMX_ERROR_ENVIRONMENT);
   CHECK(why.find("GSHMEM_REMOTE_PEERS") != std::string::npos);
   CHECK(why.find("some") != std::string::npos);
+  why.clear();
+  CHECK(parse({{"GSHMEM_REMOTE_RMA", "rdma"}}, &s, &why) == GSHMEMX_ERROR_ENVIRONMENT);
+  CHECK(why.find("GSHMEM_REMOTE_RMA") != std::string::npos);
+  CHECK(why.find("rdma") != std::string::npos);
   for (const char *bad : {"0", "1", "3", "100", "32M"}) {
     why.clear();
     INFO(bad);
@@ -78,10 +88,10 @@ TEST_CASE("remote settings: the variables are in the env table") {
   int found = 0;
   for (const EnvVarInfo &v : env_table()) {
     const std::string name = v.name;
-    found += name == "GSHMEM_REMOTE_PEERS" || name == "GSHMEM_PROXY_QUEUE_CAPACITY" || name == "GSHMEM_PROXY_IDLE_SPIN" ||
-             name == "GSHMEM_PROXY_BATCH";
+    found += name == "GSHMEM_REMOTE_PEERS" || name == "GSHMEM_REMOTE_RMA" || name == "GSHMEM_PROXY_QUEUE_CAPACITY" ||
+             name == "GSHMEM_PROXY_IDLE_SPIN" || name == "GSHMEM_PROXY_BATCH";
   }
-  CHECK(found == 4);
+  CHECK(found == 5);
 }
 
 TEST_CASE("peer classes: forced, unmappable, symmetric") {

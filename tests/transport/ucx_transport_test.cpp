@@ -234,7 +234,10 @@ int open_module(Pe &p) {
   args.barrier = &sock_barrier;
   args.report = &report;
   args.peer_lost = &monitor;
-  if (g_mode != Mode::one_sided) args.flags = GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES;
+  // One-sided mode: the GPU-kind region is host memory here, which a UCX
+  // with CUDA support must not be asked to map as CUDA memory; it stays
+  // with messages, as with a UCX without.
+  args.flags = g_mode != Mode::one_sided ? GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES : GSHMEMI_TRANSPORT_OPEN_DEVICE_MESSAGES;
   if (g_mode == Mode::messages) {
     args.local_access = &g_target_copies;
     args.local_copy = &counting_copy;
@@ -773,6 +776,37 @@ void check_local_access(const Pe &p, Case c) {
   }
 }
 
+// Which path the module says the case's operations took (ops.stats): in
+// one-sided mode the heap's operations are one-sided and the GPU-kind
+// region's messages; in the message modes every operation is a message.
+void check_paths(const Pe &p, Case c) {
+  gshmemi_transport_stats_t s{};
+  EXPECT(p.ops.stats != nullptr && p.ops.stats(p.ops.context, &s) == 0, "the module reports no path counts");
+  std::fprintf(stderr,
+               "PE %d (%s): puts %llu one-sided / %llu messages, gets %llu / %llu, atomics %llu / %llu, signals "
+               "%llu / %llu; %llu messages applied\n",
+               p.boot.rank, mode_name(g_mode), s.puts_one_sided, s.puts_messages, s.gets_one_sided, s.gets_messages,
+               s.atomics_one_sided, s.atomics_messages, s.signals_one_sided, s.signals_messages, s.messages_applied);
+  const bool one_sided = g_mode == Mode::one_sided;
+  if (c == Case::rma) {  // the heap only, both PEs put, get and signal
+    EXPECT((one_sided ? s.puts_one_sided : s.puts_messages) > 0 && (one_sided ? s.puts_messages : s.puts_one_sided) == 0,
+           "rma: puts %llu one-sided, %llu messages", s.puts_one_sided, s.puts_messages);
+    EXPECT((one_sided ? s.gets_one_sided : s.gets_messages) > 0 && (one_sided ? s.gets_messages : s.gets_one_sided) == 0,
+           "rma: gets %llu one-sided, %llu messages", s.gets_one_sided, s.gets_messages);
+    // Signals are atomics on host memory: one-sided where UCX has a protocol
+    // for them (not 1.22: the module then sends them as messages).
+    EXPECT(s.signals_one_sided + s.signals_messages > 0, "rma: no signal counted");
+    // The case is symmetric: what this PE sent as messages, its peer sent it.
+    EXPECT(one_sided ? s.messages_applied == s.signals_messages + s.atomics_messages : s.messages_applied > 0,
+           "rma: %llu messages applied (%llu signals, %llu atomics as messages)", s.messages_applied,
+           s.signals_messages, s.atomics_messages);
+  } else if (c == Case::amo) {  // the heap and the GPU-kind region
+    EXPECT(s.atomics_messages > 0, "amo: no atomic on the GPU-kind region went as a message");
+    EXPECT(one_sided || s.atomics_one_sided == 0, "amo: %llu one-sided atomics with every operation a message",
+           s.atomics_one_sided);
+  }
+}
+
 // Runs one case as PE `rank`: open, the case, close. Failures counted in g_failures.
 void run_pe(Pe &p, Case c) {
   g_rank = p.boot.rank;
@@ -789,6 +823,7 @@ void run_pe(Pe &p, Case c) {
     case Case::lost_monitor: case_lost(p, true); break;
     case Case::close_race: case_close_race(p); break;
   }
+  check_paths(p, c);
   uint64_t word0_after_close = 0;
   const int crc = close_module(p, &word0_after_close);
   if (c != Case::lost && c != Case::lost_monitor) EXPECT(crc == 0, "close: %d", crc);

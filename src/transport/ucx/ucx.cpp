@@ -3,9 +3,12 @@
 // or a host call holding the runtime's transport lock, calls it; one thread
 // at a time, hence UCS_THREAD_MODE_SERIALIZED).
 //
-// Two ways to reach a registered region, chosen per region at register_memory:
+// Two ways to reach a registered region, chosen per region at register_memory
+// and then per operation:
 //
-// One-sided (host memory, unless the open flags ask for messages):
+// One-sided (host memory, unless the open flags ask for messages; GPU memory
+// where UCX registers CUDA memory, unless GSHMEMI_TRANSPORT_OPEN_DEVICE_MESSAGES:
+// "RMA mode", below):
 //   register_memory  ucp_mem_map of the caller's memory, ucp_rkey_pack, the
 //                    keys and base addresses exchanged, ucp_ep_rkey_unpack
 //   put / get        ucp_put_nbx / ucp_get_nbx
@@ -15,8 +18,25 @@
 //   signal           SET: atomic swap (the old value discarded), ADD: atomic add
 //   fence            ucp_worker_fence
 //
-// Active messages (GPU memory, which UCX cannot register without CUDA
-// support nor update atomically from the host without GDRCopy; every region
+// RMA mode (GPU memory registered with ucp_mem_map as UCS_MEMORY_TYPE_CUDA):
+//   put / get        ucp_put_nbx / ucp_get_nbx on the peer's CUDA rkey; the
+//                    local side (GPU memory, or the proxy's pinned host
+//                    staging) is typed by UCX's own memory-type detection.
+//                    On one node UCX carries them with cuda_ipc (the peer's
+//                    memory mapped through CUDA IPC, a copy on a stream of
+//                    UCX's): nothing for the peer's proxy to do
+//   signal SET       an 8-byte put of the value (the proxy fences before a
+//                    signal, P2/P3, and UCP's fence orders RMA)
+//   amo, signal ADD  active messages, as below: UCX has no atomic for GPU
+//                    memory without an atomic-capable network and GPUDirect
+//                    (cuda_ipc has no atomics; UCX's software atomics run a
+//                    host atomic on the target's address, ucp/rma/amo_sw.c,
+//                    which GPU memory is not)
+//   Where a PE's UCX cannot map its GPU memory, every PE falls back to
+//   messages for that region (decided together at register_memory).
+//
+// Active messages (GPU memory where UCX cannot register it: no CUDA support,
+// or GSHMEM_REMOTE_RMA=messages; atomics on GPU memory; every region
 // with GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES): nothing is mapped; each
 // operation is a UCP active message that the TARGET applies to its own
 // memory with the runtime's local_copy / local_amo (memcpy and host atomics
@@ -41,6 +61,7 @@
 #include <ucp/api/ucp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdarg>
 #include <cstdio>
@@ -205,6 +226,7 @@ struct Region {
   size_t bytes = 0;
   void *local = nullptr;
   bool messages = false;  // active-message mode (nothing mapped)
+  bool device = false;    // GPU memory: atomics as messages even when mapped
   ucp_mem_h memh = nullptr;
   std::vector<uint64_t> remote_base;  // per PE: its address of `offset`
   std::vector<ucp_rkey_h> rkeys;      // per remote PE
@@ -241,7 +263,14 @@ struct Ucx {
   int (*barrier)(void *) = nullptr;
   void (*report)(int, const char *) = nullptr;
   int (*peer_lost)(void) = nullptr;
-  bool all_messages = false;  // GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES
+  bool all_messages = false;     // GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES
+  bool device_messages = false;  // GSHMEMI_TRANSPORT_OPEN_DEVICE_MESSAGES
+  // UCP atomics on host memory (else messages, as on GPU memory): UCX 1.22
+  // finds no protocol for a fetching atomic over shared memory or TCP
+  // ("cannot find remote protocol for: ... amo_fetch into host memory from
+  // host, arg in host memory", then the endpoint fails), its emulation
+  // covering put and get only; 1.13 and 1.16 emulate them.
+  bool host_atomics = true;
   void *local_access = nullptr;
   int (*local_copy)(void *, void *, const void *, size_t) = nullptr;
   int (*local_amo)(void *, void *, int, int, uint64_t, uint64_t, uint64_t *) = nullptr;
@@ -258,6 +287,11 @@ struct Ucx {
   std::vector<Pending> pending;
   std::deque<AmoSlot> amos;
   int sticky_error = 0;  // a request that failed (reported at the next quiet)
+
+  // Which path operations took (ops->stats, read by any thread).
+  std::atomic<unsigned long long> puts_one_sided{0}, puts_messages{0}, gets_one_sided{0}, gets_messages{0},
+      atomics_one_sided{0}, atomics_messages{0}, signals_one_sided{0}, signals_messages{0}, messages_applied{0},
+      gpu_regions_one_sided{0};
 
   // Per remote PE: one-sided RMA / active messages issued since the last
   // quiet, and whether any were issued before a fence since then (what a
@@ -362,6 +396,8 @@ void on_ep_error(void *arg, ucp_ep_h, ucs_status_t status) {
   if (u->first_failed < 0) u->first_failed = a->pe;
   say(u, 1, "ucx: the connection to PE %d failed (%s)", a->pe, ucs_status_string(status));
 }
+
+void count(std::atomic<unsigned long long> &c) { c.fetch_add(1, std::memory_order_relaxed); }
 
 // ---- local memory access (the runtime's, or memcpy and host atomics)
 
@@ -750,10 +786,13 @@ int am_signal(Ucx *u, int pe, uint64_t remote, int sig_op, uint64_t value) {
 
 // ---- active messages: the target applies, the initiator takes replies
 
-// This PE's address of [offset, offset + bytes) in a message-mode region, or NULL.
+// This PE's address of [offset, offset + bytes) in a region that peers reach
+// with messages (a message-mode region, GPU memory, whose atomics are
+// messages in RMA mode too, or host memory where UCP atomics are not used),
+// or NULL.
 unsigned char *local_address(Ucx *u, uint64_t offset, uint64_t bytes) {
   for (Region &r : u->regions) {
-    if (r.messages && offset >= r.offset && offset - r.offset < r.bytes && bytes <= r.bytes - (offset - r.offset))
+    if ((r.messages || r.device || !u->host_atomics) && offset >= r.offset && offset - r.offset < r.bytes && bytes <= r.bytes - (offset - r.offset))
       return static_cast<unsigned char *>(r.local) + (offset - r.offset);
   }
   return nullptr;
@@ -765,6 +804,7 @@ void queue_reply(Ucx *u, std::unique_ptr<OutMsg> reply) { u->replies_to_send.pus
 void apply(Ucx *u, const MsgHeader &h, const void *data, size_t length) {
   const int from = h.source_pe;
   int rc = GSHMEM_SUCCESS;
+  if (h.kind != msg_flush_request && h.kind != 0) count(u->messages_applied);
   switch (h.kind) {
     case msg_put: {
       unsigned char *dst = local_address(u, h.offset, length);
@@ -950,7 +990,10 @@ int ucx_put(void *c, int pe, uint64_t remote, const void *local, size_t bytes) {
   if (rc == GSHMEM_SUCCESS) rc = find_region(u, "put", pe, remote, bytes, &r);
   if (rc != GSHMEM_SUCCESS) return rc;
   if ((rc = order_after_fence(u, pe, r->messages)) != GSHMEM_SUCCESS) return rc;
+  count(r->messages ? u->puts_messages : u->puts_one_sided);
   if (r->messages) return am_put(u, pe, remote, local, bytes);
+  // The local side's memory type (GPU memory, or the proxy's pinned host
+  // staging) is left to UCX's detection.
   ucp_request_param_t param{};
   return track(u, ucp_put_nbx(ep, local, bytes, r->remote_base[(size_t)pe] + (remote - r->offset), r->rkeys[(size_t)pe],
                               &param),
@@ -966,6 +1009,7 @@ int ucx_get(void *c, int pe, void *local, uint64_t remote, size_t bytes) {
   if (rc == GSHMEM_SUCCESS) rc = find_region(u, "get", pe, remote, bytes, &r);
   if (rc != GSHMEM_SUCCESS) return rc;
   if ((rc = order_after_fence(u, pe, r->messages)) != GSHMEM_SUCCESS) return rc;
+  count(r->messages ? u->gets_messages : u->gets_one_sided);
   if (r->messages) return am_get(u, pe, local, remote, bytes);
   ucp_request_param_t param{};
   return track(u, ucp_get_nbx(ep, local, bytes, r->remote_base[(size_t)pe] + (remote - r->offset), r->rkeys[(size_t)pe],
@@ -973,11 +1017,13 @@ int ucx_get(void *c, int pe, void *local, uint64_t remote, size_t bytes) {
                "get", pe);
 }
 
-// One atomic, GSHMEMI_TRANSPORT_AMO_* `op` (as a message), or UCP's
-// `opcode` (one-sided). `want_reply`: UCP must get a reply buffer (swap,
-// cswap, fetch).
+// One atomic, GSHMEMI_TRANSPORT_AMO_* `op` (as a message: message-mode
+// regions and GPU memory), or UCP's `opcode` (one-sided: host memory).
+// `want_reply`: UCP must get a reply buffer (swap, cswap, fetch). `signal`:
+// counted as a signal.
 int atomic(Ucx *u, const char *name, int pe, uint64_t remote, int op, ucp_atomic_op_t opcode, int width,
-           uint64_t operand, uint64_t compare, uint64_t reply_in, bool want_reply, void *fetched) {
+           uint64_t operand, uint64_t compare, uint64_t reply_in, bool want_reply, void *fetched,
+           bool signal = false) {
   if (width != 4 && width != 8)
     return fail(u, GSHMEMX_ERROR_INVALID_VALUE, "ucx %s to PE %d: width %d (4 or 8 bytes)", name, pe, width);
   if (remote % (uint64_t)width != 0)
@@ -988,8 +1034,13 @@ int atomic(Ucx *u, const char *name, int pe, uint64_t remote, int op, ucp_atomic
   int rc = endpoint(u, name, pe, &ep);
   if (rc == GSHMEM_SUCCESS) rc = find_region(u, name, pe, remote, (size_t)width, &r);
   if (rc != GSHMEM_SUCCESS) return rc;
-  if ((rc = order_after_fence(u, pe, r->messages)) != GSHMEM_SUCCESS) return rc;
-  if (r->messages) return am_amo(u, pe, remote, op, width, operand, compare, fetched);
+  const bool message = r->messages || r->device || !u->host_atomics;
+  if ((rc = order_after_fence(u, pe, message)) != GSHMEM_SUCCESS) return rc;
+  if (signal)
+    count(message ? u->signals_messages : u->signals_one_sided);
+  else
+    count(message ? u->atomics_messages : u->atomics_one_sided);
+  if (message) return am_amo(u, pe, remote, op, width, operand, compare, fetched);
   u->amos.emplace_back();
   AmoSlot &slot = u->amos.back();
   slot.width = width;
@@ -1056,13 +1107,31 @@ int ucx_signal(void *c, int pe, uint64_t remote, int sig_op, uint64_t value) {
   int rc = endpoint(u, name, pe, &ep);
   if (rc == GSHMEM_SUCCESS) rc = find_region(u, name, pe, remote, 8, &r);
   if (rc != GSHMEM_SUCCESS) return rc;
-  if (r->messages) {
+  if (r->messages || (r->device && sig_op == GSHMEM_SIGNAL_ADD) || (!r->device && !u->host_atomics)) {
     if ((rc = order_after_fence(u, pe, true)) != GSHMEM_SUCCESS) return rc;
+    count(u->signals_messages);
     return am_signal(u, pe, remote, sig_op, value);
   }
+  if (r->device) {
+    // RMA mode, SET on GPU memory: an 8-byte put of the value, which waits
+    // in a slot until the quiet. The proxy fenced before it (P2/P3); one
+    // aligned 8-byte word, written whole by the copy that carries it.
+    if ((rc = order_after_fence(u, pe, false)) != GSHMEM_SUCCESS) return rc;
+    count(u->signals_one_sided);
+    u->amos.emplace_back();
+    AmoSlot &slot = u->amos.back();
+    slot.operand = value;
+    ucp_request_param_t param{};
+    return track(u,
+                 ucp_put_nbx(ep, &slot.operand, 8, r->remote_base[(size_t)pe] + (remote - r->offset),
+                             r->rkeys[(size_t)pe], &param),
+                 name, pe);
+  }
   if (sig_op == GSHMEM_SIGNAL_SET)
-    return atomic(u, name, pe, remote, GSHMEMI_TRANSPORT_AMO_SWAP, UCP_ATOMIC_OP_SWAP, 8, value, 0, 0, true, nullptr);
-  return atomic(u, name, pe, remote, GSHMEMI_TRANSPORT_AMO_ADD, UCP_ATOMIC_OP_ADD, 8, value, 0, 0, false, nullptr);
+    return atomic(u, name, pe, remote, GSHMEMI_TRANSPORT_AMO_SWAP, UCP_ATOMIC_OP_SWAP, 8, value, 0, 0, true, nullptr,
+                  true);
+  return atomic(u, name, pe, remote, GSHMEMI_TRANSPORT_AMO_ADD, UCP_ATOMIC_OP_ADD, 8, value, 0, 0, false, nullptr,
+                true);
 }
 
 int ucx_fence(void *c, int pe) {
@@ -1186,6 +1255,23 @@ int ucx_progress(void *c) {
   if (u->first_failed >= 0) return GSHMEMX_ERROR_PEER_LOST;
   return events > (unsigned long long)INT_MAX ? INT_MAX : (int)events;
 }
+int ucx_stats(void *c, gshmemi_transport_stats_t *out) {
+  const Ucx *u = static_cast<const Ucx *>(c);
+  if (!out) return GSHMEMX_ERROR_INVALID_VALUE;
+  const auto get = [](const std::atomic<unsigned long long> &a) { return a.load(std::memory_order_relaxed); };
+  out->puts_one_sided = get(u->puts_one_sided);
+  out->puts_messages = get(u->puts_messages);
+  out->gets_one_sided = get(u->gets_one_sided);
+  out->gets_messages = get(u->gets_messages);
+  out->atomics_one_sided = get(u->atomics_one_sided);
+  out->atomics_messages = get(u->atomics_messages);
+  out->signals_one_sided = get(u->signals_one_sided);
+  out->signals_messages = get(u->signals_messages);
+  out->messages_applied = get(u->messages_applied);
+  out->gpu_regions_one_sided = get(u->gpu_regions_one_sided);
+  return GSHMEM_SUCCESS;
+}
+
 int ucx_peer_failed(void *c) {
   Ucx *u = static_cast<Ucx *>(c);
   poll_monitor(u);
@@ -1238,10 +1324,11 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
   region.offset = offset;
   region.bytes = bytes;
   region.local = local;
-  // GPU memory is reached with active messages whatever UCX can register:
-  // host-initiated atomics on it need GDRCopy, which UCX may lack (the
-  // module header says more).
-  region.messages = kind == GSHMEMI_TRANSPORT_MEMORY_DEVICE || u->all_messages;
+  // GPU memory is mapped one-sided where this UCX registers CUDA memory
+  // (RMA mode) unless the open flags ask for messages; its atomics are
+  // messages either way (the module header says why).
+  region.device = kind == GSHMEMI_TRANSPORT_MEMORY_DEVICE;
+  region.messages = u->all_messages || (region.device && (u->device_messages || !u->gpu_memory));
   std::vector<unsigned char> blob(sizeof(RegionHeader));
   if (bytes == 0 || !local) {
     rc = fail(u, GSHMEMX_ERROR_INVALID_VALUE, "ucx register_memory: empty region at offset %llu",
@@ -1258,9 +1345,18 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
         UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
     mp.address = local;
     mp.length = bytes;
-    mp.memory_type = UCS_MEMORY_TYPE_HOST;
+    mp.memory_type = region.device ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
     ucs_status_t s = ucp_mem_map(u->context, &mp, &region.memh);
-    if (s != UCS_OK) {
+    if (s != UCS_OK && region.device) {
+      // Not fatal: this PE asks for messages in the exchange, and every PE
+      // then reaches the region so (below).
+      region.memh = nullptr;
+      region.messages = true;
+      say(u, 1,
+          "ucx register_memory: UCX refused to map %zu bytes of GPU memory at offset %llu (ucp_mem_map, CUDA: %s); "
+          "the region is reached with active messages (UCX_LOG_LEVEL=debug says why)",
+          bytes, (unsigned long long)offset, ucs_status_string(s));
+    } else if (s != UCS_OK) {
       region.memh = nullptr;
       rc = fail(u, code_of(s), "ucx register_memory: ucp_mem_map of %zu bytes at offset %llu failed: %s", bytes,
                 (unsigned long long)offset, ucs_status_string(s));
@@ -1268,7 +1364,13 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
       void *packed = nullptr;
       size_t packed_len = 0;
       s = ucp_rkey_pack(u->context, region.memh, &packed, &packed_len);
-      if (s != UCS_OK) {
+      if (s != UCS_OK && region.device) {
+        ucp_mem_unmap(u->context, region.memh);
+        region.memh = nullptr;
+        region.messages = true;
+        say(u, 1, "ucx register_memory: UCX could not pack a key for GPU memory at offset %llu (%s); active messages",
+            (unsigned long long)offset, ucs_status_string(s));
+      } else if (s != UCS_OK) {
         rc = fail(u, code_of(s), "ucx register_memory: ucp_rkey_pack failed: %s", ucs_status_string(s));
       } else {
         blob.resize(sizeof(RegionHeader) + packed_len);
@@ -1282,8 +1384,9 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
   std::memcpy(blob.data(), &h, sizeof h);
   // A peer done with its exchange may send messages for the region while
   // this PE still waits in its own (a bootstrap wait progresses the module):
-  // the handler must know the region's local side already.
-  const bool known_early = rc == GSHMEM_SUCCESS && region.messages;
+  // the handler must know the region's local side already (GPU memory too:
+  // its atomics are messages, and a peer may fall back to messages).
+  const bool known_early = rc == GSHMEM_SUCCESS && (region.messages || region.device || !u->host_atomics);
   if (known_early) {
     Region local_side;
     local_side.offset = offset;
@@ -1300,6 +1403,19 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
   if (rc == GSHMEM_SUCCESS) rc = xrc;
   region.remote_base.assign((size_t)u->n_pes, 0);
   region.rkeys.assign((size_t)u->n_pes, nullptr);
+  // GPU memory: where any PE could not map it, every PE uses messages.
+  if (rc == GSHMEM_SUCCESS && region.device && !region.messages) {
+    for (int pe = 0; pe < u->n_pes; ++pe) {
+      RegionHeader ph{};
+      if (all[(size_t)pe].size() >= sizeof ph) std::memcpy(&ph, all[(size_t)pe].data(), sizeof ph);
+      if (!ph.messages) continue;
+      say(u, 2, "ucx register_memory: PE %d reaches its GPU memory at offset %llu with active messages; so does this PE",
+          pe, (unsigned long long)offset);
+      release_region(u, region);
+      region.messages = true;
+      break;
+    }
+  }
   for (int pe = 0; rc == GSHMEM_SUCCESS && pe < u->n_pes; ++pe) {
     const std::vector<unsigned char> &b = all[(size_t)pe];
     RegionHeader ph{};
@@ -1310,7 +1426,7 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
                 (unsigned long long)ph.bytes, (unsigned long long)ph.offset, bytes, (unsigned long long)offset);
       break;
     }
-    if ((ph.messages != 0) != region.messages) {
+    if ((ph.messages != 0) != region.messages && !region.device) {
       rc = fail(u, GSHMEMX_ERROR_SYMMETRY,
                 "ucx register_memory: PE %d reaches the region at offset %llu %s, this PE %s", pe,
                 (unsigned long long)offset, ph.messages ? "with active messages" : "one-sided",
@@ -1329,6 +1445,11 @@ int ucx_register_memory(void *c, uint64_t offset, void *local, size_t bytes, int
     release_region(u, region);
     return rc;
   }
+  if (region.device)
+    say(u, 2, "ucx: %zu bytes of GPU memory at offset %llu: %s", bytes, (unsigned long long)offset,
+        region.messages ? "every operation an active message"
+                        : "put, get and signal SET one-sided (UCX, CUDA memory), atomics and signal ADD active messages");
+  if (region.device && !region.messages) count(u->gpu_regions_one_sided);
   u->regions.push_back(std::move(region));
   return GSHMEM_SUCCESS;
 }
@@ -1344,6 +1465,7 @@ int ucx_deregister_memory(void *c, uint64_t offset) {
   const int brc = module_barrier(u, "ucx deregister_memory");
   if (rc == GSHMEM_SUCCESS) rc = brc;
   release_region(u, *it);
+  if (it->device && !it->messages) u->gpu_regions_one_sided.fetch_sub(1, std::memory_order_relaxed);
   u->regions.erase(it);
   return rc;
 }
@@ -1412,6 +1534,7 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
   u->report = args->report;
   u->peer_lost = args->peer_lost;
   u->all_messages = (args->flags & GSHMEMI_TRANSPORT_OPEN_ACTIVE_MESSAGES) != 0;
+  u->device_messages = (args->flags & GSHMEMI_TRANSPORT_OPEN_DEVICE_MESSAGES) != 0;
   u->local_access = args->local_access;
   u->local_copy = args->local_copy;
   u->local_amo = args->local_amo;
@@ -1439,6 +1562,11 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
     return rc;
   }
   const char *protocols = choose_protocols(config);
+  {
+    unsigned major = 0, minor = 0, release = 0;
+    ucp_get_version(&major, &minor, &release);
+    u->host_atomics = major * 100 + minor < 122;
+  }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
@@ -1533,18 +1661,30 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
     destroy(u);
     return rc;
   }
-  say(u, 2, "ucx: UCX %s (%s), %d remote PE(s), %s; GPU memory through active messages (this UCX %s CUDA memory)",
-      ucp_get_version_string(), protocols, (int)std::count(u->remote.begin(), u->remote.end(), 1),
-      u->all_messages ? "every region through active messages" : "host memory one-sided",
-      u->gpu_memory ? "registers" : "cannot register");
+  {
+    unsigned major = 0, minor = 0, release = 0;
+    ucp_get_version(&major, &minor, &release);
+    const char *gpu = u->all_messages      ? "active messages (every region so)"
+                      : !u->gpu_memory     ? "active messages (this UCX cannot register CUDA memory)"
+                      : u->device_messages ? "active messages (GSHMEM_REMOTE_RMA=messages)"
+                                           : "one-sided put/get/signal SET, atomics as active messages (RMA mode)";
+    say(u, 2, "ucx: running on UCX %u.%u.%u (%s), CUDA memory %s; %d remote PE(s), %s; GPU memory: %s", major, minor,
+        release, protocols, u->gpu_memory ? "supported" : "not supported",
+        (int)std::count(u->remote.begin(), u->remote.end(), 1),
+        u->all_messages    ? "host memory through active messages"
+        : u->host_atomics ? "host memory one-sided"
+                          : "host memory one-sided, its atomics as active messages (this UCX has no protocol for them)",
+        gpu);
+  }
 
   *ops = gshmemi_transport_ops_t{};
   ops->abi_version = GSHMEMI_TRANSPORT_ABI_VERSION;
   ops->name = "ucx";
   ops->context = u;
-  // No CAP_GPU_MEMORY: GPU memory is staged through host buffers at both
-  // ends (active messages), never registered with UCX.
+  // CAP_GPU_MEMORY in RMA mode only: otherwise GPU memory is staged through
+  // host buffers at both ends (active messages), never registered with UCX.
   ops->caps = GSHMEMI_TRANSPORT_CAP_AMO64 | GSHMEMI_TRANSPORT_CAP_AMO32 | GSHMEMI_TRANSPORT_CAP_SIGNAL_SET;
+  if (u->gpu_memory && !u->all_messages && !u->device_messages) ops->caps |= GSHMEMI_TRANSPORT_CAP_GPU_MEMORY;
   ops->register_memory = &ucx_register_memory;
   ops->deregister_memory = &ucx_deregister_memory;
   ops->put = &ucx_put;
@@ -1557,6 +1697,7 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
   ops->device_handle = nullptr;
   ops->progress = &ucx_progress;
   ops->close = &ucx_close;
+  ops->stats = &ucx_stats;
   return GSHMEM_SUCCESS;
 }
 
