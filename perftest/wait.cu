@@ -22,6 +22,11 @@
 // The permutation of each n is built once on the host from a fixed seed, the
 // same on both PEs. Rows of a default pattern are named after the form
 // ("wait_until_all"), the others carry the pattern ("wait_until_all[random]").
+// The one-thread _any with one value runs twice: as the C names are by
+// default (16 loads of 8 bytes in flight), and with the wide scan that
+// GSHMEM_WAIT_SCAN_LOADS=32 or gshmem::wait_until_any<T, 32> chooses (32 in
+// flight), in rows "wait_until_any_wide" and "test_any_wide" (one thread
+// only; "wait_until_any_wide[random]" with the random producer).
 // Every pattern runs for the wait forms; the test and _vector forms run with
 // the default pattern only. Quick mode runs the other patterns at n 1024 and
 // 8192 and the thread and block widths only (unless -b / -t choose).
@@ -298,7 +303,11 @@ __device__ __forceinline__ auto perf_coop(Thread thread, Warp warp, Block block)
 
 // --- one call of the gshmem routine under test, by the calling group.
 // Returns whether the condition was found satisfied (always true for wait).
-template <int Kind>
+// Wide: the one-thread _any with one comparison value takes the wide scan
+// (32 loads of 8 bytes in flight, the C++ template argument that
+// GSHMEM_WAIT_SCAN_LOADS=32 makes the C names' default); its own kernel
+// instance, so the default rows' kernels are compiled as before.
+template <int Kind, bool Wide = false>
 __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int *count_out) {
   const unsigned t = threadIdx.x;
   const int w = a.width;
@@ -323,8 +332,10 @@ __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int 
           r = 1;
           break;
         case kAny:
-          r = a.vector ? PERF_COOP(wait_until_any_vector, iv, a.n, nullptr, GE, cv)
-                       : PERF_COOP(wait_until_any, iv, a.n, nullptr, GE, target);
+          if constexpr (Wide) r = gshmem::wait_until_any<uint64_t, 32>(iv, a.n, nullptr, GE, target);
+          else
+            r = a.vector ? PERF_COOP(wait_until_any_vector, iv, a.n, nullptr, GE, cv)
+                         : PERF_COOP(wait_until_any, iv, a.n, nullptr, GE, target);
           break;
         default:
           r = a.vector ? PERF_COOP(wait_until_some_vector, iv, a.n, a.indices, nullptr, GE, cv)
@@ -339,8 +350,10 @@ __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int 
           ok = r != 0;
           break;
         case kAny:
-          r = a.vector ? PERF_COOP(test_any_vector, iv, a.n, nullptr, GE, cv)
-                       : PERF_COOP(test_any, iv, a.n, nullptr, GE, target);
+          if constexpr (Wide) r = gshmem::test_any<uint64_t, 32>(iv, a.n, nullptr, GE, target);
+          else
+            r = a.vector ? PERF_COOP(test_any_vector, iv, a.n, nullptr, GE, cv)
+                         : PERF_COOP(test_any, iv, a.n, nullptr, GE, target);
           ok = r != SIZE_MAX;
           break;
         default:
@@ -368,14 +381,14 @@ __device__ bool api_call(const WaitArgs &a, uint64_t target, size_t *found, int 
 
 // One instance per launch width so that register limits fit the launch:
 // 1024-thread blocks allow at most 64 registers per thread.
-template <int Kind, int MaxThreads>
+template <int Kind, int MaxThreads, bool Wide = false>
 __global__ void __launch_bounds__(MaxThreads) waiter_kernel(WaitArgs a, uint64_t iters) {
   const unsigned t = threadIdx.x;
   for (uint64_t i = 1; i <= iters; ++i) {
     size_t found = 0;
     int count = 0;
     while (true) {
-      bool ok = a.raw ? raw_scan(a, i, &found, &count) : api_call<Kind>(a, i, &found, &count);
+      bool ok = a.raw ? raw_scan(a, i, &found, &count) : api_call<Kind, Wide>(a, i, &found, &count);
       if (ok) break;
     }
     if (t == 0) raw_store_relaxed(a.peer_ack, i);
@@ -640,8 +653,11 @@ int main(int argc, char **argv) {
   for (Family fam : {kAny, kAll, kSome}) {
     for (bool vec : {false, true}) {
       for (Mode mode : {kWait, kTest}) {
+       for (bool wide : {false, true}) {
+        // The wide scan: the one-thread _any with one value only.
+        if (wide && (fam != kAny || vec)) continue;
         const std::string form = std::string(mode == kWait ? "wait_until_" : "test_") +
-                                 family_name(fam) + (vec ? "_vector" : "");
+                                 family_name(fam) + (vec ? "_vector" : "") + (wide ? "_wide" : "");
         const bool wait_form = mode == kWait && !vec;
         // Quick mode: no _some vector or test forms.
         if (quick && !wait_form && fam == kSome) continue;
@@ -655,6 +671,7 @@ int main(int argc, char **argv) {
           const std::string name = row_name(form, prod);
           bool titled = false;
           for (int width : widths) {
+            if (wide && width != 1) continue;
             // Quick mode: the vector and test forms without the warp width.
             if (quick && !wait_form && width == 32) continue;
             if (trim && ctx.opt.threads.empty() && width != 1 && width != 1024) continue;
@@ -686,7 +703,9 @@ int main(int argc, char **argv) {
                     updater_kernel<<<1, kUpdaterThreads, 0, ctx.stream>>>(
                         peer_ivars, ivars, n, fam == kAll, prod.id, perm, ack, it);
                   else
-                    launch_for_width(width, block, ctx.stream, waiter_kernel<kThreadKind, kHelperThreads>,
+                    launch_for_width(width, block, ctx.stream,
+                                     wide ? waiter_kernel<kThreadKind, kHelperThreads, true>
+                                          : waiter_kernel<kThreadKind, kHelperThreads>,
                                      waiter_kernel<kWarpKind, kHelperThreads>, waiter_kernel<kBlockKind, 1024>,
                                      a, it);
                 });
@@ -698,6 +717,7 @@ int main(int argc, char **argv) {
             }
           }
         }
+       }
       }
     }
   }

@@ -73,7 +73,11 @@
 // each on a GPU). The one-thread array forms keep 24 registers' worth of
 // loads in flight per batch (12 of 8-byte elements, 24 of smaller ones,
 // half with per-element values): a pass over n elements costs about
-// n / batch load latencies. For arrays of thousands of elements the warp
+// n / batch load latencies. The one-thread _any forms with one comparison
+// value keep 16 loads of 8 bytes in flight (32 of smaller elements), or,
+// where the translation unit defines GSHMEM_WAIT_SCAN_LOADS=32 before the
+// first gshmem header (or a C++ call names 32), 32 (64): about twice as
+// fast on large arrays, for kernels of at most 512 threads per block. For arrays of thousands of elements the warp
 // form called by one warp (gshmemx_TYPENAME_wait_until_all_warp, ...)
 // scans faster.
 #pragma once
@@ -137,10 +141,15 @@ GSHMEM_HD void wait_until_all_vector(T *ivars, size_t nelems, const int *status,
 
 // Waits until some included element is satisfied; returns its index (SIZE_MAX
 // for an empty set). Acquire on that element.
-template <class T>
+// ScanLoads: the loads of 8 bytes (twice as many of 4 bytes or less) the
+// scan keeps in flight, 16 or 32 (default GSHMEM_WAIT_SCAN_LOADS, see
+// detail/sync_group.h): 32 scans a large array about twice as fast but
+// takes more registers than a 1024-thread block allows (docs/performance.md).
+// The same guarantees either way.
+template <class T, unsigned ScanLoads = GSHMEM_WAIT_SCAN_LOADS>
 GSHMEM_HD size_t wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,
                                 detail::nondeduced_t<T> cmp_value) {
-  detail::single_group g;
+  detail::single_group_of<ScanLoads> g;
   return detail::scan_any<true>(g, detail::current_wait_context(), "gshmem::wait_until_any", ivars, nelems,
                                 status, cmp, detail::same_value<T>{cmp_value});
 }
@@ -188,9 +197,10 @@ GSHMEM_HD int test_all_vector(T *ivars, size_t nelems, const int *status, int cm
 }
 
 // The index of a satisfied included element, or SIZE_MAX if none now.
-template <class T>
+// ScanLoads: as for wait_until_any.
+template <class T, unsigned ScanLoads = GSHMEM_WAIT_SCAN_LOADS>
 GSHMEM_HD size_t test_any(T *ivars, size_t nelems, const int *status, int cmp, detail::nondeduced_t<T> cmp_value) {
-  detail::single_group g;
+  detail::single_group_of<ScanLoads> g;
   return detail::scan_any<false>(g, detail::current_wait_context(), "gshmem::test_any", ivars, nelems, status,
                                  cmp, detail::same_value<T>{cmp_value});
 }
@@ -241,13 +251,16 @@ GSHMEM_HD uint64_t signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_v
     return gshmem::detail::test_one(gshmem::detail::current_wait_context(), "gshmem_" #TYPENAME "_test",     \
                                     ivar, cmp, cmp_value);                                                   \
   }                                                                                                          \
-  GSHMEMI_SYNC_C_ARRAY(gshmem_, TYPENAME, TYPE, wait_until, true, , single_group g;)                                   \
-  GSHMEMI_SYNC_C_ARRAY(gshmem_, TYPENAME, TYPE, test, false, , single_group g;)
+  GSHMEMI_SYNC_C_ARRAY(gshmem_, TYPENAME, TYPE, wait_until, true, , single_group g;, any_scan_group g;)                                   \
+  GSHMEMI_SYNC_C_ARRAY(gshmem_, TYPENAME, TYPE, test, false, , single_group g;, any_scan_group g;)
 
 // The six array routines of one KIND (wait_until or test) of one TYPENAME
 // for one group: PREFIX is gshmem_ or gshmemx_, SUFFIX empty, _warp or
-// _block, GROUP_DECL declares the group `g`.
-#define GSHMEMI_SYNC_C_ARRAY(PREFIX, TYPENAME, TYPE, KIND, WAIT, SUFFIX, GROUP_DECL)                                 \
+// _block, GROUP_DECL declares the group `g`, ANY_GROUP_DECL the group of
+// the _any routine with one comparison value (one thread: the one of
+// GSHMEM_WAIT_SCAN_LOADS; the names are static, so each translation unit
+// has its own).
+#define GSHMEMI_SYNC_C_ARRAY(PREFIX, TYPENAME, TYPE, KIND, WAIT, SUFFIX, GROUP_DECL, ANY_GROUP_DECL)      \
   static __device__ __forceinline__ GSHMEMI_SYNC_ALL_RET_##KIND PREFIX##TYPENAME##_##KIND##_all##SUFFIX(    \
       TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value) {                              \
     using namespace gshmem::detail;                                                                          \
@@ -268,7 +281,7 @@ GSHMEM_HD uint64_t signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_v
   static __device__ __forceinline__ size_t PREFIX##TYPENAME##_##KIND##_any##SUFFIX(                         \
       TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value) {                              \
     using namespace gshmem::detail;                                                                          \
-    GROUP_DECL                                                                                               \
+    ANY_GROUP_DECL                                                                                           \
     return scan_any<WAIT>(g, current_wait_context(), #PREFIX #TYPENAME "_" #KIND "_any" #SUFFIX, ivars,    \
                           nelems, status, cmp, same_value<TYPE>{cmp_value});                                 \
   }                                                                                                          \

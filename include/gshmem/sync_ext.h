@@ -113,10 +113,10 @@ GSHMEMI_SYNC_CXX_GROUP(_block, GSHMEMI_SYNC_GROUP_BLOCK)
 
 // C names: gshmemx_TYPENAME_{wait_until,test}_{all,any,some}[_vector]_{warp,block}.
 #define GSHMEMI_SYNC_C_GROUP_API(TYPENAME, TYPE)                                                          \
-  GSHMEMI_SYNC_C_ARRAY(gshmemx_, TYPENAME, TYPE, wait_until, true, _warp, GSHMEMI_SYNC_GROUP_WARP)       \
-  GSHMEMI_SYNC_C_ARRAY(gshmemx_, TYPENAME, TYPE, test, false, _warp, GSHMEMI_SYNC_GROUP_WARP)            \
-  GSHMEMI_SYNC_C_ARRAY(gshmemx_, TYPENAME, TYPE, wait_until, true, _block, GSHMEMI_SYNC_GROUP_BLOCK)     \
-  GSHMEMI_SYNC_C_ARRAY(gshmemx_, TYPENAME, TYPE, test, false, _block, GSHMEMI_SYNC_GROUP_BLOCK)
+  GSHMEMI_SYNC_C_ARRAY(gshmemx_, TYPENAME, TYPE, wait_until, true, _warp, GSHMEMI_SYNC_GROUP_WARP, GSHMEMI_SYNC_GROUP_WARP)       \
+  GSHMEMI_SYNC_C_ARRAY(gshmemx_, TYPENAME, TYPE, test, false, _warp, GSHMEMI_SYNC_GROUP_WARP, GSHMEMI_SYNC_GROUP_WARP)            \
+  GSHMEMI_SYNC_C_ARRAY(gshmemx_, TYPENAME, TYPE, wait_until, true, _block, GSHMEMI_SYNC_GROUP_BLOCK, GSHMEMI_SYNC_GROUP_BLOCK)     \
+  GSHMEMI_SYNC_C_ARRAY(gshmemx_, TYPENAME, TYPE, test, false, _block, GSHMEMI_SYNC_GROUP_BLOCK, GSHMEMI_SYNC_GROUP_BLOCK)
 
 GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_SYNC_C_GROUP_API)
 

@@ -5,6 +5,7 @@
 // heap's 256-byte spacing, alternating callers on one array, every form.
 #include <gshmem/sync.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <set>
@@ -102,4 +103,35 @@ TEST_CASE("_any: a lone caller still gets strict round-robin", "[sync][cpu][any]
     CHECK(got == std::set<size_t>{0, 2, 3, 5, 7});
   }
   CHECK(gshmem::test_any(a.data(), a.size(), nullptr, GSHMEM_CMP_EQ, 9u) == kNone);
+}
+
+TEST_CASE("_any: 16 and 32 loads in flight share the rotation", "[sync][cpu][any]") {
+  // One caller alternates the two scan widths (the C++ templates' second
+  // argument) on one array: both read and advance the same cursor, so the
+  // series is still strict round-robin over the satisfied elements, for
+  // arrays around both widths' batches (8-byte and 4-byte elements).
+  for (size_t n : {(size_t)31, (size_t)33, (size_t)65, (size_t)130}) {
+    INFO("n " << n);
+    std::vector<long> a(n, 0);
+    std::vector<int> b(n, 0);
+    std::vector<size_t> want;
+    for (size_t i = 0; i < n; i += 1 + i % 5) {
+      a[i] = 3;
+      b[i] = 3;
+      want.push_back(i);
+    }
+    for (int round = 0; round < 3; ++round) {
+      std::vector<size_t> got_a, got_b;
+      for (size_t call = 0; call < want.size(); ++call) {
+        got_a.push_back(call % 2 ? gshmem::test_any<long, 32>(a.data(), n, nullptr, GSHMEM_CMP_EQ, 3L)
+                                 : gshmem::wait_until_any<long, 16>(a.data(), n, nullptr, GSHMEM_CMP_EQ, 3L));
+        got_b.push_back(call % 2 ? gshmem::wait_until_any<int, 32>(b.data(), n, nullptr, GSHMEM_CMP_EQ, 3)
+                                 : gshmem::test_any<int, 16>(b.data(), n, nullptr, GSHMEM_CMP_EQ, 3));
+      }
+      std::sort(got_a.begin(), got_a.end());
+      std::sort(got_b.begin(), got_b.end());
+      CHECK(got_a == want);  // every satisfied element once in |want| calls
+      CHECK(got_b == want);
+    }
+  }
 }

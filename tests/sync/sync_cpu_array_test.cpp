@@ -189,23 +189,28 @@ TEMPLATE_LIST_TEST_CASE("_any rotates: n calls return every satisfied element", 
 }
 
 // The one-thread _any scans arrays of at least one wide batch (16 elements
-// of 8 bytes, 32 of 4 bytes or less) in aligned batches, the last one
-// ending at the array's end: the scan order is still the rotation, so with
-// every included element satisfied each call returns the next included
-// element after the previous one, wrapping, whatever the start and however
-// the array ends (a multiple of the batch or not).
-TEMPLATE_LIST_TEST_CASE("_any: wide arrays are scanned in rotated order", "[sync][cpu][any]", sync_types) {
-  for (size_t n : {(size_t)15, (size_t)16, (size_t)17, (size_t)19, (size_t)20, (size_t)21, (size_t)32, (size_t)33, (size_t)40, (size_t)45,
-                   (size_t)64, (size_t)100}) {
+// of 8 bytes, 32 of 4 bytes or less; with 32 loads in flight,
+// GSHMEM_WAIT_SCAN_LOADS=32 or the C++ templates' argument 32: 32 and 64)
+// in aligned batches, the last one ending at the array's end: the scan
+// order is still the rotation, so with every included element satisfied
+// each call returns the next included element after the previous one,
+// wrapping, whatever the start and however the array ends (a multiple of
+// the batch or not). Both batch sizes, arrays around their boundaries.
+template <class TestType, unsigned ScanLoads>
+void check_wide_rotation() {
+  for (size_t n : {(size_t)15, (size_t)16, (size_t)17, (size_t)19, (size_t)20, (size_t)21, (size_t)31, (size_t)32,
+                   (size_t)33, (size_t)40, (size_t)45, (size_t)63, (size_t)64, (size_t)65, (size_t)100, (size_t)127,
+                   (size_t)128, (size_t)129, (size_t)130}) {
     std::vector<TestType> a(n, TestType{2});
     std::vector<int> status(n, 0);
     status[n / 3] = 1;
     status[n - 1] = 1;
     for (int wait = 0; wait < 2; ++wait) {
-      INFO("n " << n << " wait " << wait);
+      INFO("n " << n << " wait " << wait << " loads " << ScanLoads);
       auto call = [&] {
-        return wait ? gshmem::wait_until_any(a.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2})
-                    : gshmem::test_any(a.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2});
+        return wait ? gshmem::wait_until_any<TestType, ScanLoads>(a.data(), n, status.data(), GSHMEM_CMP_GE,
+                                                                   TestType{2})
+                    : gshmem::test_any<TestType, ScanLoads>(a.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2});
       };
       size_t prev = call();
       REQUIRE(prev < n);
@@ -221,10 +226,33 @@ TEMPLATE_LIST_TEST_CASE("_any: wide arrays are scanned in rotated order", "[sync
         if (status[only]) continue;
         std::vector<TestType> b(n, TestType{1});
         b[only] = TestType{2};
-        CHECK(gshmem::test_any(b.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2}) == only);
+        CHECK(gshmem::test_any<TestType, ScanLoads>(b.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2}) == only);
         b[only] = TestType{1};
-        CHECK(gshmem::test_any(b.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2}) == kNone);
+        CHECK(gshmem::test_any<TestType, ScanLoads>(b.data(), n, status.data(), GSHMEM_CMP_GE, TestType{2}) ==
+              kNone);
       }
     }
   }
+}
+
+TEMPLATE_LIST_TEST_CASE("_any: wide arrays are scanned in rotated order", "[sync][cpu][any]", sync_types) {
+  check_wide_rotation<TestType, 16>();
+}
+
+TEMPLATE_LIST_TEST_CASE("_any with 32 loads in flight: wide arrays are scanned in rotated order", "[sync][cpu][any]",
+                        sync_types) {
+  check_wide_rotation<TestType, 32>();
+}
+
+// The batch each choice scans, by element size (what the rotation test
+// above relies on to cross the batch boundaries).
+TEST_CASE("_any: the wide batch of each choice", "[sync][cpu][any]") {
+  namespace gd = gshmem::detail;
+  STATIC_REQUIRE(gd::wide_any_batch_of<gd::single_group_of<16>, uint64_t>() == 16);
+  STATIC_REQUIRE(gd::wide_any_batch_of<gd::single_group_of<16>, uint32_t>() == 32);
+  STATIC_REQUIRE(gd::wide_any_batch_of<gd::single_group_of<16>, char>() == 32);
+  STATIC_REQUIRE(gd::wide_any_batch_of<gd::single_group_of<32>, uint64_t>() == 32);
+  STATIC_REQUIRE(gd::wide_any_batch_of<gd::single_group_of<32>, int>() == 64);
+  STATIC_REQUIRE(gd::wide_any_batch_of<gd::single_group_of<32>, short>() == 64);
+  STATIC_REQUIRE(std::is_same<gd::any_scan_group, gd::single_group_of<GSHMEM_WAIT_SCAN_LOADS>>::value);
 }

@@ -403,4 +403,24 @@ cudaError_t scans_1024_registers(ScansIn1024 variant, int *registers) {
   return e;
 }
 
+// ---- the wide one-thread _any scan (see the header)
+__global__ void wide_any_kernel(uint64_t *ivars, size_t n, unsigned long long *result) {
+  if (threadIdx.x != 0) return;
+  for (int k = 0; k < 4; ++k) result[k] = gshmem::wait_until_any<uint64_t, 32>(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
+  result[4] = gshmem::test_any<uint64_t, 32>(ivars, n, nullptr, GSHMEM_CMP_EQ, 2);
+  result[5] = gshmem::test_any<uint64_t, 32>(ivars, n, nullptr, GSHMEM_CMP_EQ, 9);
+}
+
+cudaError_t launch_wide_any(uint64_t *ivars, size_t n, int threads, unsigned long long *result) {
+  wide_any_kernel<<<1, threads>>>(ivars, n, result);
+  return cudaGetLastError();
+}
+
+cudaError_t wide_any_registers(int *registers) {
+  cudaFuncAttributes attr{};
+  const cudaError_t e = cudaFuncGetAttributes(&attr, wide_any_kernel);
+  *registers = attr.numRegs;
+  return e;
+}
+
 }  // namespace sync_gpu

@@ -93,4 +93,12 @@ cudaError_t launch_scans_1024(ScansIn1024 variant, uint64_t *ivars, size_t n, co
                               size_t *indices, unsigned long long *result);
 cudaError_t scans_1024_registers(ScansIn1024 variant, int *registers);
 
+// The wide one-thread _any scan (gshmem::wait_until_any<uint64_t, 32>,
+// test_any<uint64_t, 32>; 32 loads in flight) called by thread 0 of a block
+// of `threads`, in a loop: result[0..3] four wait_until_any calls (rotation),
+// result[4] a test_any, result[5] a test_any for a value no element holds.
+// *registers: the kernel's registers per thread.
+cudaError_t launch_wide_any(uint64_t *ivars, size_t n, int threads, unsigned long long *result);
+cudaError_t wide_any_registers(int *registers);
+
 }  // namespace sync_gpu

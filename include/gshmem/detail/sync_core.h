@@ -138,8 +138,9 @@ struct comparison {
   // The same for a batch at once: bit j of `less` / `greater` tells whether
   // element j compared less / greater than its value; returns the mask of
   // the elements that satisfy the comparison.
-  GSHMEM_HD unsigned holding(unsigned less, unsigned greater) const {
-    return (if_less ? less : 0u) | (if_greater ? greater : 0u) | (if_equal ? ~(less | greater) : 0u);
+  template <class Mask>
+  GSHMEM_HD Mask holding(Mask less, Mask greater) const {
+    return (if_less ? less : (Mask)0) | (if_greater ? greater : (Mask)0) | (if_equal ? ~(less | greater) : (Mask)0);
   }
 };
 
@@ -462,6 +463,13 @@ GSHMEM_HD unsigned lowest_bit(unsigned m) {
   return (unsigned)(__ffs((int)m) - 1);
 #else
   return (unsigned)__builtin_ctz(m);
+#endif
+}
+GSHMEM_HD unsigned lowest_bit(unsigned long long m) {
+#if GSHMEM_IN_DEVICE_CODE
+  return (unsigned)(__ffsll((long long)m) - 1);
+#else
+  return (unsigned)__builtin_ctzll(m);
 #endif
 }
 GSHMEM_HD unsigned bit_count(unsigned m) {

@@ -18,11 +18,15 @@
 //                 n / batch load latencies. 0 for the groups, which use:
 //   kWideAnyRegisters one thread: registers of polled values per batch of
 //                 the _any scans with one comparison value (scan_any_wide in
-//                 sync_scan.h), 32: 16 loads of 8-byte elements (one
-//                 128-byte line), 32 of 4 bytes or less. Those scans keep
-//                 less beside the batch; 17 loads of 8 bytes made the tested
-//                 kernel exactly 64 registers, 20 made it 70 (sm_90, nvcc
-//                 13.0), 16 gives 56. 0 for the groups.
+//                 sync_scan.h), twice the loads of 8 bytes in flight that
+//                 GSHMEM_WAIT_SCAN_LOADS chooses (below). By default 32: 16
+//                 loads of 8-byte elements (one 128-byte line), 32 of 4
+//                 bytes or less. Those scans keep less beside the batch; 17
+//                 loads of 8 bytes made the tested kernel exactly 64
+//                 registers, 20 made it 70 (sm_90, nvcc 13.0), 16 gives 56.
+//                 The wide choice, 64: 32 loads of 8 bytes, 64 of 4 bytes or
+//                 less, for kernels whose blocks can afford the registers
+//                 (docs/performance.md). 0 for the groups.
 //   kScanBatch    loads each member keeps in flight per scan step: 8 per
 //                 lane for a warp and 4 per thread for a block, whose
 //                 members already have many loads in flight together, so
@@ -71,9 +75,41 @@
 namespace gshmem {
 namespace detail {
 
-struct single_group {
+// GSHMEM_WAIT_SCAN_LOADS: the loads of 8 bytes (twice as many of 4 bytes or
+// less) that the one-thread _any scans with one comparison value keep in
+// flight, chosen per translation unit before the first gshmem header:
+//   16 (default)  every kernel stays within 64 registers per thread and
+//                 launches with 1024 threads (tests/launch)
+//   32            about twice as fast a pass over a large array; a kernel
+//                 that inlines it in a loop takes 92 to 95 registers (sm_90,
+//                 nvcc 13.0; docs/performance.md): blocks of at most 512
+//                 threads (672 launch)
+// Read here only. The C names gshmem_TYPENAME_wait_until_any and
+// gshmem_TYPENAME_test_any follow it; the C++ templates gshmem::wait_until_any
+// and gshmem::test_any take it as the default of their second template
+// argument, which a call may name (gshmem::wait_until_any<uint64_t, 32>).
+// Translation units may choose differently, with or without -rdc: the C
+// names are static (each translation unit has its own) and the choice is
+// part of the instantiated types, so the two scans are different symbols.
+// (An inline function of the program's own that calls them, defined in a
+// header that translation units of different choices include, is one
+// definition: those translation units must then agree.)
+#ifndef GSHMEM_WAIT_SCAN_LOADS
+#define GSHMEM_WAIT_SCAN_LOADS 16
+#endif
+#if GSHMEM_WAIT_SCAN_LOADS != 16 && GSHMEM_WAIT_SCAN_LOADS != 32
+#error "GSHMEM_WAIT_SCAN_LOADS must be 16 (the default) or 32"
+#endif
+
+// One thread; WideAnyLoads: the loads of 8 bytes in flight of its _any scans
+// (GSHMEM_WAIT_SCAN_LOADS). The value is part of the type, so the two
+// choices are different instantiations (no two definitions of one symbol).
+template <unsigned WideAnyLoads>
+struct single_group_of {
+  static_assert(WideAnyLoads == 16 || WideAnyLoads == 32,
+                "the one-thread _any scans keep 16 (default) or 32 loads of 8 bytes in flight");
   static constexpr unsigned kScanRegisters = 24;
-  static constexpr unsigned kWideAnyRegisters = 32;
+  static constexpr unsigned kWideAnyRegisters = 2 * WideAnyLoads;
   static constexpr bool kAcquireBeforeAgreement = false;
   static constexpr unsigned kLeadWarpAll = 0;
   size_t claimed_ = 0;
@@ -92,6 +128,11 @@ struct single_group {
   }
   GSHMEM_HD size_t claimed() { return claimed_; }
 };
+// The one-thread group of every routine but the _any scans with one
+// comparison value, which take any_scan_group: the translation unit's
+// choice (the C names) or the caller's (the C++ templates' argument).
+using single_group = single_group_of<16>;
+using any_scan_group = single_group_of<GSHMEM_WAIT_SCAN_LOADS>;
 
 #if defined(__CUDACC__)
 

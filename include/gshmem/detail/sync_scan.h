@@ -27,8 +27,12 @@ constexpr size_t kNone = (size_t)-1;  // SIZE_MAX
 // True for the one-thread group: its scans take the one-element acquire-poll
 // path and, for an array of at most one batch, the whole-array batch.
 template <class G>
+struct is_single_group : std::false_type {};
+template <unsigned L>
+struct is_single_group<single_group_of<L>> : std::true_type {};
+template <class G>
 GSHMEM_HD constexpr bool is_one_thread() {
-  return std::is_same<typename std::remove_cv<G>::type, single_group>::value;
+  return is_single_group<typename std::remove_cv<G>::type>::value;
 }
 
 // The timeout report of the array scans: the scan's arguments in one record
@@ -479,19 +483,22 @@ GSHMEM_HD constexpr unsigned wide_any_batch_of() {
   if constexpr (G::kWideAnyRegisters > 0) {
     constexpr unsigned per_value = sizeof(T) <= 4 ? 1u : (unsigned)(sizeof(T) / 4);
     constexpr unsigned n = G::kWideAnyRegisters / per_value;
-    return n > 32u ? 32u : n;
+    return n > 64u ? 64u : n;
   } else {
     return 0;
   }
 }
 
-template <bool Wait, class T>
+template <bool Wait, class G, class T>
 GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                                const int *status, int cmp, const same_value<T> &expect) {
   using Expect = same_value<T>;
   GSHMEMI_ARRAY_WAIT_REPORT;
-  constexpr unsigned W = wide_any_batch_of<single_group, T>();
-  constexpr unsigned kAllBits = W == 32 ? ~0u : (1u << W) - 1u;
+  constexpr unsigned W = wide_any_batch_of<G, T>();
+  // The batch's bits: 32 of them, or 64 for the wide choice's 64 elements of
+  // 4 bytes or less.
+  using Mask = typename std::conditional<(W > 32), unsigned long long, unsigned>::type;
+  constexpr Mask kAllBits = W == 8 * sizeof(Mask) ? ~(Mask)0 : ((Mask)1 << W) - 1u;
   constexpr unsigned kRecheckEvery = 4;
   watchdog wd(Wait, ctx.timeout_ns, start_on_first_tick);
   const comparison holds(cmp);
@@ -519,10 +526,10 @@ GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *
       const size_t base = last ? nelems - W : k * W;
       // Bits of elements this visit looks at: the last batch drops the
       // elements of the batch before it; the first batch splits at start.
-      unsigned keep = last ? kAllBits << (unsigned)(k * W - base) : kAllBits;
+      Mask keep = last ? kAllBits << (unsigned)(k * W - base) : kAllBits;
       if (k == ks) {
         const unsigned from = (unsigned)(start - base);  // start - base < W
-        const unsigned at_or_after = kAllBits << from;
+        const Mask at_or_after = kAllBits << from;
         keep &= low_part ? ~at_or_after : at_or_after;
       }
       const T *q = ivars + base;
@@ -536,13 +543,13 @@ GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *
       // compares of the first loads with the issue of the later ones to
       // hold fewer registers (12 of a batch of 24 in flight, SASS sm_90).
       if (keep == 0) continue;
-      unsigned less = 0, greater = 0;
+      Mask less = 0, greater = 0;
       GSHMEMI_UNROLL
       for (unsigned j = 0; j < W; ++j) {
-        less |= (unsigned)(value[j] < want) << j;
-        greater |= (unsigned)(want < value[j]) << j;
+        less |= (Mask)(value[j] < want) << j;
+        greater |= (Mask)(want < value[j]) << j;
       }
-      for (unsigned candidates = holds.holding(less, greater) & keep & kAllBits; candidates;
+      for (Mask candidates = holds.holding(less, greater) & keep & kAllBits; candidates;
            candidates &= candidates - 1) {
         const size_t i = base + lowest_bit(candidates);
         if (is_included(status, i) && compare(cmp, poll_acquire(ivars + i), want)) {
@@ -576,7 +583,8 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
     const comparison holds(cmp);
     bool nonempty = status == nullptr;  // nelems > 0 here
     if constexpr (is_one_thread<G>() && std::is_same<Expect, same_value<T>>::value) {
-      if (nelems >= wide_any_batch_of<G, T>()) return scan_any_wide<Wait>(ctx, routine, ivars, nelems, status, cmp, expect);
+      if (nelems >= wide_any_batch_of<G, T>())
+        return scan_any_wide<Wait, G>(ctx, routine, ivars, nelems, status, cmp, expect);
     }
     if constexpr (is_one_thread<G>()) {
       if (nelems == 1) {
