@@ -12,8 +12,7 @@
 //   put_signal's signal, SET .... st.release.sys.b64         (after the data)
 //   put_signal's signal, ADD .... red.release.sys.add.u64    (after the data)
 //   signal_fetch ................ ld.acquire.sys.b64
-//   signal_wait_until ........... ld.relaxed.sys.b64 poll, then fence.acq_rel.sys
-//                                 once it is satisfied (sync_scan.h, wait_one)
+//   signal_wait_until ........... ld.acquire.sys.b64 poll (sync_scan.h, wait_one)
 //   fence ....................... fence.acq_rel.sys
 //   quiet ....................... fence.sc.sys
 //   sync_all (device) ........... st.release.sys to each peer, ld.acquire.sys polls
