@@ -35,6 +35,15 @@ if(PKG_CONFIG_FOUND)
   endif()
   pkg_check_modules(UCX QUIET IMPORTED_TARGET GLOBAL ucx)
   set(CMAKE_PREFIX_PATH ${_gshmem_saved_prefix_path})
+  # A ucx.pc that names the folder it was built in, not where it lies now
+  # (the libucx folder of PyPI's wheels: prefix = the wheel builder's
+  # folder), gives include and library folders that do not exist here:
+  # then UCX is found by its files under UCX_ROOT instead.
+  if(UCX_FOUND AND UCX_INCLUDEDIR AND NOT EXISTS "${UCX_INCLUDEDIR}/ucp/api/ucp.h")
+    message(STATUS "gshmem: ucx.pc (${UCX_VERSION}) names include folder ${UCX_INCLUDEDIR}, which holds no "
+                   "ucp/api/ucp.h (a relocated prefix such as the libucx wheel's): finding UCX by its files")
+    set(UCX_FOUND OFF)
+  endif()
   if(UCX_FOUND)
     add_library(gshmem::ucx ALIAS PkgConfig::UCX)
     set(GSHMEM_UCX_FOUND ON)
@@ -43,8 +52,9 @@ if(PKG_CONFIG_FOUND)
 endif()
 if(NOT GSHMEM_UCX_FOUND)
   find_path(GSHMEM_UCX_INCLUDE_DIR ucp/api/ucp.h HINTS ${UCX_ROOT} PATH_SUFFIXES include)
-  find_library(GSHMEM_UCX_UCP_LIBRARY NAMES ucp HINTS ${UCX_ROOT} PATH_SUFFIXES lib lib64)
-  find_library(GSHMEM_UCX_UCS_LIBRARY NAMES ucs HINTS ${UCX_ROOT} PATH_SUFFIXES lib lib64)
+  # libucp.so.0: a prefix that ships only the run-time names (no .so link)
+  find_library(GSHMEM_UCX_UCP_LIBRARY NAMES ucp libucp.so.0 HINTS ${UCX_ROOT} PATH_SUFFIXES lib lib64)
+  find_library(GSHMEM_UCX_UCS_LIBRARY NAMES ucs libucs.so.0 HINTS ${UCX_ROOT} PATH_SUFFIXES lib lib64)
   if(GSHMEM_UCX_INCLUDE_DIR AND GSHMEM_UCX_UCP_LIBRARY AND GSHMEM_UCX_UCS_LIBRARY)
     add_library(gshmem_ucx_found INTERFACE)
     target_include_directories(gshmem_ucx_found INTERFACE ${GSHMEM_UCX_INCLUDE_DIR})
