@@ -53,8 +53,11 @@ def _check(routine, code, detail=None):
 
 def _call(routine, fn, *args):
     """The init check, then the call (the arguments were checked already)."""
-    _require_init(routine)
-    _check(routine, fn(*args))
+    if not _C.initialized():
+        _require_init(routine)
+    code = fn(*args)
+    if code != 0:
+        raise GshmemError(routine, code)
 
 
 def _require_init(routine):
@@ -382,15 +385,21 @@ _TORCH_VIEWS_MAX = 4096
 _torch_types = set()  # the classes seen to be PyTorch tensors
 
 
+def _torch_class(arg, obj, cls):
+    """Whether `cls` is a PyTorch tensor class (remembered); TypeError for
+    what is no tensor at all."""
+    if obj is None or isinstance(obj, (int, float, str, bytes, list, tuple, dict)):
+        raise TypeError(f"{arg}: expected a tensor (an object with the DLPack protocol), "
+                        f"got {cls.__name__}")
+    if cls.__module__.startswith("torch") and hasattr(obj, "data_ptr"):
+        _torch_types.add(cls)
+        return True
+    return False
+
+
 def _view(arg, obj):
     cls = type(obj)
-    if cls not in _torch_types:
-        if obj is None or isinstance(obj, (int, float, str, bytes, list, tuple, dict)):
-            raise TypeError(f"{arg}: expected a tensor (an object with the DLPack protocol), "
-                            f"got {cls.__name__}")
-        if cls.__module__.startswith("torch") and hasattr(obj, "data_ptr"):
-            _torch_types.add(cls)
-    if cls in _torch_types:
+    if cls in _torch_types or _torch_class(arg, obj, cls):
         # PyTorch tensors are read directly: their __dlpack__ would record an
         # event on the current stream (and must not run in stream capture).
         if not obj.is_cuda:
@@ -477,8 +486,9 @@ def _local(arg, obj):
 def _pe_arg(pe):
     if type(pe) is not int or pe < 0:
         _int_arg("pe", pe, 0)
-    if _C.initialized() and pe >= _C.n_pes():
-        raise ValueError(f"pe: must be < n_pes() ({_C.n_pes()}), got {pe}")
+    n = _C.n_pes()  # -1 before init
+    if 0 < n <= pe:
+        raise ValueError(f"pe: must be < n_pes() ({n}), got {pe}")
     return pe
 
 

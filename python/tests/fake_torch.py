@@ -52,10 +52,37 @@ class Tensor:
     def __init__(self, address, shape, dtype_="uint64", device="cuda", strides=None, pinned=False):
         self.address = address
         self.dtype = DTYPES[dtype_] if isinstance(dtype_, str) else dtype_
-        self.shape = Size(shape)
-        self.strides = tuple(strides) if strides is not None else None
+        self._shape, self._strides = Size(shape), None
+        self.strides = strides
         self.device = _Device(device)
         self.pinned = pinned
+
+    # Contiguity is worked out when the shape or strides change, so that
+    # is_contiguous() costs a call, as PyTorch's (a flag of the tensor) does.
+    @property
+    def shape(self):
+        return self._shape
+
+    @shape.setter
+    def shape(self, value):
+        self._shape = Size(value)
+        self._update()
+
+    @property
+    def strides(self):
+        return self._strides
+
+    @strides.setter
+    def strides(self, value):
+        self._strides = tuple(value) if value is not None else None
+        self._update()
+
+    def _update(self):
+        step, self._contiguous = 1, True
+        for d, s in reversed(list(zip(self._shape, self.stride()))):
+            if d != 1 and s != step:
+                self._contiguous = False
+            step *= d
 
     def data_ptr(self):
         return self.address
@@ -66,7 +93,7 @@ class Tensor:
 
     def numel(self):
         n = 1
-        for d in self.shape:
+        for d in self._shape:
             n *= d
         return n
 
@@ -74,21 +101,16 @@ class Tensor:
         return self.dtype.itemsize
 
     def stride(self):
-        if self.strides is not None:
-            return self.strides
+        if self._strides is not None:
+            return self._strides
         out, step = [], 1
-        for d in reversed(self.shape):
+        for d in reversed(self._shape):
             out.append(step)
             step *= d
         return tuple(reversed(out))
 
     def is_contiguous(self):
-        step = 1
-        for d, s in reversed(list(zip(self.shape, self.stride()))):
-            if d != 1 and s != step:
-                return False
-            step *= d
-        return True
+        return self._contiguous
 
     def is_pinned(self):
         return self.pinned
