@@ -128,7 +128,7 @@ class FakeTorch(types.ModuleType):
     """sys.modules["torch"]: CUDA available (or not), a current stream whose
     handle is `stream`, counters of what was called."""
 
-    def __init__(self, stream=0x5000, cuda=True, raw_stream=True):
+    def __init__(self, stream=0x5000, cuda=True, raw_stream=True, count=True):
         super().__init__("torch")
         self.calls = collections.Counter()
         self.stream = stream
@@ -156,6 +156,8 @@ class FakeTorch(types.ModuleType):
 
         self.cuda = types.SimpleNamespace(is_available=is_available, current_stream=current_stream,
                                           is_initialized=lambda: cuda)
+        if not count:  # for timing: the getters alone
+            get_device, raw = (lambda: 0), (lambda device: stream)
         self._C = types.SimpleNamespace()
         if raw_stream:
             self._C._cuda_getDevice = get_device
@@ -167,7 +169,7 @@ class FakeLibrary(types.SimpleNamespace):
     """The extension module `real` with a job already up: PE `me` of `n_pes`,
     the symmetric heap at [heap, heap + heap_size). The on-stream routines
     return 0 and append (name, args) to `issued`; `calls` counts the calls of
-    initialized, my_pe, n_pes and ptr."""
+    initialized, my_pe, n_pes and ptr. record=False (for timing): neither."""
 
     ON_STREAM = ("putmem_on_stream", "getmem_on_stream", "putmem_signal_on_stream", "signal_op_on_stream",
                  "signal_wait_until_on_stream", "wait_until_on_stream", "wait_until_all_on_stream",
@@ -216,6 +218,13 @@ class FakeLibrary(types.SimpleNamespace):
 
         def finalize():
             lib.up = False
+
+        if not record:
+            def initialized():
+                return lib.up
+
+            def n_pes():
+                return lib.size if lib.up else -1
 
         self.initialized, self.my_pe, self.n_pes, self.ptr = initialized, my_pe, n_pes, ptr
         self.malloc, self.finalize = malloc, finalize
