@@ -373,8 +373,8 @@ class _View:
 # again on every call (C getters of the tensor, no Python objects built but
 # the shape): a later call with the same tensor, or with another one over the
 # same memory described the same way, skips the checks' work but not their
-# verdict. A tensor whose address, dtype, shape or strides changed in place
-# (resize_, set_, t_, .data = ...) has another key and is checked anew. CUDA
+# verdict. A tensor changed in place (resize_, set_, t_, .data = ...) in a
+# way that matters changes one of the four and is checked anew. CUDA
 # addresses are unique in a process (unified addressing), so an entry stays
 # true when its tensor dies and another takes its memory; the one fact that
 # changes with the heap, being symmetric, is dropped at finalize(). CPU
