@@ -1,6 +1,7 @@
 # The Python package in the build tree (GSHMEM_BUILD_PYTHON): its extension
-# module, built into <build>/python/gshmem, and the CTest entry python_cpu
-# (labels cpu;python) that runs python/tests with pytest over it.
+# module, built into <build>/python/gshmem, and (with GSHMEM_BUILD_TESTS) the
+# CTest entry python_cpu (labels cpu;python) that runs python/tests with
+# pytest over it.
 #
 # What it needs is looked for here, and where something is missing the
 # configure says what and python_cpu is registered as a test that reports
@@ -8,6 +9,9 @@
 
 function(gshmem_python_skip_test reason)
   message(STATUS "gshmem: Python package not built: ${reason}")
+  if(NOT GSHMEM_BUILD_TESTS)
+    return()
+  endif()
   add_test(NAME python_cpu COMMAND sh -c "echo 'python_cpu skipped: ${reason}'; exit 77")
   set_tests_properties(python_cpu PROPERTIES LABELS "cpu;python" SKIP_RETURN_CODE 77)
 endfunction()
@@ -39,6 +43,9 @@ execute_process(COMMAND ${Python_EXECUTABLE} -c "import pytest"
 
 add_subdirectory(python)
 message(STATUS "gshmem: Python package built in ${PROJECT_BINARY_DIR}/python (nanobind ${nanobind_DIR})")
+if(NOT GSHMEM_BUILD_TESTS)
+  return()  # the extension alone (scripts/python_gpu.sh builds it so)
+endif()
 
 if(NOT _pytest_rc EQUAL 0)
   gshmem_python_skip_test("pytest is not installed for ${Python_EXECUTABLE} (${Python_EXECUTABLE} -m pip install pytest)")

@@ -7,8 +7,10 @@
 # build's install (scripts/python_pip_install.sh), and that copy is tested.
 # Then under torchrun
 # with 2 PEs: the GPU checks (python/tests/gpu/torchrun_checks.py), the
-# dead-peer jobs, the ring example, and the benchmark beside PyTorch's
-# symmetric memory (python/benchmarks/bench_vs_torch_symm_mem.py).
+# dead-peer jobs, the ring example, and the benchmarks beside PyTorch's
+# symmetric memory (python/benchmarks/bench_vs_torch_symm_mem.py, CUDA
+# graphs; bench_eager_loop.py, loops issued from Python), then the Python
+# layer's host time per call (bench_host_overhead.py, no CUDA work).
 # With one GPU the 2 PEs share it (GSHMEM_ALLOW_GPU_SHARING=1; under MPS when
 # the caller started a daemon, as device_run.sh does with SHARE_GPUS_MPS=1).
 #   scripts/python_gpu.sh [--out DIR] [--build-dir DIR] [--no-bench]
@@ -157,6 +159,18 @@ if [[ $bench == 1 ]]; then
   grep -E '^(\||#)' "$out/bench.log" | head -30
   [[ $rc -eq 0 ]] || failures=$((failures + 1))
   verdicts+=("bench rc=$rc")
+  echo "== eager Python loops beside PyTorch symmetric memory (no graphs)"
+  run_2pe bench-eager python/benchmarks/bench_eager_loop.py --out "$out"
+  rc=$?
+  grep -E '^(\||#)' "$out/bench-eager.log" | head -20
+  [[ $rc -eq 0 ]] || failures=$((failures + 1))
+  verdicts+=("bench-eager rc=$rc")
+  echo "== host time per call of the Python layer (no CUDA work)"
+  "$py" python/benchmarks/bench_host_overhead.py --json "$out/bench_host_overhead.jsonl" > "$out/bench-host.log" 2>&1
+  rc=$?
+  grep -E '^(\||#)' "$out/bench-host.log"
+  [[ $rc -eq 0 ]] || failures=$((failures + 1))
+  verdicts+=("bench-host rc=$rc")
 fi
 
 line="python (torchrun, 2 PEs, $gpus GPU)|$([[ $failures -eq 0 ]] && echo ok || echo "$failures FAILED")|$(IFS=';'; echo "${verdicts[*]}")"

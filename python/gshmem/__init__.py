@@ -29,6 +29,7 @@ CMP_GE, CMP_LT, CMP_LE = _C.CMP_GE, _C.CMP_LT, _C.CMP_LE
 SIGNAL_SET, SIGNAL_ADD = _C.SIGNAL_SET, _C.SIGNAL_ADD
 _CMPS = {"eq": CMP_EQ, "ne": CMP_NE, "gt": CMP_GT, "ge": CMP_GE, "lt": CMP_LT, "le": CMP_LE}
 _SIG_OPS = {"set": SIGNAL_SET, "add": SIGNAL_ADD}
+_CMP_VALUES = frozenset(_CMPS.values())
 
 
 class GshmemError(RuntimeError):
@@ -52,8 +53,11 @@ def _check(routine, code, detail=None):
 
 def _call(routine, fn, *args):
     """The init check, then the call (the arguments were checked already)."""
-    _require_init(routine)
-    _check(routine, fn(*args))
+    if not _C.initialized():
+        _require_init(routine)
+    code = fn(*args)
+    if code != 0:
+        raise GshmemError(routine, code)
 
 
 def _require_init(routine):
@@ -198,6 +202,7 @@ def finalize():
         _C.finalize()
         _generation[0] += 1  # blocks of this job are gone with its heap
         _scratch = None
+        _torch_views.clear()  # what was symmetric in this job's heap is not in the next
         with _lock:
             _pending.clear()
 
@@ -352,19 +357,61 @@ def free_pending():
 
 
 class _View:
-    """What the checks learn about a tensor argument."""
+    """What the checks learn about a tensor argument. `symmetric`: the
+    symmetric-heap check passed (set by _symmetric; a cached view keeps it)."""
 
-    __slots__ = ("address", "shape", "nbytes", "dtype", "device_type", "contiguous", "count")
+    __slots__ = ("address", "shape", "nbytes", "dtype", "device_type", "contiguous", "count", "symmetric")
+
+    def __init__(self):
+        self.symmetric = False
+
+
+# PyTorch tensors on the fast path. What the checks learn about a CUDA tensor
+# (dtype name, size in bytes, contiguity, device type, and whether it lies on
+# the symmetric heap) depends only on its data address, dtype, shape and
+# contiguity, so it is kept in _torch_views under exactly those four, read
+# again on every call (C getters of the tensor, no Python objects built but
+# the shape): a later call with the same tensor, or with another one over the
+# same memory described the same way, skips the checks' work but not their
+# verdict. A tensor changed in place (resize_, set_, t_, .data = ...) in a
+# way that matters changes one of the four and is checked anew. CUDA
+# addresses are unique in a process (unified addressing), so an entry stays
+# true when its tensor dies and another takes its memory; the one fact that
+# changes with the heap, being symmetric, is dropped at finalize(). CPU
+# tensors are checked on every call (whether host memory is pinned can
+# change). Bounded: the dictionary is emptied when it reaches the limit.
+_torch_views = {}
+_TORCH_VIEWS_MAX = 4096
+_torch_types = set()  # the classes seen to be PyTorch tensors
+
+
+def _torch_class(arg, obj, cls):
+    """Whether `cls` is a PyTorch tensor class (remembered); TypeError for
+    what is no tensor at all."""
+    if obj is None or isinstance(obj, (int, float, str, bytes, list, tuple, dict)):
+        raise TypeError(f"{arg}: expected a tensor (an object with the DLPack protocol), "
+                        f"got {cls.__name__}")
+    if cls.__module__.startswith("torch") and hasattr(obj, "data_ptr"):
+        _torch_types.add(cls)
+        return True
+    return False
 
 
 def _view(arg, obj):
-    if obj is None or isinstance(obj, (int, float, str, bytes, list, tuple, dict)):
-        raise TypeError(f"{arg}: expected a tensor (an object with the DLPack protocol), "
-                        f"got {type(obj).__name__}")
-    if type(obj).__module__.startswith("torch") and hasattr(obj, "data_ptr"):
+    cls = type(obj)
+    if cls in _torch_types or _torch_class(arg, obj, cls):
         # PyTorch tensors are read directly: their __dlpack__ would record an
         # event on the current stream (and must not run in stream capture).
-        return _torch_view(arg, obj)
+        if not obj.is_cuda:
+            return _torch_view(arg, obj)
+        key = (obj.data_ptr(), obj.dtype, obj.shape, obj.is_contiguous())
+        v = _torch_views.get(key)
+        if v is None:
+            v = _torch_view(arg, obj)  # raises for what it cannot take; nothing kept
+            if len(_torch_views) >= _TORCH_VIEWS_MAX:
+                _torch_views.clear()
+            _torch_views[key] = v
+        return v
     try:
         address, shape, strides, code, bits, lanes, device_type, _ = _C.describe(obj)
     except TypeError:
@@ -410,6 +457,8 @@ def _torch_view(arg, t):
 def _symmetric(arg, obj):
     """A contiguous CUDA tensor on this PE's symmetric heap."""
     v = _view(arg, obj)
+    if v.symmetric:  # a cached view that passed in this job (finalize() drops them)
+        return v
     if v.device_type != _CUDA or not _C.initialized() or _C.ptr(v.address, _C.my_pe()) == 0:
         where = {1: "host memory"}.get(v.device_type, f"DLPack device type {v.device_type}")
         if v.device_type == _CUDA:
@@ -419,6 +468,7 @@ def _symmetric(arg, obj):
                          f"allocate it with gshmem.empty/zeros")
     if not v.contiguous:
         raise ValueError(f"{arg}: not contiguous")
+    v.symmetric = True
     return v
 
 
@@ -434,9 +484,11 @@ def _local(arg, obj):
 
 
 def _pe_arg(pe):
-    _int_arg("pe", pe, 0)
-    if _C.initialized() and pe >= _C.n_pes():
-        raise ValueError(f"pe: must be < n_pes() ({_C.n_pes()}), got {pe}")
+    if type(pe) is not int or pe < 0:
+        _int_arg("pe", pe, 0)
+    n = _C.n_pes()  # -1 before init
+    if 0 < n <= pe:
+        raise ValueError(f"pe: must be < n_pes() ({n}), got {pe}")
     return pe
 
 
@@ -456,15 +508,24 @@ def peer(tensor, pe):
 
 # --------------------------------------------------------------- streams
 
+# (torch._C._cuda_getDevice, torch._C._cuda_getCurrentRawStream) once the
+# first current stream was read through torch.cuda.current_stream() (which
+# initializes PyTorch's CUDA state) and the two gave the same handle: then
+# the current stream is two C calls returning ints, no Stream object built.
+_torch_raw_stream = None
+
+
 def _stream(stream):
     """A cudaStream_t as an int: an int, an object with `cuda_stream` (torch,
     cupy) or `__cuda_stream__` (the CUDA stream protocol); None: PyTorch's
     current stream where torch is imported, else the legacy default stream."""
     if stream is None:
-        torch = sys.modules.get("torch")
-        if torch is not None and torch.cuda.is_available():
-            return torch.cuda.current_stream().cuda_stream
-        return 0
+        fns = _torch_raw_stream
+        if fns is not None:
+            return fns[1](fns[0]())
+        return _torch_current_stream()
+    if type(stream) is int and stream >= 0:
+        return stream
     if isinstance(stream, bool):
         raise TypeError("stream: expected a CUDA stream, got bool")
     if isinstance(stream, int):
@@ -484,7 +545,27 @@ def _stream(stream):
                     f"got {type(stream).__name__}")
 
 
+def _torch_current_stream():
+    """PyTorch's current stream the first time (and wherever the raw form is
+    missing); 0 without torch or CUDA."""
+    global _torch_raw_stream
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available():
+        return 0
+    handle = torch.cuda.current_stream().cuda_stream
+    c = getattr(torch, "_C", None)
+    get_device = getattr(c, "_cuda_getDevice", None)
+    raw = getattr(c, "_cuda_getCurrentRawStream", None)
+    if get_device is not None and raw is not None and raw(get_device()) == handle:
+        _torch_raw_stream = (get_device, raw)
+    return handle
+
+
 def _cmp_arg(cmp):
+    if type(cmp) is int and cmp in _CMP_VALUES:
+        return cmp
+    if type(cmp) is str and cmp in _CMPS:
+        return _CMPS[cmp]
     if isinstance(cmp, str):
         if cmp.lower() not in _CMPS:
             raise ValueError(f"cmp: expected one of {', '.join(_CMPS)}, got {cmp!r}")
@@ -495,6 +576,8 @@ def _cmp_arg(cmp):
 
 
 def _sig_op_arg(sig_op):
+    if type(sig_op) is str and sig_op in _SIG_OPS:
+        return _SIG_OPS[sig_op]
     if isinstance(sig_op, str):
         if sig_op.lower() not in _SIG_OPS:
             raise ValueError(f"sig_op: expected 'set' or 'add', got {sig_op!r}")
@@ -505,6 +588,8 @@ def _sig_op_arg(sig_op):
 
 
 def _u64(arg, value):
+    if type(value) is int and 0 <= value < 1 << 64:
+        return value
     _int_arg(arg, value, 0)
     if value >= 1 << 64:
         raise ValueError(f"{arg}: must fit in 64 bits, got {value}")
