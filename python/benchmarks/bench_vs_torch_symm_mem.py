@@ -35,7 +35,6 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 import warnings
 
@@ -44,12 +43,7 @@ import torch.distributed as dist
 
 import gshmem
 
-MiB = 1 << 20
-
-
-def log(text):
-    if int(os.environ.get("RANK", "0")) == 0:
-        print(text, flush=True)
+from two_pe_job import MiB, log, start
 
 
 class Timer:
@@ -142,17 +136,7 @@ def main():
     ap.add_argument("--max-bytes", type=int, default=32 * MiB)
     args = ap.parse_args()
 
-    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    torch.cuda.set_device(local_rank % torch.cuda.device_count())
-    dist.init_process_group("gloo")
-    gshmem.init()  # the unique id travels through the default process group's store
-    me, n = gshmem.my_pe(), gshmem.n_pes()
-    if n != 2:
-        log(f"bench_vs_torch_symm_mem: needs exactly 2 PEs, got {n}")
-        sys.exit(2)
-    peer = 1 - me
-    device = torch.cuda.get_device_name()
-    sharing = torch.cuda.device_count() == 1
+    me, peer, device, sharing = start("bench_vs_torch_symm_mem")
     log(f"# gshmem {gshmem.__version__} beside PyTorch {torch.__version__} symmetric memory: 2 PEs on "
         f"{device}{' (both PEs on one GPU)' if sharing else ''}")
 
