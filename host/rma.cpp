@@ -117,6 +117,26 @@ void issue(const char *routine, int pe, const char *what, bool blocking, Launch 
 }
 
 }  // namespace
+
+cudaError_t strided_copy_async(void *dst, const void *src, std::ptrdiff_t dst_pitch, std::ptrdiff_t src_pitch,
+                               std::size_t elem_bytes, std::size_t nelems, cudaStream_t stream) {
+  if (nelems == 0) return cudaSuccess;
+  const std::ptrdiff_t width = (std::ptrdiff_t)elem_bytes;
+  if (dst_pitch >= width && src_pitch >= width) {
+    const cudaError_t err = cudaMemcpy2DAsync(dst, (size_t)dst_pitch, src, (size_t)src_pitch, elem_bytes, nelems,
+                                              cudaMemcpyDefault, stream);
+    if (err != cudaErrorInvalidPitchValue && err != cudaErrorInvalidValue) return err;
+    (void)cudaGetLastError();  // a pitch the 2D copy refuses: element by element below
+  }
+  for (std::size_t i = 0; i < nelems; ++i) {
+    const cudaError_t err = cudaMemcpyAsync(static_cast<char *>(dst) + (std::ptrdiff_t)i * dst_pitch,
+                                            static_cast<const char *>(src) + (std::ptrdiff_t)i * src_pitch,
+                                            elem_bytes, cudaMemcpyDefault, stream);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
 }  // namespace rma
 }  // namespace gshmemi
 
@@ -155,6 +175,59 @@ void gshmemi_host_getmem(void *dest, const void *source, size_t nbytes, int pe, 
   }
   issue(routine, pe, "cudaMemcpyAsync", blocking != 0, [&](cudaStream_t s) {
     return cudaMemcpyAsync(dest, peer_address(ctx, source, pe), nbytes, cudaMemcpyDefault, s);
+  });
+}
+
+void gshmemi_host_iputmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t elem_bytes,
+                          size_t nelems, int pe, int blocking, const char *routine) {
+  Context ctx;
+  if (!begin(routine, pe, &ctx)) return;
+  if (!report(routine, pe, check_remote_strided(dest, dst, elem_bytes, nelems, ctx.user_heap, "dest")) ||
+      !report(routine, pe, check_local(source, nelems, "source")))
+    return;
+  if (nelems == 0) return;
+  const ptrdiff_t dst_pitch = dst * (ptrdiff_t)elem_bytes, src_pitch = sst * (ptrdiff_t)elem_bytes;
+  if (stream::is_remote_target(*ctx.state, pe)) {
+    // One request per element (correct, slow), in element order on the stream.
+    issue(routine, pe, "remote put kernel launch", blocking != 0, [&](cudaStream_t s) {
+      for (size_t i = 0; i < nelems; ++i) {
+        const cudaError_t err = remote_ops::launch_put(static_cast<char *>(dest) + (ptrdiff_t)i * dst_pitch,
+                                                       static_cast<const char *>(source) + (ptrdiff_t)i * src_pitch,
+                                                       elem_bytes, pe, nullptr, 0, 0, s);
+        if (err != cudaSuccess) return err;
+      }
+      return cudaSuccess;
+    });
+    return;
+  }
+  issue(routine, pe, "strided copy", blocking != 0, [&](cudaStream_t s) {
+    return strided_copy_async(peer_address(ctx, dest, pe), source, dst_pitch, src_pitch, elem_bytes, nelems, s);
+  });
+}
+
+void gshmemi_host_igetmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t elem_bytes,
+                          size_t nelems, int pe, int blocking, const char *routine) {
+  Context ctx;
+  if (!begin(routine, pe, &ctx)) return;
+  if (!report(routine, pe, check_remote_strided(source, sst, elem_bytes, nelems, ctx.user_heap, "source")) ||
+      !report(routine, pe, check_local(dest, nelems, "dest")))
+    return;
+  if (nelems == 0) return;
+  const ptrdiff_t dst_pitch = dst * (ptrdiff_t)elem_bytes, src_pitch = sst * (ptrdiff_t)elem_bytes;
+  if (stream::is_remote_target(*ctx.state, pe)) {
+    issue(routine, pe, "remote get kernel launch", blocking != 0, [&](cudaStream_t s) {
+      for (size_t i = 0; i < nelems; ++i) {
+        const cudaError_t err = remote_ops::launch_get(static_cast<char *>(dest) + (ptrdiff_t)i * dst_pitch,
+                                                       static_cast<const char *>(source) + (ptrdiff_t)i * src_pitch,
+                                                       elem_bytes, pe, s);
+        if (err != cudaSuccess) return err;
+      }
+      return cudaSuccess;
+    });
+    return;
+  }
+  issue(routine, pe, "strided copy", blocking != 0, [&](cudaStream_t s) {
+    return strided_copy_async(dest, peer_address(ctx, source, pe), dst_pitch, src_pitch, elem_bytes, nelems, s);
   });
 }
 

@@ -39,5 +39,14 @@ cudaError_t launch_amo(void *target, std::size_t size, int op, std::uint64_t ope
 // `bits` at `target`, in stream order (the value travels in the launch).
 cudaError_t launch_store(void *target, std::size_t size, std::uint64_t bits, cudaStream_t stream);
 
+// A strided copy on `stream`: element i (elem_bytes bytes) from src + i *
+// src_pitch to dst + i * dst_pitch (pitches in bytes), i in [0, nelems).
+// Both pitches at least elem_bytes: one cudaMemcpy2DAsync; otherwise (a
+// zero or negative stride, or a pitch the 2D copy refuses) one
+// cudaMemcpyAsync per element, in element order (a zero destination stride
+// leaves the last element there, as the element-wise definition does).
+cudaError_t strided_copy_async(void *dst, const void *src, std::ptrdiff_t dst_pitch, std::ptrdiff_t src_pitch,
+                               std::size_t elem_bytes, std::size_t nelems, cudaStream_t stream);
+
 }  // namespace rma
 }  // namespace gshmemi

@@ -36,6 +36,7 @@
 #include "../src/log.h"
 #include "remote_ops.h"
 #include "rma_internal.h"
+#include "rma_validate.h"
 #include "stream_internal.h"
 #include "stream_mapping.h"
 #include "stream_validate.h"
@@ -408,6 +409,55 @@ void get_impl(const char *fn, void *dest, const void *source, size_t nelems, siz
               cudaMemcpyAsync(dest, peer_address(ctx, source, pe), nelems * elem_size, cudaMemcpyDefault, stream));
 }
 
+// Strided: the symmetric side's span checked as the host iput / iget do
+// (rma_validate.h), then one strided copy, or one request per element for
+// a remote peer.
+void iput_impl(const char *fn, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+               size_t elem_size, int pe, cudaStream_t stream) {
+  Context ctx;
+  if (!begin(fn, stream, &ctx) || !check_target_pe(fn, ctx, pe) ||
+      !report_pe(fn, pe, gshmemi::rma::check_remote_strided(dest, dst, elem_size, nelems, ctx.user_heap, "dest")) ||
+      !report_pe(fn, pe, check_device_array(source, nelems, 1, "source is NULL with nelems > 0", "")))
+    return;
+  if (nelems == 0) return;
+  const ptrdiff_t dst_pitch = dst * (ptrdiff_t)elem_size, src_pitch = sst * (ptrdiff_t)elem_size;
+  if (is_remote_target(*ctx.state, pe)) {
+    for (size_t i = 0; i < nelems; ++i)
+      if (!report_cuda(fn, "remote put kernel launch",
+                       remote_ops::launch_put(static_cast<char *>(dest) + (ptrdiff_t)i * dst_pitch,
+                                              static_cast<const char *>(source) + (ptrdiff_t)i * src_pitch, elem_size,
+                                              pe, nullptr, 0, 0, stream)))
+        return;
+    return;
+  }
+  report_cuda(fn, "strided copy",
+              gshmemi::rma::strided_copy_async(peer_address(ctx, dest, pe), source, dst_pitch, src_pitch, elem_size,
+                                               nelems, stream));
+}
+
+void iget_impl(const char *fn, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+               size_t elem_size, int pe, cudaStream_t stream) {
+  Context ctx;
+  if (!begin(fn, stream, &ctx) || !check_target_pe(fn, ctx, pe) ||
+      !report_pe(fn, pe, gshmemi::rma::check_remote_strided(source, sst, elem_size, nelems, ctx.user_heap, "source")) ||
+      !report_pe(fn, pe, check_device_array(dest, nelems, 1, "dest is NULL with nelems > 0", "")))
+    return;
+  if (nelems == 0) return;
+  const ptrdiff_t dst_pitch = dst * (ptrdiff_t)elem_size, src_pitch = sst * (ptrdiff_t)elem_size;
+  if (is_remote_target(*ctx.state, pe)) {
+    for (size_t i = 0; i < nelems; ++i)
+      if (!report_cuda(fn, "remote get kernel launch",
+                       remote_ops::launch_get(static_cast<char *>(dest) + (ptrdiff_t)i * dst_pitch,
+                                              static_cast<const char *>(source) + (ptrdiff_t)i * src_pitch, elem_size,
+                                              pe, stream)))
+        return;
+    return;
+  }
+  report_cuda(fn, "strided copy",
+              gshmemi::rma::strided_copy_async(dest, peer_address(ctx, source, pe), dst_pitch, src_pitch, elem_size,
+                                               nelems, stream));
+}
+
 template <class T>
 void p_impl(const char *fn, T *dest, T value, int pe, cudaStream_t stream) {
   Context ctx;
@@ -569,6 +619,52 @@ void gshmemx_putmem_signal_nbi_on_stream(void *dest, const void *source, size_t 
                                          uint64_t signal, int sig_op, int pe, cudaStream_t stream) {
   put_signal_impl(__func__, dest, source, bytes, 1, sig_addr, signal, sig_op, pe, stream);
 }
+
+#define GSHMEMI_DEFINE_STREAM_SIZED(SIZE, BYTES)                                                            \
+  void gshmemx_put##SIZE##_on_stream(void *dest, const void *source, size_t nelems, int pe, cudaStream_t stream) { \
+    put_impl(__func__, dest, source, nelems * BYTES, 1, pe, stream);                                          \
+  }                                                                                                           \
+  void gshmemx_put##SIZE##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe,               \
+                                         cudaStream_t stream) {                                               \
+    put_impl(__func__, dest, source, nelems * BYTES, 1, pe, stream);                                          \
+  }                                                                                                           \
+  void gshmemx_get##SIZE##_on_stream(void *dest, const void *source, size_t nelems, int pe, cudaStream_t stream) { \
+    get_impl(__func__, dest, source, nelems * BYTES, 1, pe, stream);                                          \
+  }                                                                                                           \
+  void gshmemx_get##SIZE##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe,               \
+                                         cudaStream_t stream) {                                               \
+    get_impl(__func__, dest, source, nelems * BYTES, 1, pe, stream);                                          \
+  }                                                                                                           \
+  void gshmemx_put##SIZE##_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, \
+                                            uint64_t signal, int sig_op, int pe, cudaStream_t stream) {       \
+    put_signal_impl(__func__, dest, source, nelems * BYTES, 1, sig_addr, signal, sig_op, pe, stream);         \
+  }                                                                                                           \
+  void gshmemx_put##SIZE##_signal_nbi_on_stream(void *dest, const void *source, size_t nelems,                \
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,      \
+                                                cudaStream_t stream) {                                        \
+    put_signal_impl(__func__, dest, source, nelems * BYTES, 1, sig_addr, signal, sig_op, pe, stream);         \
+  }                                                                                                           \
+  void gshmemx_iput##SIZE##_on_stream(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,           \
+                                      size_t nelems, int pe, cudaStream_t stream) {                           \
+    iput_impl(__func__, dest, source, dst, sst, nelems, BYTES, pe, stream);                                   \
+  }                                                                                                           \
+  void gshmemx_iget##SIZE##_on_stream(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,           \
+                                      size_t nelems, int pe, cudaStream_t stream) {                           \
+    iget_impl(__func__, dest, source, dst, sst, nelems, BYTES, pe, stream);                                   \
+  }
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_DEFINE_STREAM_SIZED)
+#undef GSHMEMI_DEFINE_STREAM_SIZED
+#define GSHMEMI_DEFINE_STREAM_STRIDED(TYPENAME, TYPE)                                                        \
+  void gshmemx_##TYPENAME##_iput_on_stream(TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                           size_t nelems, int pe, cudaStream_t stream) {                     \
+    iput_impl(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe, stream);                           \
+  }                                                                                                           \
+  void gshmemx_##TYPENAME##_iget_on_stream(TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                           size_t nelems, int pe, cudaStream_t stream) {                     \
+    iget_impl(__func__, dest, source, dst, sst, nelems, sizeof(TYPE), pe, stream);                           \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_STREAM_STRIDED)
+#undef GSHMEMI_DEFINE_STREAM_STRIDED
 
 void gshmemx_quiet_on_stream(cudaStream_t stream) {
   Context ctx;

@@ -2,8 +2,9 @@
 """Counts how much of NVSHMEM's public API gshmem's compatibility headers
 cover, name by name.
 
-usage: nvshmem_names.py NVSHMEM_SRC [--prefix DIR | --build-dir DIR]
+usage: nvshmem_names.py (NVSHMEM_SRC | --names FILE) [--prefix DIR | --build-dir DIR]
                         [--nvcc NVCC] [--arch SM] [--work DIR] [--list KIND...]
+                        [--expect FILE] [--write-expected FILE]
 
 NVSHMEM_SRC is a checkout of NVSHMEM's source tree (only read). The names are
 what a program that includes NVSHMEM's <nvshmem.h> and <nvshmemx.h> can use:
@@ -25,9 +26,18 @@ probes each name on its own line, and the compiler's messages sort them:
 
 Prints the counts per kind and in all, and writes WORK/names.tsv (name, kind,
 verdict). --list missing (or provided, refused) also prints those names.
-Needs NVSHMEM's source, so it is no CI test; tests/compat/nvshmem_names_test.py
-tests the parsing on text made up there. Exit status: 0 when the counts were
-made, 2 when the script could not do its job.
+--names FILE probes the names of FILE (lines "name<TAB>kind", # comments)
+instead of reading NVSHMEM's source. --expect FILE checks against a list
+of that form whose header holds the baseline ("# baseline: N provided"):
+every name it lists must be provided, and at least N names in all; a name
+that went missing, or a count below the baseline, fails (exit 1), each
+named. --write-expected FILE writes the provided names with the count as
+its baseline (how the checked-in list, tests/compat/nvshmem_provided.tsv,
+is made from NVSHMEM's source). The CPU test compat_nvshmem_names_census
+runs --names and --expect on that list, so CI needs no NVSHMEM;
+tests/compat/nvshmem_names_test.py tests the parsing on text made up there.
+Exit status: 0 when the counts were made (and met --expect), 1 when
+--expect failed, 2 when the script could not do its job.
 """
 import argparse
 import os
@@ -134,6 +144,53 @@ def classify(compiler_output, probe_file, line_of):
     return verdict
 
 
+def read_names_file(path):
+    """([(name, kind)], baseline or None) from a names file: one
+    "name<TAB>kind" a line (a third column, the verdict, is ignored), blank
+    lines and # comments skipped; "# baseline: N provided" sets the
+    baseline."""
+    names, baseline = [], None
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            m = re.match(r"#\s*baseline:\s*(\d+)\s+provided", line)
+            if m:
+                baseline = int(m.group(1))
+                continue
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            fields = line.split("\t")
+            if len(fields) < 2 or fields[1] not in KINDS:
+                raise ValueError("%s:%d: not 'name<TAB>kind' with a kind of %s: %r"
+                                 % (path, number, ", ".join(KINDS), line))
+            names.append((fields[0], fields[1]))
+    return names, baseline
+
+
+def expectation_failures(expected, baseline, verdicts):
+    """Lines naming what fails the expectation: each expected name that is
+    not provided, and a provided count below the baseline."""
+    problems = ["%s (%s) is no longer provided (%s)" % (name, kind, verdicts.get(name, "not probed"))
+                for name, kind in expected if verdicts.get(name) != "provided"]
+    provided = sum(1 for v in verdicts.values() if v == "provided")
+    if baseline is not None and provided < baseline:
+        problems.append("%d names provided, below the baseline of %d" % (provided, baseline))
+    return problems
+
+
+def expected_file_text(names, verdicts, origin):
+    """The text of a names file listing the provided names, with their count
+    as the baseline."""
+    provided = [(n, k) for n, k in names if verdicts[n] == "provided"]
+    lines = ["# NVSHMEM public names that gshmem's compatibility headers provide, as counted",
+             "# by scripts/nvshmem_names.py against %s (%d names probed)." % (origin, len(names)),
+             "# A name leaving this list, or the count dropping, fails compat_nvshmem_names_census;",
+             "# regenerate with: scripts/nvshmem_names.py NVSHMEM_SRC --write-expected THIS_FILE",
+             "# baseline: %d provided" % len(provided)]
+    lines += ["%s\t%s" % nk for nk in provided]
+    return "\n".join(lines) + "\n"
+
+
 def summary(kinds, verdicts):
     """Lines of counts: per kind, then all."""
     rows = []
@@ -190,6 +247,17 @@ def nvshmem_names(args, src_include):
     return names
 
 
+def nvshmem_version(src):
+    """The version in NVSHMEM's top-level CMakeLists.txt (project VERSION
+    x.y.z[.w]), or "(version unknown)"."""
+    try:
+        with open(os.path.join(src, "CMakeLists.txt")) as f:
+            m = re.search(r"\bVERSION\s+(\d+\.\d+\.\d+)", f.read().split("project(", 1)[-1])
+        return m.group(1) if m else "(version unknown)"
+    except OSError:
+        return "(version unknown)"
+
+
 def gshmem_includes(args):
     if args.prefix:
         dirs = [os.path.join(args.prefix, "include", "gshmem", "compat"), os.path.join(args.prefix, "include")]
@@ -203,7 +271,10 @@ def gshmem_includes(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("nvshmem_src")
+    parser.add_argument("nvshmem_src", nargs="?")
+    parser.add_argument("--names", help="probe the names of this file instead of NVSHMEM's source")
+    parser.add_argument("--expect", help="fail unless every name of this file is provided, and the baseline met")
+    parser.add_argument("--write-expected", help="write the provided names, with their count as baseline")
     place = parser.add_mutually_exclusive_group()
     place.add_argument("--prefix", help="an installed gshmem to test")
     place.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
@@ -214,16 +285,35 @@ def main():
     parser.add_argument("--list", nargs="*", default=[], choices=VERDICTS, help="print these verdicts' names")
     args = parser.parse_args()
 
-    src_include = os.path.join(args.nvshmem_src, "src", "include")
-    if not (os.path.isfile(os.path.join(src_include, "nvshmem.h")) and
-            os.path.isfile(os.path.join(src_include, "nvshmemx.h"))):
-        fail("%s is not an NVSHMEM source tree (no src/include/nvshmem.h and nvshmemx.h)" % args.nvshmem_src)
+    if (args.nvshmem_src is None) == (args.names is None):
+        fail("give either NVSHMEM_SRC or --names FILE")
+    expected, baseline = [], None
+    if args.expect:
+        try:
+            expected, baseline = read_names_file(args.expect)
+        except (OSError, ValueError) as e:
+            fail("--expect: %s" % e)
     os.makedirs(args.work, exist_ok=True)
     includes = gshmem_includes(args)
 
-    names = nvshmem_names(args, src_include)
-    if not names:
-        fail("no public names found in NVSHMEM's headers")
+    if args.names:
+        try:
+            listed, _ = read_names_file(args.names)
+        except (OSError, ValueError) as e:
+            fail("--names: %s" % e)
+        names = dict(listed)
+        origin = "the names of %s" % os.path.basename(args.names)
+        if not names:
+            fail("%s lists no names" % args.names)
+    else:
+        src_include = os.path.join(args.nvshmem_src, "src", "include")
+        if not (os.path.isfile(os.path.join(src_include, "nvshmem.h")) and
+                os.path.isfile(os.path.join(src_include, "nvshmemx.h"))):
+            fail("%s is not an NVSHMEM source tree (no src/include/nvshmem.h and nvshmemx.h)" % args.nvshmem_src)
+        names = nvshmem_names(args, src_include)
+        origin = "NVSHMEM %s's headers" % nvshmem_version(args.nvshmem_src)
+        if not names:
+            fail("no public names found in NVSHMEM's headers")
     ordered = sorted(names.items())
     source, line_of = probe_source(ordered)
     probe = os.path.join(args.work, "gshmem_probes.cu")
@@ -246,7 +336,7 @@ def main():
         for name, kind in ordered:
             f.write("%s\t%s\t%s\n" % (name, kind, verdicts[name]))
     print("NVSHMEM's public names (%s) against gshmem's compatibility headers (%s):"
-          % (args.nvshmem_src, includes[0]))
+          % (origin, includes[0]))
     for row in summary(names, verdicts):
         print("  " + row)
     for wanted in args.list:
@@ -255,6 +345,19 @@ def main():
             if verdicts[name] == wanted:
                 print("  %-9s %s" % (kind, name))
     print("per name: %s" % os.path.join(args.work, "names.tsv"))
+    if args.write_expected:
+        with open(args.write_expected, "w") as f:
+            f.write(expected_file_text(ordered, verdicts, origin))
+        print("wrote %s" % args.write_expected)
+    if args.expect:
+        problems = expectation_failures(expected, baseline, verdicts)
+        for p in problems:
+            print("census: " + p)
+        if problems:
+            print("census: FAILED against %s (%d problem(s))" % (args.expect, len(problems)))
+            return 1
+        print("census: every one of the %d expected names is provided (baseline %s)"
+              % (len(expected), baseline))
     return 0
 
 

@@ -136,6 +136,48 @@ GSHMEM_API void gshmemx_putmem_signal_nbi_on_stream(void *dest, const void *sour
                                                     uint64_t *sig_addr, uint64_t signal, int sig_op,
                                                     int pe, cudaStream_t stream);
 
+/* Sized forms (putSIZE / getSIZE [_nbi], putSIZE_signal [_nbi], SIZE in
+ * GSHMEM_FOR_EACH_RMA_SIZE): the byte forms above with nelems * SIZE / 8
+ * bytes (no alignment required); same ordering and errors. */
+#define GSHMEMI_DECLARE_STREAM_SIZED(SIZE, BYTES)                                                          \
+  GSHMEM_API void gshmemx_put##SIZE##_on_stream(void *dest, const void *source, size_t nelems, int pe,     \
+                                                cudaStream_t stream);                                      \
+  GSHMEM_API void gshmemx_put##SIZE##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe, \
+                                                    cudaStream_t stream);                                  \
+  GSHMEM_API void gshmemx_get##SIZE##_on_stream(void *dest, const void *source, size_t nelems, int pe,     \
+                                                cudaStream_t stream);                                      \
+  GSHMEM_API void gshmemx_get##SIZE##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe, \
+                                                    cudaStream_t stream);                                  \
+  GSHMEM_API void gshmemx_put##SIZE##_signal_on_stream(void *dest, const void *source, size_t nelems,      \
+                                                       uint64_t *sig_addr, uint64_t signal, int sig_op,    \
+                                                       int pe, cudaStream_t stream);                       \
+  GSHMEM_API void gshmemx_put##SIZE##_signal_nbi_on_stream(void *dest, const void *source, size_t nelems,  \
+                                                           uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                                           int pe, cudaStream_t stream);
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_DECLARE_STREAM_SIZED)
+#undef GSHMEMI_DECLARE_STREAM_SIZED
+
+/* Strided forms (TYPENAME_iput / iget, iputSIZE / igetSIZE): element i
+ * from source[i * sst] to dest[i * dst], strides in elements (zero or
+ * negative allowed), nelems == 0 a no-op; the symmetric side's whole span
+ * must lie in the symmetric heap. One strided copy (cudaMemcpy2DAsync) on
+ * `stream` for positive strides, else one copy per element; a remote peer
+ * one request per element. Stream order as the contiguous forms above. */
+#define GSHMEMI_DECLARE_STREAM_STRIDED(TYPENAME, TYPE)                                                      \
+  GSHMEM_API void gshmemx_##TYPENAME##_iput_on_stream(TYPE *dest, const TYPE *source, ptrdiff_t dst,        \
+                                                      ptrdiff_t sst, size_t nelems, int pe, cudaStream_t stream); \
+  GSHMEM_API void gshmemx_##TYPENAME##_iget_on_stream(TYPE *dest, const TYPE *source, ptrdiff_t dst,        \
+                                                      ptrdiff_t sst, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DECLARE_STREAM_STRIDED)
+#undef GSHMEMI_DECLARE_STREAM_STRIDED
+#define GSHMEMI_DECLARE_STREAM_SIZED_STRIDED(SIZE, BYTES)                                                   \
+  GSHMEM_API void gshmemx_iput##SIZE##_on_stream(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                                 size_t nelems, int pe, cudaStream_t stream);               \
+  GSHMEM_API void gshmemx_iget##SIZE##_on_stream(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                                 size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_DECLARE_STREAM_SIZED_STRIDED)
+#undef GSHMEMI_DECLARE_STREAM_SIZED_STRIDED
+
 /* Every update the stream's earlier work made to any PE's heap is complete
  * and visible at system scope before the stream's later work starts. */
 GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream);

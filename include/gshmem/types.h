@@ -59,6 +59,22 @@
   X(uint64, uint64_t)                  \
   X(size, size_t)
 
+// Sizes of the sized RMA routines (OpenSHMEM 1.5: shmem_putSIZE,
+// shmem_getSIZE, shmem_iputSIZE, shmem_igetSIZE): X(SIZE, BYTES), SIZE in
+// bits (the name's suffix), BYTES the element's size (nelems counts
+// elements of BYTES bytes).
+#define GSHMEM_FOR_EACH_RMA_SIZE(X)      \
+  GSHMEMI_FOR_EACH_RMA_SIZE_BUT_16(X)    \
+  X(16, 2)
+// The sizes but 16: NVSHMEM 3.5.1 declares its warp and block forms of
+// putSIZE_signal for 8, 32, 64, 128 (and "6" instead of 16), so the NVSHMEM
+// compatibility headers generate those names from this list.
+#define GSHMEMI_FOR_EACH_RMA_SIZE_BUT_16(X) \
+  X(8, 1)                                  \
+  X(32, 4)                                 \
+  X(64, 8)                                 \
+  X(128, 16)
+
 // Standard AMO types (OpenSHMEM 1.5 Table 6): fetch, set, swap, compare_swap,
 // inc, add and their fetching forms; also the gshmemx_ sub/max/min extensions.
 #define GSHMEM_FOR_EACH_AMO_TYPE(X)    \

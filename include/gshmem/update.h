@@ -116,6 +116,65 @@ GSHMEM_HD void gshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, 
   gshmem::detail::rma_get(dest, source, nbytes, pe, false, "gshmem_getmem_nbi");
 }
 
+/* Sized forms (OpenSHMEM's shmem_putSIZE / getSIZE): nelems elements of
+ * SIZE bits, SIZE in GSHMEM_FOR_EACH_RMA_SIZE (8, 16, 32, 64, 128). The
+ * byte forms above with nelems * SIZE / 8 bytes: the same copy, ordering,
+ * host behaviour and errors; no alignment is required. Host and device. */
+#define GSHMEMI_DEFINE_SIZED_RMA(SIZE, BYTES)                                                      \
+  GSHMEM_HD void gshmem_put##SIZE(void *dest, const void *source, size_t nelems, int pe) {         \
+    gshmem::detail::rma_put(dest, source, nelems * BYTES, pe, true, "gshmem_put" #SIZE);          \
+  }                                                                                                \
+  GSHMEM_HD void gshmem_put##SIZE##_nbi(void *dest, const void *source, size_t nelems, int pe) {   \
+    gshmem::detail::rma_put(dest, source, nelems * BYTES, pe, false, "gshmem_put" #SIZE "_nbi");  \
+  }                                                                                                \
+  GSHMEM_HD void gshmem_get##SIZE(void *dest, const void *source, size_t nelems, int pe) {         \
+    gshmem::detail::rma_get(dest, source, nelems * BYTES, pe, true, "gshmem_get" #SIZE);          \
+  }                                                                                                \
+  GSHMEM_HD void gshmem_get##SIZE##_nbi(void *dest, const void *source, size_t nelems, int pe) {   \
+    gshmem::detail::rma_get(dest, source, nelems * BYTES, pe, false, "gshmem_get" #SIZE "_nbi");  \
+  }
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_DEFINE_SIZED_RMA)
+#undef GSHMEMI_DEFINE_SIZED_RMA
+
+/* Strided forms (OpenSHMEM's shmem_TYPENAME_iput / iget, shmem_iputSIZE /
+ * igetSIZE): element i goes from source[i * sst] to dest[i * dst], i in
+ * [0, nelems); the strides count elements (TYPE, or SIZE bits) and may be
+ * zero or negative; nelems == 0 is a no-op. `dest` (iput) or `source`
+ * (iget) is symmetric, the other side local. Blocking, as put and get:
+ * iput returns when `source` may be reused, iget with the data in `dest`.
+ * No ordering among elements nor with other RMA (as put / get).
+ * Device (detail/update_strided.h): a P2P peer is written or read through
+ *   its mapped heap, one relaxed system-scope access per element (two 8-byte
+ *   ones for 128-bit elements; addresses aligned to min(element, 8) bytes);
+ *   a remote peer (docs/remote.md) element by element through the proxy,
+ *   as p and g (correct, one request per element).
+ * Host: one strided copy (cudaMemcpy2DAsync) on the runtime's host RMA
+ *   stream for positive strides, else one copy per element; a remote peer
+ *   one request per element. The symmetric side's whole span must lie in
+ *   the symmetric heap; errors as for put / get. */
+#define GSHMEMI_DEFINE_STRIDED_RMA(NAME, TYPE)                                                     \
+  GSHMEM_HD void gshmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                      size_t nelems, int pe) {                                     \
+    gshmem::detail::rma_iput<sizeof(TYPE)>(dest, source, dst, sst, nelems, pe, "gshmem_" #NAME "_iput"); \
+  }                                                                                                \
+  GSHMEM_HD void gshmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                      size_t nelems, int pe) {                                     \
+    gshmem::detail::rma_iget<sizeof(TYPE)>(dest, source, dst, sst, nelems, pe, "gshmem_" #NAME "_iget"); \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_STRIDED_RMA)
+#undef GSHMEMI_DEFINE_STRIDED_RMA
+#define GSHMEMI_DEFINE_SIZED_STRIDED_RMA(SIZE, BYTES)                                              \
+  GSHMEM_HD void gshmem_iput##SIZE(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,   \
+                                   size_t nelems, int pe) {                                        \
+    gshmem::detail::rma_iput<BYTES>(dest, source, dst, sst, nelems, pe, "gshmem_iput" #SIZE);     \
+  }                                                                                                \
+  GSHMEM_HD void gshmem_iget##SIZE(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,   \
+                                   size_t nelems, int pe) {                                        \
+    gshmem::detail::rma_iget<BYTES>(dest, source, dst, sst, nelems, pe, "gshmem_iget" #SIZE);     \
+  }
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_DEFINE_SIZED_STRIDED_RMA)
+#undef GSHMEMI_DEFINE_SIZED_STRIDED_RMA
+
 /* ---------------------------------------------------------------- atomics
  * The OpenSHMEM atomics, host and device. Each is atomic with respect to
  * every other gshmem atomic on the same object from any PE, and relaxed at
@@ -201,6 +260,21 @@ GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_DEFINE_AMO_BITWISE)
   }
 GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_PUT_SIGNAL)
 #undef GSHMEMI_DEFINE_PUT_SIGNAL
+
+/* Sized forms: nelems elements of SIZE bits, as putmem_signal. */
+#define GSHMEMI_DEFINE_SIZED_PUT_SIGNAL(SIZE, BYTES)                                               \
+  GSHMEM_DEVICE void gshmem_put##SIZE##_signal(void *dest, const void *source, size_t nelems,      \
+                                               uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nelems * BYTES, sig_addr, signal, sig_op, pe, \
+                                        gshmem::detail::group_thread{}, "gshmem_put" #SIZE "_signal"); \
+  }                                                                                                \
+  GSHMEM_DEVICE void gshmem_put##SIZE##_signal_nbi(void *dest, const void *source, size_t nelems,  \
+                                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nelems * BYTES, sig_addr, signal, sig_op, pe, \
+                                        gshmem::detail::group_thread{}, "gshmem_put" #SIZE "_signal_nbi", false); \
+  }
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_DEFINE_SIZED_PUT_SIGNAL)
+#undef GSHMEMI_DEFINE_SIZED_PUT_SIGNAL
 
 GSHMEM_DEVICE void gshmem_putmem_signal(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
                                         uint64_t signal, int sig_op, int pe) {

@@ -102,6 +102,83 @@ GSHMEMI_DEFINE_COOP_MEM(warp)
 GSHMEMI_DEFINE_COOP_MEM(block)
 #undef GSHMEMI_DEFINE_COOP_MEM
 
+/* Sized cooperative forms (putSIZE / getSIZE [_nbi], putSIZE_signal
+ * [_nbi]): the byte forms above with nelems * SIZE / 8 bytes. */
+#define GSHMEMI_DEFINE_COOP_SIZED_GROUP(SIZE, BYTES, GROUP)                                          \
+  GSHMEM_DEVICE void gshmemx_put##SIZE##_##GROUP(void *dest, const void *source, size_t nelems, int pe) { \
+    gshmem::detail::putmem_group(dest, source, nelems * BYTES, pe, gshmem::detail::group_##GROUP{},  \
+                                 "gshmemx_put" #SIZE "_" #GROUP);                                    \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_put##SIZE##_nbi_##GROUP(void *dest, const void *source, size_t nelems, int pe) { \
+    gshmem::detail::putmem_group(dest, source, nelems * BYTES, pe, gshmem::detail::group_##GROUP{},  \
+                                 "gshmemx_put" #SIZE "_nbi_" #GROUP, false);                         \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_get##SIZE##_##GROUP(void *dest, const void *source, size_t nelems, int pe) { \
+    gshmem::detail::getmem_group(dest, source, nelems * BYTES, pe, gshmem::detail::group_##GROUP{},  \
+                                 "gshmemx_get" #SIZE "_" #GROUP);                                    \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_get##SIZE##_nbi_##GROUP(void *dest, const void *source, size_t nelems, int pe) { \
+    gshmem::detail::getmem_group(dest, source, nelems * BYTES, pe, gshmem::detail::group_##GROUP{},  \
+                                 "gshmemx_get" #SIZE "_nbi_" #GROUP);                                \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_put##SIZE##_signal_##GROUP(void *dest, const void *source, size_t nelems, \
+                                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nelems * BYTES, sig_addr, signal, sig_op, pe,  \
+                                        gshmem::detail::group_##GROUP{}, "gshmemx_put" #SIZE "_signal_" #GROUP); \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_put##SIZE##_signal_nbi_##GROUP(void *dest, const void *source, size_t nelems, \
+                                                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem::detail::putmem_signal_group(dest, source, nelems * BYTES, sig_addr, signal, sig_op, pe,  \
+                                        gshmem::detail::group_##GROUP{}, "gshmemx_put" #SIZE "_signal_nbi_" #GROUP, \
+                                        false);                                                      \
+  }
+#define GSHMEMI_DEFINE_COOP_SIZED(SIZE, BYTES)        \
+  GSHMEMI_DEFINE_COOP_SIZED_GROUP(SIZE, BYTES, warp)  \
+  GSHMEMI_DEFINE_COOP_SIZED_GROUP(SIZE, BYTES, block)
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_DEFINE_COOP_SIZED)
+#undef GSHMEMI_DEFINE_COOP_SIZED
+#undef GSHMEMI_DEFINE_COOP_SIZED_GROUP
+
+/* Strided cooperative forms (TYPENAME_iput / iget, iputSIZE / igetSIZE):
+ * as gshmem_TYPENAME_iput / iget (<gshmem/update.h>), with the elements
+ * spread over the group's threads (element i by rank i mod group size);
+ * the group synchronizes before returning, so on return every element of
+ * an iget is in dest for every thread. */
+#define GSHMEMI_DEFINE_COOP_STRIDED_GROUP(NAME, TYPE, GROUP)                                         \
+  GSHMEM_DEVICE void gshmemx_##NAME##_iput_##GROUP(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
+                                                   ptrdiff_t sst, size_t nelems, int pe) {           \
+    gshmem::detail::iputmem_group<sizeof(TYPE)>(dest, source, dst, sst, nelems, pe,                  \
+                                                gshmem::detail::group_##GROUP{}, "gshmemx_" #NAME "_iput_" #GROUP); \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_##NAME##_iget_##GROUP(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
+                                                   ptrdiff_t sst, size_t nelems, int pe) {           \
+    gshmem::detail::igetmem_group<sizeof(TYPE)>(dest, source, dst, sst, nelems, pe,                  \
+                                                gshmem::detail::group_##GROUP{}, "gshmemx_" #NAME "_iget_" #GROUP); \
+  }
+#define GSHMEMI_DEFINE_COOP_STRIDED(NAME, TYPE)          \
+  GSHMEMI_DEFINE_COOP_STRIDED_GROUP(NAME, TYPE, warp)    \
+  GSHMEMI_DEFINE_COOP_STRIDED_GROUP(NAME, TYPE, block)
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_COOP_STRIDED)
+#undef GSHMEMI_DEFINE_COOP_STRIDED
+#undef GSHMEMI_DEFINE_COOP_STRIDED_GROUP
+#define GSHMEMI_DEFINE_COOP_SIZED_STRIDED_GROUP(SIZE, BYTES, GROUP)                                  \
+  GSHMEM_DEVICE void gshmemx_iput##SIZE##_##GROUP(void *dest, const void *source, ptrdiff_t dst,     \
+                                                  ptrdiff_t sst, size_t nelems, int pe) {            \
+    gshmem::detail::iputmem_group<BYTES>(dest, source, dst, sst, nelems, pe, gshmem::detail::group_##GROUP{}, \
+                                         "gshmemx_iput" #SIZE "_" #GROUP);                           \
+  }                                                                                                  \
+  GSHMEM_DEVICE void gshmemx_iget##SIZE##_##GROUP(void *dest, const void *source, ptrdiff_t dst,     \
+                                                  ptrdiff_t sst, size_t nelems, int pe) {            \
+    gshmem::detail::igetmem_group<BYTES>(dest, source, dst, sst, nelems, pe, gshmem::detail::group_##GROUP{}, \
+                                         "gshmemx_iget" #SIZE "_" #GROUP);                           \
+  }
+#define GSHMEMI_DEFINE_COOP_SIZED_STRIDED(SIZE, BYTES)        \
+  GSHMEMI_DEFINE_COOP_SIZED_STRIDED_GROUP(SIZE, BYTES, warp)  \
+  GSHMEMI_DEFINE_COOP_SIZED_STRIDED_GROUP(SIZE, BYTES, block)
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_DEFINE_COOP_SIZED_STRIDED)
+#undef GSHMEMI_DEFINE_COOP_SIZED_STRIDED
+#undef GSHMEMI_DEFINE_COOP_SIZED_STRIDED_GROUP
+
 /* ------------------------------------------------------ extended atomics
  * gshmemx_TYPENAME_atomic_fetch_<op>(dest, value, pe) / _atomic_<op>:
  * sub, max, min, nanmax, nanmin for the AMO types and float/double; add

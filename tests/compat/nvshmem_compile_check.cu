@@ -1,6 +1,6 @@
 // A program written for NVSHMEM, compiled against gshmem's compatibility
 // headers (include/gshmem/compat) without -rdc. Case 0 must compile; cases
-// 1-2 and 7 call an NVSHMEM routine gshmem does not provide, cases 3-6 a name
+// 1-2 and 7 call an NVSHMEM routine gshmem does not provide, cases 3-6 and 8 a name
 // NVSHMEM does not have; each must fail with a diagnostic that names it
 // (tests/compat/CMakeLists.txt).
 #include <nvshmem.h>
@@ -26,6 +26,57 @@ __global__ void k(int *flag, long *data, uint64_t *sig, size_t *idx, int *st, lo
   nvshmemx_putmem_signal_warp(data, data + 8, 64, sig, 1, NVSHMEM_SIGNAL_ADD, peer);
   nvshmem_fence();
 }
+// Sized and strided RMA: each name with NVSHMEM 3.5.1's signature (the
+// types written out as its headers declare them), every RMA type and size.
+#include <type_traits>
+#define CHECK_SIG(name, ...) static_assert(std::is_same<decltype(&name), __VA_ARGS__>::value, #name "'s signature")
+#define CHECK_STRIDED(T, TYPE)                                                                         \
+  CHECK_SIG(nvshmem_##T##_iput, void (*)(TYPE *, const TYPE *, ptrdiff_t, ptrdiff_t, size_t, int));    \
+  CHECK_SIG(nvshmem_##T##_iget, void (*)(TYPE *, const TYPE *, ptrdiff_t, ptrdiff_t, size_t, int));    \
+  CHECK_SIG(nvshmemx_##T##_iput_warp, void (*)(TYPE *, const TYPE *, ptrdiff_t, ptrdiff_t, size_t, int)); \
+  CHECK_SIG(nvshmemx_##T##_iget_block, void (*)(TYPE *, const TYPE *, ptrdiff_t, ptrdiff_t, size_t, int)); \
+  CHECK_SIG(nvshmemx_##T##_iput_on_stream,                                                             \
+            void (*)(TYPE *, const TYPE *, ptrdiff_t, ptrdiff_t, size_t, int, cudaStream_t));
+#define CHECK_SIZED(SIZE, BYTES)                                                                        \
+  CHECK_SIG(nvshmem_put##SIZE, void (*)(void *, const void *, size_t, int));                            \
+  CHECK_SIG(nvshmem_get##SIZE##_nbi, void (*)(void *, const void *, size_t, int));                      \
+  CHECK_SIG(nvshmemx_put##SIZE##_nbi_warp, void (*)(void *, const void *, size_t, int));                \
+  CHECK_SIG(nvshmemx_get##SIZE##_block, void (*)(void *, const void *, size_t, int));                   \
+  CHECK_SIG(nvshmemx_put##SIZE##_on_stream, void (*)(void *, const void *, size_t, int, cudaStream_t)); \
+  CHECK_SIG(nvshmemx_get##SIZE##_nbi_on_stream, void (*)(void *, const void *, size_t, int, cudaStream_t)); \
+  CHECK_SIG(nvshmem_put##SIZE##_signal,                                                                 \
+            void (*)(void *, const void *, size_t, uint64_t *, uint64_t, int, int));                    \
+  CHECK_SIG(nvshmemx_put##SIZE##_signal_nbi_on_stream,                                                  \
+            void (*)(void *, const void *, size_t, uint64_t *, uint64_t, int, int, cudaStream_t));      \
+  CHECK_SIG(nvshmem_iput##SIZE, void (*)(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int));     \
+  CHECK_SIG(nvshmemx_iget##SIZE##_warp, void (*)(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int)); \
+  CHECK_SIG(nvshmemx_iget##SIZE##_on_stream,                                                            \
+            void (*)(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int, cudaStream_t));
+__device__ void sized_and_strided_signatures() {
+  GSHMEM_FOR_EACH_RMA_TYPE(CHECK_STRIDED)
+  GSHMEM_FOR_EACH_RMA_SIZE(CHECK_SIZED)
+  CHECK_SIG(nvshmemx_put64_signal_warp, void (*)(void *, const void *, size_t, uint64_t *, uint64_t, int, int));
+  CHECK_SIG(nvshmemx_put128_signal_nbi_block,
+            void (*)(void *, const void *, size_t, uint64_t *, uint64_t, int, int));
+}
+__global__ void sized_and_strided(long *data, uint64_t *sig, int peer) {
+  nvshmem_long_iput(data, data + 64, 3, 2, 5, peer);
+  nvshmem_iget32(data, data + 64, 1, 7, 4, peer);
+  nvshmemx_double_iget_warp((double *)data, (const double *)data + 64, -1, 3, 8, peer);
+  nvshmemx_iput128_block(data, data + 64, 2, 2, 3, peer);
+  nvshmem_put16_nbi(data, data + 64, 9, peer);
+  nvshmemx_get8_warp(data, data + 64, 33, peer);
+  nvshmem_put128_signal_nbi(data, data + 64, 2, sig, 1, NVSHMEM_SIGNAL_ADD, peer);
+}
+void sized_and_strided_on_host(long *data, long *local, int peer, cudaStream_t s) {
+  nvshmem_put64(data, local, 4, peer);
+  nvshmem_int_iput((int *)data, (const int *)local, 2, 1, 4, peer);
+  nvshmemx_iget16_on_stream(local, data, 1, 3, 4, peer, s);
+  nvshmemx_ulong_iput_on_stream((unsigned long *)data, (const unsigned long *)local, 1, 1, 0, peer, s);
+}
+#undef CHECK_SIZED
+#undef CHECK_STRIDED
+#undef CHECK_SIG
 // NVSHMEM's numbers for the constants: code (bindings) that passes the
 // numbers themselves must mean the same thing.
 static_assert(NVSHMEM_CMP_EQ == 0 && NVSHMEM_CMP_NE == 1 && NVSHMEM_CMP_GT == 2 && NVSHMEM_CMP_LE == 3 &&
@@ -77,6 +128,10 @@ __global__ void k(float *dest) { nvshmem_float_atomic_compare_swap(dest, 0.f, 1.
 // NVSHMEM's device form (through its host proxy thread); gshmem has the
 // host form only (README, "Coming from NVSHMEM").
 __global__ void k(int status) { nvshmem_global_exit(status); }
+#elif GSHMEM_CHECK_CASE == 8
+// NVSHMEM 3.5.1 has no warp/block put16_signal (its size list there reads
+// 6); gshmem's own name is gshmemx_put16_signal_warp.
+__global__ void k(void *dest, uint64_t *sig) { nvshmemx_put16_signal_warp(dest, dest, 1, sig, 1, NVSHMEM_SIGNAL_SET, 0); }
 #endif
 
 #if GSHMEM_CHECK_CASE == 0

@@ -109,6 +109,36 @@ check(rows[-1].split() == ["all", "8", "names:", "provided", "5,", "refused", "1
       "counts in all: %s" % rows[-1])
 check(any(r.split()[:2] == ["function", "3"] for r in rows), "per kind: %s" % rows)
 
+# ---- the checked-in list and the census against it
+listing = os.path.join(work, "provided.tsv")
+with open(listing, "w") as f:
+    f.write(names_script.expected_file_text(sorted(expected.items()), verdicts, "a made-up header"))
+listed, baseline = names_script.read_names_file(listing)
+check(baseline == 5, "the written list's baseline is the provided count: %s" % baseline)
+check(sorted(n for n, _ in listed) == sorted(n for n in verdicts if verdicts[n] == "provided"),
+      "the written list holds the provided names: %s" % listed)
+check(dict(listed)["nvshmem_int_p"] == "function", "kinds kept in the list")
+check(names_script.expectation_failures(listed, baseline, verdicts) == [], "the same verdicts meet the list")
+worse = dict(verdicts)
+worse["nvshmem_int_p"] = "missing"
+problems = names_script.expectation_failures(listed, baseline, worse)
+check(len(problems) == 2 and "nvshmem_int_p (function) is no longer provided" in problems[0]
+      and "4 names provided, below the baseline of 5" in problems[1],
+      "a name gone missing and the count below the baseline are both named: %s" % problems)
+bad_list = os.path.join(work, "bad.tsv")
+with open(bad_list, "w") as f:
+    f.write("nvshmem_x\tfunction\nnvshmem_y routine\n")
+try:
+    names_script.read_names_file(bad_list)
+    check(False, "a malformed list line is refused")
+except ValueError as e:
+    check("bad.tsv:2" in str(e), "the malformed line is named: %s" % e)
+both = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_names.py"), work, "--names", listing,
+                       "--work", os.path.join(work, "names-work")], stdout=subprocess.PIPE,
+                      stderr=subprocess.STDOUT, text=True)
+check(both.returncode == 2 and "either NVSHMEM_SRC or --names" in both.stdout,
+      "NVSHMEM_SRC and --names together are refused: %d %s" % (both.returncode, both.stdout))
+
 # ---- a folder that is not an NVSHMEM source tree is refused
 refused = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_names.py"), work, "--work",
                           os.path.join(work, "names-work")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

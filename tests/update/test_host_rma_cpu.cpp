@@ -12,6 +12,7 @@
 using gshmemi::rma::check_amo;
 using gshmemi::rma::check_local;
 using gshmemi::rma::check_remote;
+using gshmemi::rma::check_remote_strided;
 using gshmemi::stream::HeapRange;
 
 TEST_CASE("host RMA before init: an error, nothing written, 0 fetched") {
@@ -84,6 +85,34 @@ TEST_CASE("host RMA argument checks") {
   }
   CHECK(check_amo(-1, 8).code == GSHMEMX_ERROR_INVALID_VALUE);
   CHECK(check_amo(GSHMEMI_HOST_AMO_COUNT, 8).code == GSHMEMX_ERROR_INVALID_VALUE);
+}
+
+TEST_CASE("host strided RMA checks the symmetric side's whole span") {
+  alignas(64) static char heap[4096];
+  const HeapRange range{reinterpret_cast<std::uintptr_t>(heap), sizeof(heap)};
+  // 10 ints, stride 3: bytes [0, 112) from the base.
+  CHECK(check_remote_strided(heap, 3, 4, 10, range, "dest").ok());
+  CHECK(check_remote_strided(heap + sizeof(heap) - 112, 3, 4, 10, range, "dest").ok());
+  CHECK(check_remote_strided(heap + sizeof(heap) - 108, 3, 4, 10, range, "dest").code == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  // Negative stride: the span lies below the base.
+  CHECK(check_remote_strided(heap + 108, -3, 4, 10, range, "source").ok());
+  CHECK(check_remote_strided(heap + 104, -3, 4, 10, range, "source").code == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  // Zero stride: one element.
+  CHECK(check_remote_strided(heap + sizeof(heap) - 16, 0, 16, 1000, range, "dest").ok());
+  // nelems 0: nothing checked, NULL allowed; NULL otherwise refused, naming the side.
+  CHECK(check_remote_strided(nullptr, 7, 8, 0, range, "dest").ok());
+  const auto null_source = check_remote_strided(nullptr, 1, 8, 1, range, "source");
+  CHECK(null_source.code == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(std::strstr(null_source.problem, "source is NULL") != nullptr);
+  // Alignment to the access unit: min(element, 8).
+  CHECK(check_remote_strided(heap + 2, 1, 4, 1, range, "dest").code == GSHMEMX_ERROR_MISALIGNED);
+  CHECK(check_remote_strided(heap + 8, 1, 16, 4, range, "dest").ok());
+  CHECK(check_remote_strided(heap + 4, 1, 16, 1, range, "dest").code == GSHMEMX_ERROR_MISALIGNED);
+  CHECK(check_remote_strided(heap + 1, 5, 1, 3, range, "dest").ok());
+  // A span past the address space: refused, not wrapped.
+  const auto huge = check_remote_strided(heap, PTRDIFF_MAX / 2, 8, 3, range, "dest");
+  CHECK(huge.code == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(std::strstr(huge.problem, "overflows") != nullptr);
 }
 
 TEST_CASE("host atomics carry every AMO type's bit pattern") {

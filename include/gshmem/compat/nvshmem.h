@@ -9,8 +9,9 @@
 // no -rdc.
 //
 // What is here (status of the port): initialization and the heap (host),
-// my_pe / n_pes / ptr, p / g / put / get [_nbi], putmem / getmem [_nbi]
-// and the standard atomics (host and device),
+// my_pe / n_pes / ptr, p / g / put / get [_nbi], putmem / getmem [_nbi],
+// the sized putSIZE / getSIZE [_nbi], the strided iput / iget (per type and
+// sized) and the standard atomics (host and device),
 // put_signal / putmem_signal [_nbi], signal_fetch, the standard atomics,
 // fence / quiet, and the whole point-to-point synchronization family
 // (wait_until, test, _all / _any / _some [_vector], signal_wait_until).
@@ -177,6 +178,45 @@ GSHMEMI_NV_HD void nvshmem_getmem(void *dest, const void *source, size_t bytes, 
 GSHMEMI_NV_HD void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe) {
   gshmem_getmem_nbi(dest, source, bytes, pe);
 }
+/* Sized (putSIZE / getSIZE [_nbi]) and strided (TYPENAME_iput / iget,
+ * iputSIZE / igetSIZE) RMA, host and device: gshmem's routines of the same
+ * names (<gshmem/update.h>), from GSHMEM_FOR_EACH_RMA_SIZE and the RMA
+ * table; nelems counts elements of SIZE bits (of TYPE), strides elements. */
+#define GSHMEMI_NV_SIZED_RMA(SIZE, BYTES)                                                                  \
+  GSHMEMI_NV_HD void nvshmem_put##SIZE(void *dest, const void *source, size_t nelems, int pe) {           \
+    gshmem_put##SIZE(dest, source, nelems, pe);                                                            \
+  }                                                                                                        \
+  GSHMEMI_NV_HD void nvshmem_put##SIZE##_nbi(void *dest, const void *source, size_t nelems, int pe) {     \
+    gshmem_put##SIZE##_nbi(dest, source, nelems, pe);                                                      \
+  }                                                                                                        \
+  GSHMEMI_NV_HD void nvshmem_get##SIZE(void *dest, const void *source, size_t nelems, int pe) {           \
+    gshmem_get##SIZE(dest, source, nelems, pe);                                                            \
+  }                                                                                                        \
+  GSHMEMI_NV_HD void nvshmem_get##SIZE##_nbi(void *dest, const void *source, size_t nelems, int pe) {     \
+    gshmem_get##SIZE##_nbi(dest, source, nelems, pe);                                                      \
+  }                                                                                                        \
+  GSHMEMI_NV_HD void nvshmem_iput##SIZE(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                        size_t nelems, int pe) {                                           \
+    gshmem_iput##SIZE(dest, source, dst, sst, nelems, pe);                                                 \
+  }                                                                                                        \
+  GSHMEMI_NV_HD void nvshmem_iget##SIZE(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                        size_t nelems, int pe) {                                           \
+    gshmem_iget##SIZE(dest, source, dst, sst, nelems, pe);                                                 \
+  }
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_NV_SIZED_RMA)
+#undef GSHMEMI_NV_SIZED_RMA
+#define GSHMEMI_NV_STRIDED_RMA(T, TYPE)                                                                    \
+  GSHMEMI_NV_HD void nvshmem_##T##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                        size_t nelems, int pe) {                                           \
+    gshmem_##T##_iput(dest, source, dst, sst, nelems, pe);                                                 \
+  }                                                                                                        \
+  GSHMEMI_NV_HD void nvshmem_##T##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                        size_t nelems, int pe) {                                           \
+    gshmem_##T##_iget(dest, source, dst, sst, nelems, pe);                                                 \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_STRIDED_RMA)
+#undef GSHMEMI_NV_STRIDED_RMA
+
 /* Atomics: fetch/set/swap (AMO and float types), compare_swap, inc/add
  * (AMO types: NVSHMEM has no float compare_swap), and/or/xor (bitwise
  * types). */
@@ -237,6 +277,18 @@ GSHMEM_FOR_EACH_AMO_BITWISE_TYPE(GSHMEMI_NV_AMO_BITWISE)
   }
 GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_PUT_SIGNAL)
 #undef GSHMEMI_NV_PUT_SIGNAL
+
+#define GSHMEMI_NV_SIZED_PUT_SIGNAL(SIZE, BYTES)                                                          \
+  GSHMEMI_NV_DEVICE void nvshmem_put##SIZE##_signal(void *dest, const void *source, size_t nelems,         \
+                                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem_put##SIZE##_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);                         \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE void nvshmem_put##SIZE##_signal_nbi(void *dest, const void *source, size_t nelems,     \
+                                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmem_put##SIZE##_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);                     \
+  }
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_NV_SIZED_PUT_SIGNAL)
+#undef GSHMEMI_NV_SIZED_PUT_SIGNAL
 
 GSHMEMI_NV_DEVICE void nvshmem_putmem_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
                                              uint64_t signal, int sig_op, int pe) {

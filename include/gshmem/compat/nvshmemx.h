@@ -40,8 +40,8 @@ static inline void nvshmemx_barrier_all_on_stream(cudaStream_t stream) { gshmemx
 /* ============================================================ host RMA on a stream
  * nvshmemx_TYPENAME_{p,g,put,put_nbi,get,get_nbi,put_signal_nbi}_on_stream,
  * nvshmemx_{putmem,getmem}[_nbi]_on_stream, nvshmemx_putmem_signal_nbi_on_stream,
- * nvshmemx_sync_all_on_stream (<gshmem/stream.h>). Not here: the sized
- * (put8/16/32/64/128) and strided (iput/iget) forms. */
+ * nvshmemx_sync_all_on_stream (<gshmem/stream.h>); below them the sized
+ * (put8/16/32/64/128 ...) and strided (iput/iget) forms. */
 #define GSHMEMI_NV_STREAM_RMA(T, TYPE)                                                                   \
   static inline void nvshmemx_##T##_p_on_stream(TYPE *dest, const TYPE value, int pe, cudaStream_t s) { \
     gshmemx_##T##_p_on_stream(dest, value, pe, s);                                                       \
@@ -101,6 +101,56 @@ static inline void nvshmemx_putmem_signal_nbi_on_stream(void *dest, const void *
                                                         cudaStream_t s) {
   gshmemx_putmem_signal_nbi_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, s);
 }
+/* Sized and strided forms on a stream (<gshmem/stream.h>). */
+#define GSHMEMI_NV_STREAM_SIZED(SIZE, BYTES)                                                             \
+  static inline void nvshmemx_put##SIZE##_on_stream(void *dest, const void *source, size_t nelems, int pe, \
+                                                    cudaStream_t s) {                                    \
+    gshmemx_put##SIZE##_on_stream(dest, source, nelems, pe, s);                                          \
+  }                                                                                                      \
+  static inline void nvshmemx_put##SIZE##_nbi_on_stream(void *dest, const void *source, size_t nelems,   \
+                                                        int pe, cudaStream_t s) {                        \
+    gshmemx_put##SIZE##_nbi_on_stream(dest, source, nelems, pe, s);                                      \
+  }                                                                                                      \
+  static inline void nvshmemx_get##SIZE##_on_stream(void *dest, const void *source, size_t nelems, int pe, \
+                                                    cudaStream_t s) {                                    \
+    gshmemx_get##SIZE##_on_stream(dest, source, nelems, pe, s);                                          \
+  }                                                                                                      \
+  static inline void nvshmemx_get##SIZE##_nbi_on_stream(void *dest, const void *source, size_t nelems,   \
+                                                        int pe, cudaStream_t s) {                        \
+    gshmemx_get##SIZE##_nbi_on_stream(dest, source, nelems, pe, s);                                      \
+  }                                                                                                      \
+  static inline void nvshmemx_put##SIZE##_signal_on_stream(void *dest, const void *source, size_t nelems, \
+                                                           uint64_t *sig_addr, uint64_t signal,          \
+                                                           int sig_op, int pe, cudaStream_t s) {         \
+    gshmemx_put##SIZE##_signal_on_stream(dest, source, nelems, sig_addr, signal, sig_op, pe, s);          \
+  }                                                                                                      \
+  static inline void nvshmemx_put##SIZE##_signal_nbi_on_stream(void *dest, const void *source,           \
+                                                               size_t nelems, uint64_t *sig_addr,        \
+                                                               uint64_t signal, int sig_op, int pe,      \
+                                                               cudaStream_t s) {                         \
+    gshmemx_put##SIZE##_signal_nbi_on_stream(dest, source, nelems, sig_addr, signal, sig_op, pe, s);      \
+  }                                                                                                      \
+  static inline void nvshmemx_iput##SIZE##_on_stream(void *dest, const void *source, ptrdiff_t dst,      \
+                                                     ptrdiff_t sst, size_t nelems, int pe, cudaStream_t s) { \
+    gshmemx_iput##SIZE##_on_stream(dest, source, dst, sst, nelems, pe, s);                               \
+  }                                                                                                      \
+  static inline void nvshmemx_iget##SIZE##_on_stream(void *dest, const void *source, ptrdiff_t dst,      \
+                                                     ptrdiff_t sst, size_t nelems, int pe, cudaStream_t s) { \
+    gshmemx_iget##SIZE##_on_stream(dest, source, dst, sst, nelems, pe, s);                               \
+  }
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_NV_STREAM_SIZED)
+#undef GSHMEMI_NV_STREAM_SIZED
+#define GSHMEMI_NV_STREAM_STRIDED(T, TYPE)                                                               \
+  static inline void nvshmemx_##T##_iput_on_stream(TYPE *dest, const TYPE *source, ptrdiff_t dst,        \
+                                                   ptrdiff_t sst, size_t nelems, int pe, cudaStream_t s) { \
+    gshmemx_##T##_iput_on_stream(dest, source, dst, sst, nelems, pe, s);                                 \
+  }                                                                                                      \
+  static inline void nvshmemx_##T##_iget_on_stream(TYPE *dest, const TYPE *source, ptrdiff_t dst,        \
+                                                   ptrdiff_t sst, size_t nelems, int pe, cudaStream_t s) { \
+    gshmemx_##T##_iget_on_stream(dest, source, dst, sst, nelems, pe, s);                                 \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_STREAM_STRIDED)
+#undef GSHMEMI_NV_STREAM_STRIDED
 /* ======================================================= end host RMA on a stream */
 
 /* ============================================================ init with attributes
@@ -203,6 +253,74 @@ GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_COOP_RMA_GROUPS)
 GSHMEMI_NV_COOP_MEM(warp)
 GSHMEMI_NV_COOP_MEM(block)
 #undef GSHMEMI_NV_COOP_MEM
+#endif  // __CUDACC__
+
+#if defined(__CUDACC__)
+/* Sized and strided warp/block forms (<gshmem/update_ext.h>). NVSHMEM
+ * 3.5.1 declares the warp/block putSIZE_signal forms for 8, 32, 64 and 128
+ * only (its size list there reads 6 for 16), so those come from
+ * GSHMEMI_FOR_EACH_RMA_SIZE_BUT_16; gshmem's own names have all five. */
+#define GSHMEMI_NV_COOP_SIZED(SIZE, BYTES, GROUP)                                                          \
+  GSHMEMI_NV_DEVICE void nvshmemx_put##SIZE##_##GROUP(void *dest, const void *source, size_t nelems, int pe) { \
+    gshmemx_put##SIZE##_##GROUP(dest, source, nelems, pe);                                                 \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE void nvshmemx_put##SIZE##_nbi_##GROUP(void *dest, const void *source, size_t nelems,   \
+                                                          int pe) {                                        \
+    gshmemx_put##SIZE##_nbi_##GROUP(dest, source, nelems, pe);                                             \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE void nvshmemx_get##SIZE##_##GROUP(void *dest, const void *source, size_t nelems, int pe) { \
+    gshmemx_get##SIZE##_##GROUP(dest, source, nelems, pe);                                                 \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE void nvshmemx_get##SIZE##_nbi_##GROUP(void *dest, const void *source, size_t nelems,   \
+                                                          int pe) {                                        \
+    gshmemx_get##SIZE##_nbi_##GROUP(dest, source, nelems, pe);                                             \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE void nvshmemx_iput##SIZE##_##GROUP(void *dest, const void *source, ptrdiff_t dst,      \
+                                                       ptrdiff_t sst, size_t nelems, int pe) {             \
+    gshmemx_iput##SIZE##_##GROUP(dest, source, dst, sst, nelems, pe);                                      \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE void nvshmemx_iget##SIZE##_##GROUP(void *dest, const void *source, ptrdiff_t dst,      \
+                                                       ptrdiff_t sst, size_t nelems, int pe) {             \
+    gshmemx_iget##SIZE##_##GROUP(dest, source, dst, sst, nelems, pe);                                      \
+  }
+#define GSHMEMI_NV_COOP_SIZED_GROUPS(SIZE, BYTES) \
+  GSHMEMI_NV_COOP_SIZED(SIZE, BYTES, warp)        \
+  GSHMEMI_NV_COOP_SIZED(SIZE, BYTES, block)
+GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_NV_COOP_SIZED_GROUPS)
+#undef GSHMEMI_NV_COOP_SIZED_GROUPS
+#undef GSHMEMI_NV_COOP_SIZED
+#define GSHMEMI_NV_COOP_SIZED_SIGNAL(SIZE, BYTES, GROUP)                                                   \
+  GSHMEMI_NV_DEVICE void nvshmemx_put##SIZE##_signal_##GROUP(void *dest, const void *source, size_t nelems, \
+                                                             uint64_t *sig_addr, uint64_t signal,          \
+                                                             int sig_op, int pe) {                         \
+    gshmemx_put##SIZE##_signal_##GROUP(dest, source, nelems, sig_addr, signal, sig_op, pe);                \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE void nvshmemx_put##SIZE##_signal_nbi_##GROUP(void *dest, const void *source,           \
+                                                                 size_t nelems, uint64_t *sig_addr,        \
+                                                                 uint64_t signal, int sig_op, int pe) {    \
+    gshmemx_put##SIZE##_signal_nbi_##GROUP(dest, source, nelems, sig_addr, signal, sig_op, pe);            \
+  }
+#define GSHMEMI_NV_COOP_SIZED_SIGNAL_GROUPS(SIZE, BYTES) \
+  GSHMEMI_NV_COOP_SIZED_SIGNAL(SIZE, BYTES, warp)        \
+  GSHMEMI_NV_COOP_SIZED_SIGNAL(SIZE, BYTES, block)
+GSHMEMI_FOR_EACH_RMA_SIZE_BUT_16(GSHMEMI_NV_COOP_SIZED_SIGNAL_GROUPS)
+#undef GSHMEMI_NV_COOP_SIZED_SIGNAL_GROUPS
+#undef GSHMEMI_NV_COOP_SIZED_SIGNAL
+#define GSHMEMI_NV_COOP_STRIDED(T, TYPE, GROUP)                                                            \
+  GSHMEMI_NV_DEVICE void nvshmemx_##T##_iput_##GROUP(TYPE *dest, const TYPE *source, ptrdiff_t dst,        \
+                                                     ptrdiff_t sst, size_t nelems, int pe) {               \
+    gshmemx_##T##_iput_##GROUP(dest, source, dst, sst, nelems, pe);                                        \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE void nvshmemx_##T##_iget_##GROUP(TYPE *dest, const TYPE *source, ptrdiff_t dst,        \
+                                                     ptrdiff_t sst, size_t nelems, int pe) {               \
+    gshmemx_##T##_iget_##GROUP(dest, source, dst, sst, nelems, pe);                                        \
+  }
+#define GSHMEMI_NV_COOP_STRIDED_GROUPS(T, TYPE) \
+  GSHMEMI_NV_COOP_STRIDED(T, TYPE, warp)        \
+  GSHMEMI_NV_COOP_STRIDED(T, TYPE, block)
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_COOP_STRIDED_GROUPS)
+#undef GSHMEMI_NV_COOP_STRIDED_GROUPS
+#undef GSHMEMI_NV_COOP_STRIDED
 #endif  // __CUDACC__
 
 /* ============================================================ barriers

@@ -19,6 +19,7 @@
 #include <gshmem/detail/update_amo.h>
 #include <gshmem/detail/update_api.h>
 #include <gshmem/detail/update_signal.h>
+#include <gshmem/detail/update_strided.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +47,14 @@ GSHMEM_API void gshmemi_host_putmem(void *dest, const void *source, size_t nbyte
                                     const char *routine);
 GSHMEM_API void gshmemi_host_getmem(void *dest, const void *source, size_t nbytes, int pe, int blocking,
                                     const char *routine);
+/* Host halves of the strided routines (iput / iget): element i of
+ * `elem_bytes` bytes (1, 2, 4, 8 or 16) goes from source[i * sst] to
+ * dest[i * dst], strides in elements. Ordering, blocking and errors as for
+ * putmem / getmem; the symmetric side's whole span must lie in the heap. */
+GSHMEM_API void gshmemi_host_iputmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t elem_bytes,
+                                     size_t nelems, int pe, int blocking, const char *routine);
+GSHMEM_API void gshmemi_host_igetmem(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t elem_bytes,
+                                     size_t nelems, int pe, int blocking, const char *routine);
 /* Host half of the atomics: operation `op` (GSHMEMI_HOST_AMO_*) on the
  * `size`-byte (4 or 8) object `dest` on PE `pe`, operands as bit patterns in
  * the low bytes. fetched != NULL: waits and stores the old value there;
@@ -147,6 +156,29 @@ GSHMEM_HD void rma_get(void *dest, const void *source, size_t nbytes, int pe, bo
   getmem_group(dest, source, nbytes, pe, group_thread{}, routine);
 #else
   gshmemi_host_getmem(dest, source, nbytes, pe, blocking ? 1 : 0, routine);
+#endif
+}
+
+// Strided put and get of elements of Bytes bytes. Device: one thread
+// (update_strided.h), each element a relaxed system-scope access, movable
+// like put's; the data is issued (iput) or in dest (iget) on return.
+template <size_t Bytes>
+GSHMEM_HD void rma_iput(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe,
+                        const char *routine) {
+#if GSHMEM_IN_DEVICE_CODE
+  iputmem_group<Bytes>(dest, source, dst, sst, nelems, pe, group_thread{}, routine);
+#else
+  gshmemi_host_iputmem(dest, source, dst, sst, Bytes, nelems, pe, 1, routine);
+#endif
+}
+
+template <size_t Bytes>
+GSHMEM_HD void rma_iget(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe,
+                        const char *routine) {
+#if GSHMEM_IN_DEVICE_CODE
+  igetmem_group<Bytes>(dest, source, dst, sst, nelems, pe, group_thread{}, routine);
+#else
+  gshmemi_host_igetmem(dest, source, dst, sst, Bytes, nelems, pe, 1, routine);
 #endif
 }
 
