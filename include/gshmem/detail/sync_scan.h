@@ -162,11 +162,15 @@ GSHMEM_HD batch_result scan_batch(const T *ivars, size_t limit, const int *statu
   }
   // Two compares per element into two masks; the comparison is applied to
   // the masks once (out-of-range elements are dropped by `included`).
+  // One comparison value needs no bound (`included` drops what lies out of
+  // range): guarding it per element put two uniform compares and selects
+  // per element into every batch's comparison, whole or not (sm_90).
+  constexpr bool kPerElement = std::is_same<Expect, per_element_value<T>>::value;
   unsigned less = 0, greater = 0;
   GSHMEMI_UNROLL
   for (unsigned j = 0; j < B; ++j) {
     const size_t i = first + (size_t)j * stride;
-    const T want = whole || (size_t)j * stride < ahead ? expect(i) : T{};  // a per-element value only in range
+    const T want = !kPerElement || whole || (size_t)j * stride < ahead ? expect(i) : T{};  // per-element: in range only
     less |= (unsigned)(value[j] < want) << j;
     greater |= (unsigned)(want < value[j]) << j;
   }
