@@ -15,7 +15,18 @@
 //                 when inlined into a kernel's loop, so that the kernel
 //                 launches with 1024 threads without __launch_bounds__
 //                 (tests/launch). A pass over n elements costs about
-//                 n / batch load latencies. 0 for the groups, which use:
+//                 n / batch load latencies. Used for per-element
+//                 comparison values (half of it: 6 loads of 8 bytes).
+//   kOneValueScanRegisters one thread, one comparison value (_all, _some,
+//                 and _any below one wide batch): 32, 16 loads of 8 bytes
+//                 (one 128-byte line), 32 of 4 bytes or less, as the default
+//                 _any scan. The tested kernels: _some and _all 48 registers,
+//                 with a status array and a run-time cmp 48 and 52 (sm_90,
+//                 nvcc 13.0); 40 (20 loads) made them 56-62. With 24 (12
+//                 loads) _some ran 2.4-2.6x slower than the tree with 32 in
+//                 flight on a random producer (n = 512..8192, 2 x H100): its
+//                 time per batch did not change, its batches did.
+//                 0 for the groups, which use:
 //   kWideAnyRegisters one thread: registers of polled values per batch of
 //                 the _any scans with one comparison value (scan_any_wide in
 //                 sync_scan.h), twice the loads of 8 bytes in flight that
@@ -109,6 +120,7 @@ struct single_group_of {
   static_assert(WideAnyLoads == 16 || WideAnyLoads == 32,
                 "the one-thread _any scans keep 16 (default) or 32 loads of 8 bytes in flight");
   static constexpr unsigned kScanRegisters = 24;
+  static constexpr unsigned kOneValueScanRegisters = 32;
   static constexpr unsigned kWideAnyRegisters = 2 * WideAnyLoads;
   static constexpr bool kAcquireBeforeAgreement = false;
   static constexpr unsigned kLeadWarpAll = 0;
@@ -143,6 +155,7 @@ __device__ __forceinline__ unsigned linear_thread_index() {
 struct warp_group {
   static constexpr unsigned kFull = 0xffffffffu;
   static constexpr unsigned kScanRegisters = 0;
+  static constexpr unsigned kOneValueScanRegisters = 0;
   static constexpr unsigned kWideAnyRegisters = 0;
   static constexpr unsigned kScanBatch = 8;
   static constexpr unsigned kAllScanBatch = 11;
@@ -237,6 +250,7 @@ struct block_scratch {
 // memory semantics.
 struct block_group {
   static constexpr unsigned kScanRegisters = 0;
+  static constexpr unsigned kOneValueScanRegisters = 0;
   static constexpr unsigned kWideAnyRegisters = 0;
   static constexpr unsigned kScanBatch = 4;
   static constexpr unsigned kAllScanBatch = 4;

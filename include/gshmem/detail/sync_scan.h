@@ -63,25 +63,31 @@ GSHMEM_HD void report_array_timeout(const array_wait_report<T, Expect> *r) {
 // numbers. One thread has only its own, and the budget is registers: every
 // routine inlined into a kernel must leave it launchable with 1024 threads
 // (64 registers per thread) without __launch_bounds__ (tests/launch checks
-// every form, inlined into a loop). One thread polls G::kScanRegisters (24)
-// registers' worth of elements per batch: 12 loads in flight for 8-byte
-// elements, 24 for elements of 4 bytes or less (a batch mask has 32 bits),
-// half as many with per-element comparison values, which are loaded beside
-// them. The trade-off: a pass over n elements costs about n / batch load
-// latencies, so an 8-byte one-thread pass takes about 8/3 times the load
-// latencies of the former 32 in flight (which needed about 170 registers
-// and __launch_bounds__ beyond 384 threads), a 4-byte one 4/3 times. (How
+// every form, inlined into a loop). One thread polls, with one comparison
+// value, G::kOneValueScanRegisters (32) registers' worth of elements per
+// batch (_all, _some; the _any scans below one wide batch take 24): 16
+// loads in flight for 8-byte elements, 32 for elements of 4 bytes or less
+// (a batch mask has 32 bits); with per-element comparison values, which
+// are loaded beside them, G::kScanRegisters / 2 (12): 6 and 12. The
+// trade-off: a pass over n elements costs about n / batch load latencies
+// (the time of a batch hardly depends on its size), so an 8-byte
+// one-thread pass takes about twice the load latencies of the former 32 in
+// flight (which needed about 170 registers and __launch_bounds__ beyond 384
+// threads); with 12 it took 8/3 times (_some 2.4-2.6x the former time on
+// a random producer, 2 x H100). (How
 // many of a batch's loads ptxas really issues before it compares the first
 // is its own scheduling choice; with these batches the SASS issues whole
 // batches.) A warp form scans 8 to 11 elements per lane, n / (32 * 11)
 // latencies per pass: for arrays of thousands of elements one warp is the
 // fast choice.
-template <class G, class Expect>
+template <class G, class Expect, bool OneValueWide = true>
 GSHMEM_HD constexpr unsigned scan_batch_of() {
   using T = typename Expect::value_type;
   constexpr bool per_element = std::is_same<Expect, per_element_value<T>>::value;
   if constexpr (G::kScanRegisters > 0) {
-    constexpr unsigned regs = per_element ? G::kScanRegisters / 2 : G::kScanRegisters;
+    constexpr unsigned regs = per_element     ? G::kScanRegisters / 2
+                              : OneValueWide ? G::kOneValueScanRegisters
+                                             : G::kScanRegisters;
     constexpr unsigned per_value = sizeof(T) <= 4 ? 1u : (unsigned)(sizeof(T) / 4);
     constexpr unsigned n = regs / per_value;
     return n > 32u ? 32u : (n < 1u ? 1u : n);
@@ -162,11 +168,15 @@ GSHMEM_HD batch_result scan_batch(const T *ivars, size_t limit, const int *statu
   }
   // Two compares per element into two masks; the comparison is applied to
   // the masks once (out-of-range elements are dropped by `included`).
+  // One comparison value needs no bound (`included` drops what lies out of
+  // range): guarding it per element put two uniform compares and selects
+  // per element into every batch's comparison, whole or not (sm_90).
+  constexpr bool kPerElement = std::is_same<Expect, per_element_value<T>>::value;
   unsigned less = 0, greater = 0;
   GSHMEMI_UNROLL
   for (unsigned j = 0; j < B; ++j) {
     const size_t i = first + (size_t)j * stride;
-    const T want = whole || (size_t)j * stride < ahead ? expect(i) : T{};  // a per-element value only in range
+    const T want = !kPerElement || whole || (size_t)j * stride < ahead ? expect(i) : T{};  // per-element: in range only
     less |= (unsigned)(value[j] < want) << j;
     greater |= (unsigned)(want < value[j]) << j;
   }
@@ -579,7 +589,13 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
   } else {
     GSHMEMI_ARRAY_WAIT_REPORT;
     watchdog wd(Wait && g.is_leader(), ctx.timeout_ns, start_on_first_tick);
-    constexpr unsigned B = scan_batch_of<G, Expect>();
+    // One thread, one comparison value: only arrays below one wide batch
+    // come here, and kScanRegisters' batch (12 loads of 8 bytes, 24 of 4)
+    // covers them in one or two passes' steps, as before;
+    // kOneValueScanRegisters' would put a YIELD of the candidate loop into
+    // its batch and registers into tests/launch's one-thread _any kernels
+    // (62-64 already) for at most one step.
+    constexpr unsigned B = scan_batch_of<G, Expect, false>();
     const comparison holds(cmp);
     bool nonempty = status == nullptr;  // nelems > 0 here
     if constexpr (is_one_thread<G>() && std::is_same<Expect, same_value<T>>::value) {
