@@ -143,8 +143,10 @@ GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, si
 GSHMEM_HD_CONSTEXPR bool collective_overlap(unsigned long long dest, unsigned long long dest_bytes,
                                             unsigned long long source, unsigned long long source_bytes,
                                             bool equal_ok) {
-  return dest_bytes != 0 && source_bytes != 0 && !(equal_ok && dest == source) && dest < source + source_bytes &&
-         source < dest + dest_bytes;
+  // Differences, not ends: a range that ends at the top of the address
+  // space does not wrap to a false "no overlap".
+  return dest_bytes != 0 && source_bytes != 0 && !(equal_ok && dest == source) &&
+         (dest >= source ? dest - source < source_bytes : source - dest < dest_bytes);
 }
 
 // alltoall's order: the k-th peer (k = 0 .. size - 1) a member of team
