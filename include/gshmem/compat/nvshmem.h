@@ -19,8 +19,8 @@
 // <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms);
 // teams (WORLD, SHARED, NODE, SAME_MYPE_NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
 // team_sync and barrier on host, device and stream); collective launch
-// (<nvshmemx.h>); max/min/sum/prod reductions and fcollect (host, device,
-// warp, block, on stream); registration of a program's own buffers
+// (<nvshmemx.h>); max/min/sum/prod reductions, fcollect, broadcast, alltoall
+// and their *mem forms (host, device, warp, block, on stream); registration of a program's own buffers
 // (nvshmemx_buffer_register_symmetric / _unregister_symmetric, <nvshmemx.h>).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
 // fails to compile and the compiler's message names it. Conversely, only
