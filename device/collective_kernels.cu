@@ -60,5 +60,50 @@ cudaError_t preload_collective_kernels() {
   return loader.result();
 }
 
+
+// ------------------------------------------------ broadcast, alltoall, *mem
+namespace {
+
+__global__ void __launch_bounds__(kCollectiveThreads) broadcast_bytes_kernel(int team, void *dest, const void *source,
+                                                                              size_t nbytes, int root) {
+  __shared__ gd::block_scratch scratch;
+  gd::block_group g(&scratch);
+  (void)gd::team_broadcast_bytes(g, team, dest, source, nbytes, root, "gshmemx_broadcast_on_stream");
+}
+
+__global__ void __launch_bounds__(kCollectiveThreads) alltoall_bytes_kernel(int team, void *dest, const void *source,
+                                                                             size_t block_bytes) {
+  __shared__ gd::block_scratch scratch;
+  gd::block_group g(&scratch);
+  (void)gd::team_alltoall_bytes(g, team, dest, source, block_bytes, "gshmemx_alltoall_on_stream");
+}
+
+}  // namespace
+
+cudaError_t launch_broadcast_bytes(int team, void *dest, const void *source, size_t nbytes, int root,
+                                   cudaStream_t stream) {
+  broadcast_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, nbytes, root);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size_t block_bytes, cudaStream_t stream) {
+  alltoall_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, block_bytes);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_fcollect_bytes(int team, void *dest, const void *source, size_t nbytes, cudaStream_t stream) {
+  fcollect_kernel<unsigned char><<<1, kCollectiveThreads, 0, stream>>>(
+      team, static_cast<unsigned char *>(dest), static_cast<const unsigned char *>(source), nbytes);
+  return cudaGetLastError();
+}
+
+cudaError_t preload_data_collective_kernels() {
+  KernelLoader loader;
+  loader.load(&broadcast_bytes_kernel);
+  loader.load(&alltoall_bytes_kernel);
+  // fcollectmem's kernel is uchar's fcollect, loaded by preload_collective_kernels.
+  return loader.result();
+}
+
 }  // namespace team
 }  // namespace gshmemi

@@ -118,3 +118,141 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_COLLECTIVE_ENTRIES)
 #undef GSHMEMI_DEFINE_REDUCE_ENTRY
 
 }  // extern "C"
+
+// ------------------------------------------------ broadcast, alltoall, *mem
+// Host and on-stream forms of broadcast, alltoall and the byte forms of
+// fcollect: the checks below, then one byte kernel (device/
+// collective_kernels.cu) for every type.
+namespace gshmemi {
+namespace team {
+namespace {
+
+enum data_collective { data_broadcast, data_alltoall, data_fcollect };
+
+// Whether [p, p + bytes) lies in the symmetric heap (its user part) or in
+// one registered buffer.
+bool symmetric_range(const void *p, std::size_t bytes) {
+  const gshmemi_device_state_t *s = gshmemi_host_state();
+  const std::uintptr_t user = reinterpret_cast<std::uintptr_t>(s->heap_base) + GSHMEMI_INTERNAL_REGION_BYTES;
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(s->heap_base) + s->heap_size;
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  return (a >= user && a <= end && end - a >= bytes) || registered_range(a, bytes);
+}
+
+// The checks of one call: team, PE_root (broadcast), the byte counts, NULL
+// buffers, the buffer the peers reach (broadcast and fcollect: source;
+// alltoall: dest) inside the symmetric memory, overlap (broadcast lets
+// dest == source pass). *unit_bytes: nelems * elem_bytes (what the kernel
+// takes). What is not checked: that every member passes the same root and
+// nelems (docs/api.md).
+int check_data(const char *fn, data_collective kind, int team, const void *dest, const void *source,
+               std::size_t nelems, std::size_t elem_bytes, int root, std::size_t *unit_bytes) {
+  set_last_error(GSHMEM_SUCCESS);
+  if (!gshmemx_initialized())
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_INITIALIZED, "%s called before gshmem_init (or after gshmem_finalize)", fn);
+  gd::team_desc d;
+  if (!find_team(team, &d))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: team %d is not a valid team on this PE (not created, destroyed, or this PE is not a "
+                         "member)", fn, team);
+  if (kind == data_broadcast && (root < 0 || root >= d.size))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: PE_root %d is not a rank of team %d (size %d: 0 .. %d)", fn,
+                         root, team, d.size, d.size - 1);
+  const std::size_t blocks = kind == data_broadcast ? 1 : (std::size_t)d.size;
+  if (gd::collective_bytes_overflow(nelems, elem_bytes, blocks))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: nelems %zu (x %zu bytes x %zu blocks) overflows a size_t", fn,
+                         nelems, elem_bytes, blocks);
+  const std::size_t unit = nelems * elem_bytes, total = unit * blocks;
+  *unit_bytes = unit;
+  if (unit == 0) return GSHMEM_SUCCESS;
+  if (!dest || !source)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: %s is NULL with a count > 0", fn, dest ? "source" : "dest");
+  const std::size_t dest_bytes = kind == data_broadcast ? unit : total;
+  const std::size_t source_bytes = kind == data_alltoall ? total : unit;
+  const bool dest_symmetric = kind == data_alltoall;
+  const void *sym = dest_symmetric ? dest : source;
+  const std::size_t sym_bytes = dest_symmetric ? dest_bytes : source_bytes;
+  if (!symmetric_range(sym, sym_bytes))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_SYMMETRIC,
+                         "%s: %s %p (%zu bytes) is not inside the symmetric heap (gshmem_malloc) or a registered "
+                         "buffer", fn, dest_symmetric ? "dest" : "source", sym, sym_bytes);
+  const bool equal_ok = kind == data_broadcast;
+  if (gd::collective_overlap(reinterpret_cast<std::uintptr_t>(dest), dest_bytes,
+                             reinterpret_cast<std::uintptr_t>(source), source_bytes, equal_ok))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: dest %p and source %p overlap%s", fn, dest, source,
+                         equal_ok ? " without being equal" : "");
+  return GSHMEM_SUCCESS;
+}
+
+cudaError_t launch_data(data_collective kind, int team, void *dest, const void *source, std::size_t unit, int root,
+                        cudaStream_t stream) {
+  switch (kind) {
+    case data_broadcast: return launch_broadcast_bytes(team, dest, source, unit, root, stream);
+    case data_alltoall: return launch_alltoall_bytes(team, dest, source, unit, stream);
+    default: return launch_fcollect_bytes(team, dest, source, unit, stream);
+  }
+}
+
+// An on-stream form (stream given) or a host form (stream NULL: the team
+// stream, waited for).
+int data_entry(const char *fn, data_collective kind, int team, void *dest, const void *source, std::size_t nelems,
+               std::size_t elem_bytes, int root, const cudaStream_t *stream) {
+  std::size_t unit = 0;
+  const int rc = check_data(fn, kind, team, dest, source, nelems, elem_bytes, root, &unit);
+  if (rc != GSHMEM_SUCCESS) return rc;
+  if (stream) return report_launch(fn, team, launch_data(kind, team, dest, source, unit, root, *stream));
+  return run_blocking(fn, team, [&](cudaStream_t s) { return launch_data(kind, team, dest, source, unit, root, s); });
+}
+
+}  // namespace
+}  // namespace team
+}  // namespace gshmemi
+
+extern "C" {
+
+#define GSHMEMI_DEFINE_DATA_COLLECTIVE_ENTRIES(NAME, TYPE)                                                    \
+  int gshmemx_##NAME##_broadcast_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, \
+                                           int PE_root, cudaStream_t stream) {                                \
+    return data_entry("gshmemx_" #NAME "_broadcast_on_stream", data_broadcast, team, dest, source, nelems,    \
+                      sizeof(TYPE), PE_root, &stream);                                                        \
+  }                                                                                                           \
+  int gshmemi_host_##NAME##_broadcast(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems,      \
+                                      int PE_root) {                                                          \
+    return data_entry("gshmem_" #NAME "_broadcast", data_broadcast, team, dest, source, nelems, sizeof(TYPE), \
+                      PE_root, nullptr);                                                                      \
+  }                                                                                                           \
+  int gshmemx_##NAME##_alltoall_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems,  \
+                                          cudaStream_t stream) {                                              \
+    return data_entry("gshmemx_" #NAME "_alltoall_on_stream", data_alltoall, team, dest, source, nelems,      \
+                      sizeof(TYPE), 0, &stream);                                                              \
+  }                                                                                                           \
+  int gshmemi_host_##NAME##_alltoall(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems) {     \
+    return data_entry("gshmem_" #NAME "_alltoall", data_alltoall, team, dest, source, nelems, sizeof(TYPE), 0, \
+                      nullptr);                                                                               \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_DATA_COLLECTIVE_ENTRIES)
+#undef GSHMEMI_DEFINE_DATA_COLLECTIVE_ENTRIES
+
+int gshmemx_broadcastmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root,
+                                   cudaStream_t stream) {
+  return data_entry("gshmemx_broadcastmem_on_stream", data_broadcast, team, dest, source, nelems, 1, PE_root, &stream);
+}
+int gshmemi_host_broadcastmem(gshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root) {
+  return data_entry("gshmem_broadcastmem", data_broadcast, team, dest, source, nelems, 1, PE_root, nullptr);
+}
+int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                  cudaStream_t stream) {
+  return data_entry("gshmemx_alltoallmem_on_stream", data_alltoall, team, dest, source, nelems, 1, 0, &stream);
+}
+int gshmemi_host_alltoallmem(gshmem_team_t team, void *dest, const void *source, size_t nelems) {
+  return data_entry("gshmem_alltoallmem", data_alltoall, team, dest, source, nelems, 1, 0, nullptr);
+}
+int gshmemx_fcollectmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                  cudaStream_t stream) {
+  return data_entry("gshmemx_fcollectmem_on_stream", data_fcollect, team, dest, source, nelems, 1, 0, &stream);
+}
+int gshmemi_host_fcollectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems) {
+  return data_entry("gshmem_fcollectmem", data_fcollect, team, dest, source, nelems, 1, 0, nullptr);
+}
+
+}  // extern "C"

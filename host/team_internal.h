@@ -62,5 +62,14 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_COLLECTIVE_LAUNCHERS)
 #undef GSHMEMI_DECLARE_REDUCE_LAUNCHER
 cudaError_t preload_collective_kernels();
 
+// broadcast, alltoall and the byte forms of fcollect (also
+// device/collective_kernels.cu): one kernel each over bytes serves every
+// type; one block of kCollectiveThreads threads runs the block form.
+cudaError_t launch_broadcast_bytes(int team, void *dest, const void *source, size_t nbytes, int root,
+                                   cudaStream_t stream);
+cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size_t block_bytes, cudaStream_t stream);
+cudaError_t launch_fcollect_bytes(int team, void *dest, const void *source, size_t nbytes, cudaStream_t stream);
+cudaError_t preload_data_collective_kernels();
+
 }  // namespace team
 }  // namespace gshmemi

@@ -71,3 +71,83 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_COLLECTIVES)
 #undef GSHMEMI_DEFINE_COLLECTIVES
 #undef GSHMEMI_DEFINE_REDUCE_OP
 #undef GSHMEMI_COLLECTIVE_BODY
+
+// ------------------------------------------------ broadcast, alltoall, *mem
+// gshmem_TYPENAME_broadcast(team, dest, source, nelems, PE_root): dest[i] =
+//   source[i] of team rank PE_root, i < nelems, on every member, the root
+//   included. PE_root is a team rank (0 .. n_pes(team) - 1). dest == source
+//   is allowed (the root's data stays where it is); any other overlap is
+//   not. source is symmetric (read on the root).
+// gshmem_TYPENAME_alltoall(team, dest, source, nelems): dest[r * nelems + i]
+//   on team rank j = source[j * nelems + i] on team rank r, for every pair of
+//   members (dest and source hold n_pes(team) * nelems elements each, and do
+//   not overlap at all). dest is symmetric (written by the members).
+// gshmem_broadcastmem / gshmem_alltoallmem / gshmem_fcollectmem: the same
+//   over bytes (nelems counts bytes; any alignment).
+// TYPENAME in GSHMEM_FOR_EACH_RMA_TYPE. Collective over the team, like the
+// reductions above: every member calls with the same team, nelems, PE_root
+// and symmetric addresses (a PE that passes another PE_root or nelems is
+// not detected: docs/api.md). Return 0, or -1 (device: a diagnostic line;
+// host: an error code) for an invalid team, a PE_root outside the team or
+// overlapping buffers, with nothing done. A buffer that runs past the
+// symmetric heap: host, an error code (NOT_SYMMETRIC); device, a diagnostic
+// line and a trap, as for any other address that is not symmetric.
+// ORDERING: as the reductions: every store the caller made to its source
+// before the call is read by the members (the call starts with a team
+// sync); dest is complete for the caller when the call returns; no member
+// reads a source, or writes a dest, after any member returned (the call
+// ends with a team sync). Every member must be a P2P peer (the remote path
+// has no form of these routines: docs/remote.md).
+GSHMEM_BEGIN_EXTERN_C
+#define GSHMEMI_DECLARE_HOST_DATA_COLLECTIVES(NAME, TYPE)                                                  \
+  GSHMEM_API int gshmemi_host_##NAME##_broadcast(gshmem_team_t team, TYPE *dest, const TYPE *source,      \
+                                                 size_t nelems, int PE_root);                             \
+  GSHMEM_API int gshmemi_host_##NAME##_alltoall(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems);
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DECLARE_HOST_DATA_COLLECTIVES)
+#undef GSHMEMI_DECLARE_HOST_DATA_COLLECTIVES
+GSHMEM_API int gshmemi_host_broadcastmem(gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                         int PE_root);
+GSHMEM_API int gshmemi_host_alltoallmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
+GSHMEM_API int gshmemi_host_fcollectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
+GSHMEM_END_EXTERN_C
+
+#if GSHMEM_IN_DEVICE_CODE
+#define GSHMEMI_DATA_COLLECTIVE_BODY(DEVICE_CALL, HOST_CALL) \
+  gshmem::detail::single_group g;                            \
+  return DEVICE_CALL;
+#else
+#define GSHMEMI_DATA_COLLECTIVE_BODY(DEVICE_CALL, HOST_CALL) return HOST_CALL;
+#endif
+
+#define GSHMEMI_DEFINE_DATA_COLLECTIVES(NAME, TYPE)                                                          \
+  GSHMEM_HD int gshmem_##NAME##_broadcast(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, \
+                                          int PE_root) {                                                     \
+    GSHMEMI_DATA_COLLECTIVE_BODY((gshmem::detail::team_broadcast(g, team, dest, source, nelems, PE_root,     \
+                                                                 "gshmem_" #NAME "_broadcast")),             \
+                                 gshmemi_host_##NAME##_broadcast(team, dest, source, nelems, PE_root))       \
+  }                                                                                                          \
+  GSHMEM_HD int gshmem_##NAME##_alltoall(gshmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems) { \
+    GSHMEMI_DATA_COLLECTIVE_BODY(                                                                            \
+        (gshmem::detail::team_alltoall(g, team, dest, source, nelems, "gshmem_" #NAME "_alltoall")),         \
+        gshmemi_host_##NAME##_alltoall(team, dest, source, nelems))                                          \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_DATA_COLLECTIVES)
+#undef GSHMEMI_DEFINE_DATA_COLLECTIVES
+
+GSHMEM_HD int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root) {
+  GSHMEMI_DATA_COLLECTIVE_BODY(
+      (gshmem::detail::team_broadcast_bytes(g, team, dest, source, nelems, PE_root, "gshmem_broadcastmem")),
+      gshmemi_host_broadcastmem(team, dest, source, nelems, PE_root))
+}
+GSHMEM_HD int gshmem_alltoallmem(gshmem_team_t team, void *dest, const void *source, size_t nelems) {
+  GSHMEMI_DATA_COLLECTIVE_BODY(
+      (gshmem::detail::team_alltoall_bytes(g, team, dest, source, nelems, "gshmem_alltoallmem")),
+      gshmemi_host_alltoallmem(team, dest, source, nelems))
+}
+GSHMEM_HD int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems) {
+  GSHMEMI_DATA_COLLECTIVE_BODY((gshmem::detail::team_fcollect(g, team, static_cast<unsigned char *>(dest),
+                                                              static_cast<const unsigned char *>(source), nelems,
+                                                              "gshmem_fcollectmem")),
+                               gshmemi_host_fcollectmem(team, dest, source, nelems))
+}
+#undef GSHMEMI_DATA_COLLECTIVE_BODY

@@ -68,3 +68,79 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_STREAM_COLLECTIVES)
 #undef GSHMEMI_DECLARE_STREAM_COLLECTIVES
 #undef GSHMEMI_DECLARE_STREAM_REDUCE_OP
 GSHMEM_END_EXTERN_C
+
+// ------------------------------------------------ broadcast, alltoall, *mem
+// gshmemx_TYPENAME_broadcast_warp / _block, gshmemx_TYPENAME_alltoall_warp /
+//   _block, gshmemx_broadcastmem_warp / _block, gshmemx_alltoallmem_warp /
+//   _block, gshmemx_fcollectmem_warp / _block: the group forms (called as the
+//   reductions' above) of <gshmem/collectives.h>'s broadcast, alltoall and
+//   *mem routines; same semantics, rules and ordering.
+// gshmemx_TYPENAME_broadcast_on_stream, gshmemx_TYPENAME_alltoall_on_stream,
+//   gshmemx_broadcastmem_on_stream, gshmemx_alltoallmem_on_stream,
+//   gshmemx_fcollectmem_on_stream: one block on `stream` runs the block form,
+//   as fcollect_on_stream. Returns 0 once enqueued, or an error code with
+//   nothing enqueued (logged, gshmemx_get_last_error): invalid team, PE_root
+//   outside the team, NULL buffers with a count > 0, a count whose bytes
+//   overflow, overlapping buffers (INVALID_VALUE); the symmetric buffer
+//   (broadcast: source, alltoall: dest, fcollect: source) not inside the
+//   symmetric heap or a registered buffer for all its bytes (NOT_SYMMETRIC);
+//   before init; launch failure.
+#if defined(__CUDACC__)
+#define GSHMEMI_DATA_GROUP_WARP gshmem::detail::warp_group g;
+#define GSHMEMI_DATA_GROUP_BLOCK                    \
+  __shared__ gshmem::detail::block_scratch scratch; \
+  gshmem::detail::block_group g(&scratch);
+#define GSHMEMI_DEFINE_GROUP_DATA_COLLECTIVES(NAME, TYPE, GROUP, GROUP_DECL)                                     \
+  GSHMEM_DEVICE int gshmemx_##NAME##_broadcast_##GROUP(gshmem_team_t team, TYPE *dest, const TYPE *source,         \
+                                                       size_t nelems, int PE_root) {                               \
+    GROUP_DECL return gshmem::detail::team_broadcast(g, team, dest, source, nelems, PE_root,                       \
+                                                     "gshmemx_" #NAME "_broadcast_" #GROUP);                       \
+  }                                                                                                                \
+  GSHMEM_DEVICE int gshmemx_##NAME##_alltoall_##GROUP(gshmem_team_t team, TYPE *dest, const TYPE *source,          \
+                                                      size_t nelems) {                                             \
+    GROUP_DECL return gshmem::detail::team_alltoall(g, team, dest, source, nelems,                                 \
+                                                    "gshmemx_" #NAME "_alltoall_" #GROUP);                         \
+  }
+#define GSHMEMI_DEFINE_WARP_BLOCK_DATA_COLLECTIVES(NAME, TYPE)                            \
+  GSHMEMI_DEFINE_GROUP_DATA_COLLECTIVES(NAME, TYPE, warp, GSHMEMI_DATA_GROUP_WARP)        \
+  GSHMEMI_DEFINE_GROUP_DATA_COLLECTIVES(NAME, TYPE, block, GSHMEMI_DATA_GROUP_BLOCK)
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DEFINE_WARP_BLOCK_DATA_COLLECTIVES)
+#undef GSHMEMI_DEFINE_WARP_BLOCK_DATA_COLLECTIVES
+#undef GSHMEMI_DEFINE_GROUP_DATA_COLLECTIVES
+#define GSHMEMI_DEFINE_GROUP_MEM_COLLECTIVES(GROUP, GROUP_DECL)                                                    \
+  GSHMEM_DEVICE int gshmemx_broadcastmem_##GROUP(gshmem_team_t team, void *dest, const void *source, size_t nelems, \
+                                                 int PE_root) {                                                    \
+    GROUP_DECL return gshmem::detail::team_broadcast_bytes(g, team, dest, source, nelems, PE_root,                 \
+                                                           "gshmemx_broadcastmem_" #GROUP);                        \
+  }                                                                                                                \
+  GSHMEM_DEVICE int gshmemx_alltoallmem_##GROUP(gshmem_team_t team, void *dest, const void *source, size_t nelems) { \
+    GROUP_DECL return gshmem::detail::team_alltoall_bytes(g, team, dest, source, nelems,                           \
+                                                          "gshmemx_alltoallmem_" #GROUP);                          \
+  }                                                                                                                \
+  GSHMEM_DEVICE int gshmemx_fcollectmem_##GROUP(gshmem_team_t team, void *dest, const void *source, size_t nelems) { \
+    GROUP_DECL return gshmem::detail::team_fcollect(g, team, static_cast<unsigned char *>(dest),                   \
+                                                    static_cast<const unsigned char *>(source), nelems,            \
+                                                    "gshmemx_fcollectmem_" #GROUP);                                \
+  }
+GSHMEMI_DEFINE_GROUP_MEM_COLLECTIVES(warp, GSHMEMI_DATA_GROUP_WARP)
+GSHMEMI_DEFINE_GROUP_MEM_COLLECTIVES(block, GSHMEMI_DATA_GROUP_BLOCK)
+#undef GSHMEMI_DEFINE_GROUP_MEM_COLLECTIVES
+#undef GSHMEMI_DATA_GROUP_BLOCK
+#undef GSHMEMI_DATA_GROUP_WARP
+#endif  // __CUDACC__
+
+GSHMEM_BEGIN_EXTERN_C
+#define GSHMEMI_DECLARE_STREAM_DATA_COLLECTIVES(NAME, TYPE)                                                  \
+  GSHMEM_API int gshmemx_##NAME##_broadcast_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source,    \
+                                                      size_t nelems, int PE_root, cudaStream_t stream);      \
+  GSHMEM_API int gshmemx_##NAME##_alltoall_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source,     \
+                                                     size_t nelems, cudaStream_t stream);
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DECLARE_STREAM_DATA_COLLECTIVES)
+#undef GSHMEMI_DECLARE_STREAM_DATA_COLLECTIVES
+GSHMEM_API int gshmemx_broadcastmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                              int PE_root, cudaStream_t stream);
+GSHMEM_API int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                             cudaStream_t stream);
+GSHMEM_API int gshmemx_fcollectmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                             cudaStream_t stream);
+GSHMEM_END_EXTERN_C

@@ -1,6 +1,7 @@
 // An NVSHMEM-style program using the device-side collectives, compiled
 // against gshmem's compatibility headers without -rdc: the device barrier
-// from one thread, teams, reductions, fcollect and a collective launch.
+// from one thread, teams, reductions, fcollect, broadcast, alltoall and
+// their byte (*mem) forms, and a collective launch.
 // Case 0 must compile; case 1 calls a collective gshmem does not provide and
 // must fail naming it (tests/compat/CMakeLists.txt).
 #include <nvshmem.h>
@@ -14,15 +15,30 @@ __global__ void step(nvshmem_team_t row, float *x, float *sum, double *all, long
     nvshmem_long_max_reduce(NVSHMEM_TEAM_WORLD, m, m, 4);
     nvshmem_team_sync(row);
     nvshmem_sync_all();
+    nvshmem_double_broadcast(row, all, all + 64, 8, 0);
+    nvshmem_ptrdiff_alltoall(row, (ptrdiff_t *)m, (const ptrdiff_t *)(m + 2), 1);
+    nvshmem_broadcastmem(row, all, all + 64, 8, 0);
+    nvshmem_alltoallmem(row, all, all + 64, 8);
+    nvshmem_fcollectmem(row, all, all + 64, 8);
   }
   __syncthreads();
   if (threadIdx.x < 32) {
     nvshmemx_double_fcollect_warp(row, all, all + 64, 8);
     nvshmemx_team_sync_warp(row);
     nvshmemx_barrier_all_warp();
+    nvshmemx_uint8_broadcast_warp(row, (uint8_t *)all, (const uint8_t *)(all + 64), 8, 1);
+    nvshmemx_size_alltoall_warp(row, (size_t *)all, (const size_t *)(all + 64), 2);
+    nvshmemx_broadcastmem_warp(row, all, all + 64, 8, 0);
+    nvshmemx_alltoallmem_warp(row, all, all + 64, 8);
+    nvshmemx_fcollectmem_warp(row, all, all + 64, 8);
   }
   nvshmemx_float_min_reduce_block(row, sum, x, 16);
   nvshmemx_barrier_block(NVSHMEMX_TEAM_NODE);
+  nvshmemx_float_broadcast_block(row, sum, x, 16, 0);
+  nvshmemx_longlong_alltoall_block(row, (long long *)m, (const long long *)(m + 2), 1);
+  nvshmemx_broadcastmem_block(row, all, all + 64, 8, 0);
+  nvshmemx_alltoallmem_block(row, all, all + 64, 8);
+  nvshmemx_fcollectmem_block(row, all, all + 64, 8);
   if (nvshmem_team_my_pe(row) == 0 && threadIdx.x == 0)
     nvshmem_float_p(x, (float)nvshmem_team_translate_pe(row, nvshmem_team_n_pes(row) - 1, NVSHMEM_TEAM_WORLD), 0);
 }
@@ -43,6 +59,16 @@ int main() {
   cudaStreamCreate(&s);
   nvshmemx_float_sum_reduce_on_stream(row, sum, x, 16, s);
   nvshmemx_double_fcollect_on_stream(row, all, all + 64, 8, s);
+  nvshmemx_double_broadcast_on_stream(row, all, all + 64, 8, 0, s);
+  nvshmemx_int64_alltoall_on_stream(row, (int64_t *)all, (const int64_t *)(all + 64), 4, s);
+  nvshmemx_broadcastmem_on_stream(row, all, all + 64, 64, 0, s);
+  nvshmemx_alltoallmem_on_stream(row, all, all + 64, 64, s);
+  nvshmemx_fcollectmem_on_stream(row, all, all + 64, 64, s);
+  nvshmem_int_broadcast(row, (int *)m, (const int *)(m + 2), 2, 0);
+  nvshmem_char_alltoall(NVSHMEM_TEAM_WORLD, (char *)all, (const char *)(all + 64), 8);
+  nvshmem_broadcastmem(row, all, all + 64, 64, 0);
+  nvshmem_alltoallmem(row, all, all + 64, 64);
+  nvshmem_fcollectmem(row, all, all + 64, 64);
   nvshmemx_barrier_on_stream(row, s);
   nvshmemx_team_sync_on_stream(NVSHMEM_TEAM_WORLD, s);
   nvshmemx_sync_all_on_stream(s);
@@ -56,6 +82,6 @@ int main() {
 }
 
 #elif GSHMEM_CHECK_CASE == 1
-// A collective gshmem does not provide.
-__global__ void k(int *dest, const int *source) { nvshmem_int_broadcast(NVSHMEM_TEAM_WORLD, dest, source, 1, 0); }
+// A collective gshmem does not provide (the half and bfloat16 forms).
+__global__ void k(int *dest, const int *source) { nvshmem_half_broadcast(NVSHMEM_TEAM_WORLD, dest, source, 1, 0); }
 #endif

@@ -110,7 +110,7 @@ int main() {
 __global__ void k(int *dest, const int *source) { nvshmem_int_and_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1); }
 #elif GSHMEM_CHECK_CASE == 2
 // A collective gshmem does not provide.
-__global__ void k(int *dest, const int *source) { nvshmem_int_alltoall(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+__global__ void k(int *dest, const int *source) { nvshmem_half_alltoall(NVSHMEM_TEAM_WORLD, dest, source, 1); }
 // Names gshmem has but NVSHMEM does not: the compatibility headers must not
 // declare them (a program that compiled against them would fail against
 // NVSHMEM).

@@ -106,6 +106,16 @@ TEST_CASE("device reports: each kind becomes the line device printf used to prin
   s.u1 = 0x58;
   CHECK(gshmemi::format_device_report(s) ==
         "gshmem: PE 3: gshmem_int_sum_reduce: dest 0x50 and source 0x58 overlap without being equal");
+  s = slot(GSHMEMI_FAIL_OVERLAP, "gshmem_int_alltoall");
+  s.i0 = 1;
+  s.u0 = 0x60;
+  s.u1 = 0x60;
+  CHECK(gshmemi::format_device_report(s) == "gshmem: PE 3: gshmem_int_alltoall: dest 0x60 and source 0x60 overlap");
+  s = slot(GSHMEMI_FAIL_INVALID_ROOT, "gshmem_int_broadcast");
+  s.i0 = 2;
+  s.i1 = 2;
+  CHECK(gshmemi::format_device_report(s) ==
+        "gshmem: PE 3: gshmem_int_broadcast: PE_root 2 is not a rank of the team (team size 2: 0 .. 1)");
   s = slot(77, "x");
   CHECK(gshmemi::format_device_report(s) == "gshmem: PE 3: x: a device failure of unknown kind 77");
   // A routine name the device did not terminate is cut at its field.

@@ -78,4 +78,23 @@ const void *grid_rendezvous_kernel();
 TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_DECLARE_COLLECTIVES)
 #undef TEAM_GPU_DECLARE_COLLECTIVES
 
+// broadcast and alltoall of TEAM_GPU_COLLECTIVE_TYPES, and the byte forms
+// (broadcastmem, alltoallmem, fcollectmem): one block of 128 threads calls
+// the form (form_thread: thread 0; form_warp: warp 0; form_block: all;
+// form_mixed: PE p uses form p % 3, so members pass one collective with
+// different forms) after thread 0 spun `delay_cycles` SM clock cycles (a late member: the others
+// must wait for it, not read or write its buffers early). *rc receives
+// thread 0's status.
+#define TEAM_GPU_DECLARE_DATA_COLLECTIVES(NAME, TYPE)                                                         \
+  cudaError_t launch_broadcast_##NAME(int team, barrier_form form, TYPE *dest, const TYPE *source, size_t n, \
+                                      int root, long long delay_cycles, int *rc);                               \
+  cudaError_t launch_alltoall_##NAME(int team, barrier_form form, TYPE *dest, const TYPE *source, size_t n,  \
+                                     long long delay_cycles, int *rc);
+TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_DECLARE_DATA_COLLECTIVES)
+#undef TEAM_GPU_DECLARE_DATA_COLLECTIVES
+// which: 0 broadcastmem (root used), 1 alltoallmem, 2 fcollectmem; nbytes
+// as the routines' nelems.
+cudaError_t launch_mem_collective(int which, int team, barrier_form form, void *dest, const void *source,
+                                  size_t nbytes, int root, long long delay_cycles, int *rc);
+
 }  // namespace team_gpu

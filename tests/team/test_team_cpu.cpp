@@ -3,6 +3,8 @@
 // the team state, and the host routines' errors before init.
 #include <gshmem/gshmemx.h>
 
+#include <vector>
+
 #include "catch.hpp"
 
 namespace gd = gshmem::detail;
@@ -158,5 +160,104 @@ TEST_CASE("collectives before init report NOT_INITIALIZED", "[team][collectives]
   CHECK(gshmemx_uint8_fcollect_on_stream(GSHMEM_TEAM_WORLD, (uint8_t *)a, (uint8_t *)b, 4, 0) ==
         GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmem_long_fcollect(GSHMEMX_TEAM_NODE, (long *)a, (long *)b, 1) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+}
+
+// ------------------------------------------------ broadcast, alltoall, *mem
+TEST_CASE("broadcast/alltoall overlap rule: broadcast lets dest == source pass, nothing else may overlap",
+          "[team][collectives]") {
+  // Broadcast (equal_ok): equal passes, a shift by one element does not.
+  CHECK_FALSE(gd::collective_overlap(0x1000, 64, 0x1000, 64, true));
+  CHECK(gd::collective_overlap(0x1000, 64, 0x1000, 64, false));  // alltoall, fcollect: equal is an overlap
+  CHECK(gd::collective_overlap(0x1004, 64, 0x1000, 64, true));
+  CHECK(gd::collective_overlap(0x1000, 64, 0x1004, 64, true));
+  // Touching ranges do not overlap; the last shared byte does.
+  CHECK_FALSE(gd::collective_overlap(0x1000, 64, 0x1040, 64, false));
+  CHECK_FALSE(gd::collective_overlap(0x1040, 64, 0x1000, 64, false));
+  CHECK(gd::collective_overlap(0x103f, 64, 0x1000, 64, false));
+  // alltoall: dest and source of n_pes blocks each; a source inside dest.
+  CHECK(gd::collective_overlap(0x1000, 4 * 64, 0x1080, 4 * 64, false));
+  // Empty ranges never overlap (a count of 0 is valid anywhere).
+  CHECK_FALSE(gd::collective_overlap(0x1000, 0, 0x1000, 64, false));
+  CHECK_FALSE(gd::collective_overlap(0x1000, 64, 0x1000, 0, false));
+  // Near the top of the address space: no wrap to a false "no overlap".
+  const unsigned long long top = ~0ull - 63;
+  CHECK(gd::collective_overlap(top, 64, top + 32, 16, false));
+}
+
+TEST_CASE("alltoall order: every member writes every peer once, itself last, each starting on another peer",
+          "[team][collectives]") {
+  for (int size : {1, 2, 3, 4, 5, 8}) {
+    std::vector<int> first_peer_count(size, 0);
+    for (int rank = 0; rank < size; ++rank) {
+      std::vector<int> seen(size, 0);
+      for (int k = 0; k < size; ++k) {
+        const int r = gd::alltoall_peer(rank, k, size);
+        REQUIRE(r >= 0);
+        REQUIRE(r < size);
+        ++seen[r];
+      }
+      for (int r = 0; r < size; ++r) CHECK(seen[r] == 1);
+      CHECK(gd::alltoall_peer(rank, size - 1, size) == rank);
+      ++first_peer_count[gd::alltoall_peer(rank, 0, size)];
+    }
+    for (int r = 0; r < size; ++r) CHECK(first_peer_count[r] == 1);  // no peer written first by two members
+  }
+}
+
+TEST_CASE("alltoall: the push schedule gives the spec's result (host model against the definition)",
+          "[team][collectives]") {
+  // Model of team_alltoall_bytes: member `rank` copies block r of its source
+  // to dest + rank * nelems on member r, in alltoall_peer order. Reference:
+  // dest[i * nelems + e] on member j == source[j * nelems + e] on member i.
+  for (int size : {1, 2, 3, 5}) {
+    for (size_t nelems : {(size_t)0, (size_t)1, (size_t)7}) {
+      std::vector<std::vector<int>> source(size), dest(size);
+      for (int m = 0; m < size; ++m) {
+        source[m].resize((size_t)size * nelems);
+        dest[m].assign((size_t)size * nelems, -1);
+        for (size_t x = 0; x < source[m].size(); ++x) source[m][x] = m * 100000 + (int)x;
+      }
+      for (int rank = 0; rank < size; ++rank)
+        for (int k = 0; k < size; ++k) {
+          const int r = gd::alltoall_peer(rank, k, size);
+          for (size_t e = 0; e < nelems; ++e)
+            dest[r][(size_t)rank * nelems + e] = source[rank][(size_t)r * nelems + e];
+        }
+      size_t wrong = 0;
+      for (int j = 0; j < size; ++j)
+        for (int i = 0; i < size; ++i)
+          for (size_t e = 0; e < nelems; ++e)
+            if (dest[j][(size_t)i * nelems + e] != source[i][(size_t)j * nelems + e]) ++wrong;
+      INFO("size " << size << ", nelems " << nelems);
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+TEST_CASE("collective byte counts: an overflowing nelems is detected", "[team][collectives]") {
+  const size_t max = ~(size_t)0;
+  CHECK_FALSE(gd::collective_bytes_overflow(0, 8, 4));
+  CHECK_FALSE(gd::collective_bytes_overflow(max / 8 / 4, 8, 4));
+  CHECK(gd::collective_bytes_overflow(max / 8 / 4 + 1, 8, 4));
+  CHECK(gd::collective_bytes_overflow(max, 1, 2));
+  CHECK_FALSE(gd::collective_bytes_overflow(max, 1, 1));
+}
+
+TEST_CASE("broadcast, alltoall and the *mem collectives before init report NOT_INITIALIZED",
+          "[team][collectives]") {
+  int a[8] = {}, b[8] = {};
+  CHECK(gshmem_int_broadcast(GSHMEM_TEAM_WORLD, a, b, 4, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_double_broadcast_on_stream(GSHMEM_TEAM_WORLD, (double *)a, (double *)b, 1, 0, 0) ==
+        GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_long_alltoall(GSHMEM_TEAM_WORLD, (long *)a, (long *)b, 1) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_uint8_alltoall_on_stream(GSHMEM_TEAM_WORLD, (uint8_t *)a, (uint8_t *)b, 4, 0) ==
+        GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_broadcastmem(GSHMEM_TEAM_WORLD, a, b, 16, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_alltoallmem(GSHMEM_TEAM_WORLD, a, b, 16) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_fcollectmem(GSHMEM_TEAM_WORLD, a, b, 16) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_broadcastmem_on_stream(GSHMEM_TEAM_WORLD, a, b, 16, 0, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_alltoallmem_on_stream(GSHMEM_TEAM_WORLD, a, b, 16, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_fcollectmem_on_stream(GSHMEM_TEAM_WORLD, a, b, 16, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
 }

@@ -503,3 +503,312 @@ TEST_CASE("small collectives: bad arguments are refused before anything runs", "
   gshmem_free(dest);
   gshmem_free(source);
 }
+
+// ------------------------------------------------ broadcast, alltoall, *mem
+namespace {
+
+// Element x of team rank r's source for broadcast and alltoall: distinct
+// over ranks (31 r mod 251) and over neighbouring blocks (no block size
+// used below is a multiple of 251); exact in every tested type.
+template <class T>
+T data_value(int rank, size_t x) {
+  return (T)((rank * 31 + x) % 251 + 1);
+}
+unsigned char byte_value(int rank, size_t x) { return (unsigned char)((rank * 31 + x * 7) % 251 + 1); }
+
+template <class T>
+struct data_api {
+  cudaError_t (*device_broadcast)(int, barrier_form, T *, const T *, size_t, int, long long, int *);
+  cudaError_t (*device_alltoall)(int, barrier_form, T *, const T *, size_t, long long, int *);
+  int (*broadcast_on_stream)(gshmem_team_t, T *, const T *, size_t, int, cudaStream_t);
+  int (*broadcast_host)(gshmem_team_t, T *, const T *, size_t, int);
+  int (*alltoall_on_stream)(gshmem_team_t, T *, const T *, size_t, cudaStream_t);
+  int (*alltoall_host)(gshmem_team_t, T *, const T *, size_t);
+};
+
+// Ways of calling, as call_mode, plus mode_mixed (device, form by PE).
+constexpr int mode_mixed = mode_host + 1;
+const char *data_mode_name(int mode) { return mode == mode_mixed ? "mixed device forms" : kModeNames[mode]; }
+
+// A late member: team rank 1 (or the root) spins before calling, in the
+// device modes, so the others reach the collective first.
+long long delay_for(int rank, int late_rank) { return rank == late_rank ? 2000000 : 0; }
+
+// The roots tried on a team of `size`: 0, 1 and the last rank.
+std::vector<int> roots_of(int size) {
+  std::vector<int> roots{0};
+  if (size > 1) roots.push_back(1);
+  if (size > 2) roots.push_back(size - 1);
+  return roots;
+}
+
+template <class T>
+void check_broadcast_alltoall_on(const char *name, gshmem_team_t team, const data_api<T> &api, T *source, T *dest,
+                                 size_t max_n) {
+  const int rank = gshmem_team_my_pe(team), size = gshmem_team_n_pes(team);
+  REQUIRE(rank >= 0);
+  managed_ints rc(1);
+  for (size_t n : {(size_t)0, (size_t)1, (size_t)100, max_n}) {
+    for (int mode = mode_thread; mode <= mode_mixed; ++mode) {
+      const bool on_device = mode <= mode_block || mode == mode_mixed;
+      const barrier_form form = mode == mode_mixed ? form_mixed : (barrier_form)mode;
+      // broadcast, each root, into dest and in place (dest == source).
+      for (int root : roots_of(size)) {
+        for (bool in_place : {false, true}) {
+          INFO("type " << name << ", team " << team << " (rank " << rank << " of " << size << "), n " << n
+                       << ", broadcast root " << root << ", " << data_mode_name(mode) << (in_place ? ", in place" : ""));
+          std::vector<T> mine(n + 1);
+          for (size_t i = 0; i <= n; ++i) mine[i] = data_value<T>(rank, i);
+          upload(source, mine);
+          T *dst = in_place ? source : dest;
+          if (!in_place) GSHMEM_TEST_CUDA(cudaMemset(dest, 0x5a, (n + 1) * sizeof(T)));
+          const std::vector<T> guard = download(dst + n, 1);  // the element past n: never written
+          GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+          REQUIRE(gshmem_team_sync(team) == 0);
+          rc.p[0] = -7;
+          int status = -7;
+          if (on_device) {
+            GSHMEM_TEST_CUDA(api.device_broadcast(team, form, dst, source, n, root, delay_for(rank, root), rc.p));
+            GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+            status = rc.p[0];
+          } else if (mode == mode_stream) {
+            status = api.broadcast_on_stream(team, dst, source, n, root, 0);
+            GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+          } else {
+            status = api.broadcast_host(team, dst, source, n, root);
+          }
+          CHECK(status == 0);
+          const std::vector<T> got = download(dst, n + 1);
+          size_t wrong = 0;
+          for (size_t i = 0; i < n; ++i)
+            if (!(got[i] == data_value<T>(root, i))) ++wrong;
+          CHECK(wrong == 0);
+          CHECK(got[n] == guard[0]);
+        }
+      }
+      // alltoall: dest[i * n + e] here == source[rank * n + e] on rank i.
+      INFO("type " << name << ", team " << team << " (rank " << rank << " of " << size << "), n " << n
+                   << ", alltoall " << data_mode_name(mode));
+      const size_t total = n * (size_t)size;
+      std::vector<T> mine(total);
+      for (size_t x = 0; x < total; ++x) mine[x] = data_value<T>(rank, x);
+      upload(source, mine);
+      GSHMEM_TEST_CUDA(cudaMemset(dest, 0x5a, (total + 1) * sizeof(T)));
+      const std::vector<T> guard = download(dest + total, 1);
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      REQUIRE(gshmem_team_sync(team) == 0);
+      rc.p[0] = -7;
+      int status = -7;
+      if (on_device) {
+        GSHMEM_TEST_CUDA(api.device_alltoall(team, form, dest, source, n, delay_for(rank, size - 1), rc.p));
+        GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+        status = rc.p[0];
+      } else if (mode == mode_stream) {
+        status = api.alltoall_on_stream(team, dest, source, n, 0);
+        GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      } else {
+        status = api.alltoall_host(team, dest, source, n);
+      }
+      CHECK(status == 0);
+      const std::vector<T> got = download(dest, total + 1);
+      size_t wrong = 0;
+      for (int i = 0; i < size; ++i)
+        for (size_t e = 0; e < n; ++e)
+          if (!(got[(size_t)i * n + e] == data_value<T>(i, (size_t)rank * n + e))) ++wrong;
+      CHECK(wrong == 0);
+      CHECK(got[total] == guard[0]);
+    }
+  }
+  REQUIRE(gshmem_team_sync(team) == 0);
+}
+
+// Every PE calls it (symmetric allocations are collective over all PEs).
+template <class T>
+void check_broadcast_alltoall_type(const char *name, gshmem_team_t team, const data_api<T> &api) {
+  const size_t max_n = 4099;  // odd, not a multiple of 251
+  const size_t elems = max_n * (size_t)gshmem_n_pes() + 1;
+  T *source = (T *)gshmem_malloc(elems * sizeof(T));
+  T *dest = (T *)gshmem_malloc(elems * sizeof(T));
+  REQUIRE(source);
+  REQUIRE(dest);
+  if (team != GSHMEM_TEAM_INVALID) check_broadcast_alltoall_on(name, team, api, source, dest, max_n);
+  gshmem_free(dest);
+  gshmem_free(source);
+}
+
+#define TEAM_GPU_DATA_API(NAME, TYPE)                                                                       \
+  data_api<TYPE> data_api_##NAME() {                                                                        \
+    return data_api<TYPE>{&launch_broadcast_##NAME,          &launch_alltoall_##NAME,                       \
+                          &gshmemx_##NAME##_broadcast_on_stream, &gshmem_##NAME##_broadcast,                \
+                          &gshmemx_##NAME##_alltoall_on_stream,  &gshmem_##NAME##_alltoall};                 \
+  }
+TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_DATA_API)
+#undef TEAM_GPU_DATA_API
+
+// The teams: world, the even PEs (stride 2), and PEs 1 .. n - 1 (odd size
+// on 4 PEs, one PE on 2). INVALID on a PE outside.
+struct test_teams {
+  gshmem_team_t evens = GSHMEM_TEAM_INVALID, tail = GSHMEM_TEAM_INVALID;
+  test_teams() {
+    const int n = gshmem_n_pes();
+    REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &evens) == 0);
+    REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 1, 1, n - 1, nullptr, 0, &tail) == 0);
+  }
+  ~test_teams() {
+    gshmem_team_destroy(tail);
+    gshmem_team_destroy(evens);
+  }
+  std::vector<gshmem_team_t> all() const { return {(gshmem_team_t)GSHMEM_TEAM_WORLD, evens, tail}; }
+};
+
+}  // namespace
+
+TEST_CASE("broadcast and alltoall: every form, roots 0/1/last, sizes 0..4099, world and split teams",
+          "[team][collectives][gpu]") {
+  runtime_scope rt;
+  {
+    test_teams teams;
+    CHECK((teams.evens == GSHMEM_TEAM_INVALID) == (gshmem_my_pe() % 2 == 1));
+    CHECK((teams.tail == GSHMEM_TEAM_INVALID) == (gshmem_my_pe() == 0));
+    for (gshmem_team_t team : teams.all()) {
+#define TEAM_GPU_CHECK_DATA_TYPE(NAME, TYPE) check_broadcast_alltoall_type<TYPE>(#NAME, team, data_api_##NAME());
+      TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_CHECK_DATA_TYPE)
+#undef TEAM_GPU_CHECK_DATA_TYPE
+    }
+  }
+  gshmem_barrier_all();
+}
+
+TEST_CASE("broadcastmem, alltoallmem, fcollectmem: bytes at odd offsets, every form, up to 1 MiB",
+          "[team][collectives][gpu]") {
+  runtime_scope rt;
+  const size_t max_bytes = ((size_t)1 << 20) + 5;
+  const size_t span = max_bytes * (size_t)gshmem_n_pes() + 16;
+  unsigned char *source_base = (unsigned char *)gshmem_malloc(span);
+  unsigned char *dest_base = (unsigned char *)gshmem_malloc(span);
+  REQUIRE(source_base);
+  REQUIRE(dest_base);
+  unsigned char *const source = source_base + 3, *const dest = dest_base + 1;  // unaligned, differently
+  managed_ints rc(1);
+  {
+    test_teams teams;
+    for (gshmem_team_t team : teams.all()) {
+      if (team == GSHMEM_TEAM_INVALID) continue;
+      const int rank = gshmem_team_my_pe(team), size = gshmem_team_n_pes(team);
+      for (size_t nbytes : {(size_t)0, (size_t)3, (size_t)4096 + 1, max_bytes}) {
+        for (int mode = mode_thread; mode <= mode_mixed; ++mode) {
+          for (int which = 0; which < 3; ++which) {
+            const int root = size - 1;
+            INFO((which == 0 ? "broadcastmem" : which == 1 ? "alltoallmem" : "fcollectmem")
+                 << ", team " << team << " (rank " << rank << " of " << size << "), " << nbytes << " bytes, "
+                 << data_mode_name(mode));
+            const size_t src_bytes = which == 1 ? nbytes * size : nbytes;
+            const size_t dst_bytes = which == 0 ? nbytes : nbytes * size;
+            std::vector<unsigned char> mine(src_bytes);
+            for (size_t x = 0; x < src_bytes; ++x) mine[x] = byte_value(rank, x);
+            upload(source, mine);
+            GSHMEM_TEST_CUDA(cudaMemset(dest, 0x5a, dst_bytes + 1));
+            GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+            REQUIRE(gshmem_team_sync(team) == 0);
+            rc.p[0] = -7;
+            int status = -7;
+            if (mode <= mode_block || mode == mode_mixed) {
+              const barrier_form form = mode == mode_mixed ? form_mixed : (barrier_form)mode;
+              GSHMEM_TEST_CUDA(launch_mem_collective(which, team, form, dest, source, nbytes, root,
+                                                     delay_for(rank, 0), rc.p));
+              GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+              status = rc.p[0];
+            } else if (mode == mode_stream) {
+              status = which == 0   ? gshmemx_broadcastmem_on_stream(team, dest, source, nbytes, root, 0)
+                       : which == 1 ? gshmemx_alltoallmem_on_stream(team, dest, source, nbytes, 0)
+                                    : gshmemx_fcollectmem_on_stream(team, dest, source, nbytes, 0);
+              GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+            } else {
+              status = which == 0   ? gshmem_broadcastmem(team, dest, source, nbytes, root)
+                       : which == 1 ? gshmem_alltoallmem(team, dest, source, nbytes)
+                                    : gshmem_fcollectmem(team, dest, source, nbytes);
+            }
+            CHECK(status == 0);
+            const std::vector<unsigned char> got = download(dest, dst_bytes + 1);
+            size_t wrong = 0;
+            for (size_t x = 0; x < dst_bytes; ++x) {
+              const size_t block = nbytes ? x / nbytes : 0, at = nbytes ? x % nbytes : 0;
+              const unsigned char want = which == 0   ? byte_value(root, x)
+                                         : which == 1 ? byte_value((int)block, (size_t)rank * nbytes + at)
+                                                      : byte_value((int)block, at);
+              if (got[x] != want) ++wrong;
+            }
+            CHECK(wrong == 0);
+            CHECK(got[dst_bytes] == 0x5a);
+          }
+        }
+      }
+      REQUIRE(gshmem_team_sync(team) == 0);
+    }
+  }
+  gshmem_free(dest_base);
+  gshmem_free(source_base);
+  gshmem_barrier_all();
+}
+
+TEST_CASE("broadcast, alltoall, *mem: bad arguments are refused before anything runs", "[team][collectives][gpu]") {
+  runtime_scope rt;
+  const int n_pes = gshmem_n_pes();
+  int *source = (int *)gshmem_malloc(64 * (size_t)n_pes * sizeof(int));
+  int *dest = (int *)gshmem_malloc(64 * (size_t)n_pes * sizeof(int));
+  REQUIRE(source);
+  REQUIRE(dest);
+  int *local = nullptr;
+  GSHMEM_TEST_CUDA(cudaMalloc(&local, 64 * (size_t)n_pes * sizeof(int)));
+  const gshmem_team_t W = GSHMEM_TEAM_WORLD;
+  // A root outside the team.
+  CHECK(gshmem_int_broadcast(W, dest, source, 8, n_pes) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_broadcast_on_stream(W, dest, source, 8, -1, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_broadcastmem(W, dest, source, 8, n_pes + 5) == GSHMEMX_ERROR_INVALID_VALUE);
+  // A team this PE is not a member of (or no team).
+  CHECK(gshmem_int_broadcast(GSHMEM_TEAM_INVALID, dest, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_alltoall_on_stream(GSHMEMX_MAX_TEAMS + 3, dest, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_fcollectmem(GSHMEM_TEAM_INVALID, dest, source, 8) == GSHMEMX_ERROR_INVALID_VALUE);
+  // The symmetric side outside the heap: broadcast/fcollect read source,
+  // alltoall writes dest; a count past the heap's end; an overflowing count.
+  CHECK(gshmem_int_broadcast(W, dest, local, 8, 0) == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmem_int_broadcast(W, local, source, 8, 0) == 0);  // a local dest is fine
+  CHECK(gshmem_int_alltoall(W, local, source, 8) == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmemx_fcollectmem_on_stream(W, dest, local, 8, 0) == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmem_broadcastmem(W, dest, source, (size_t)1 << 62, 0) == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmem_alltoallmem(W, dest, source, ~(size_t)0 / 2 + 1) ==
+        (n_pes > 1 ? GSHMEMX_ERROR_INVALID_VALUE : GSHMEMX_ERROR_NOT_SYMMETRIC));
+  CHECK(gshmem_long_alltoall(W, (long *)dest, (long *)source, ~(size_t)0 / 4) == GSHMEMX_ERROR_INVALID_VALUE);
+  // Overlap: broadcast allows dest == source only; alltoall and fcollectmem nothing.
+  CHECK(gshmem_int_broadcast(W, source + 1, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_int_alltoall(W, source, source, 8) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_alltoallmem_on_stream(W, dest, dest + 1, 16, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_fcollectmem(W, source, source, 16) == GSHMEMX_ERROR_INVALID_VALUE);
+  // NULL with a count.
+  CHECK(gshmem_int_broadcast(W, nullptr, source, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_INVALID_VALUE);
+  // Device forms: -1 (and a diagnostic line), nothing waited for.
+  managed_ints rc(1);
+  GSHMEM_TEST_CUDA(launch_broadcast_int(W, form_block, dest, source, 8, n_pes, 0, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  GSHMEM_TEST_CUDA(launch_broadcast_int(W, form_thread, dest, source, 8, -1, 0, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  GSHMEM_TEST_CUDA(launch_alltoall_int(GSHMEM_TEAM_INVALID, form_warp, dest, source, 8, 0, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  GSHMEM_TEST_CUDA(launch_alltoall_int(W, form_block, source, source, 8, 0, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  GSHMEM_TEST_CUDA(launch_mem_collective(0, W, form_warp, source + 1, source, 16, 0, 0, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  GSHMEM_TEST_CUDA(launch_mem_collective(2, W, form_thread, source, source, 16, 0, 0, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  cudaFree(local);
+  gshmem_barrier_all();
+  gshmem_free(dest);
+  gshmem_free(source);
+}

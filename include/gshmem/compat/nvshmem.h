@@ -19,8 +19,8 @@
 // <nvshmemx.h>): barrier_all / sync_all (one thread; warp / block forms);
 // teams (WORLD, SHARED, NODE, SAME_MYPE_NODE, split_strided, destroy, my_pe / n_pes / translate_pe,
 // team_sync and barrier on host, device and stream); collective launch
-// (<nvshmemx.h>); max/min/sum/prod reductions and fcollect (host, device,
-// warp, block, on stream); registration of a program's own buffers
+// (<nvshmemx.h>); max/min/sum/prod reductions, fcollect, broadcast, alltoall
+// and their *mem forms (host, device, warp, block, on stream); registration of a program's own buffers
 // (nvshmemx_buffer_register_symmetric / _unregister_symmetric, <nvshmemx.h>).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
 // fails to compile and the compiler's message names it. Conversely, only
@@ -420,6 +420,31 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_FCOLLECT)
 #undef GSHMEMI_NV_FCOLLECT
 #undef GSHMEMI_NV_REDUCTIONS
 #undef GSHMEMI_NV_REDUCE_OP
+
+/* ========================================= broadcast, alltoall, *mem
+ * (<gshmem/collectives.h>): host and device (one thread), for every type of
+ * GSHMEM_FOR_EACH_RMA_TYPE (NVSHMEM's half and bfloat16 forms are not
+ * provided), and the byte forms broadcastmem, alltoallmem, fcollectmem. */
+#define GSHMEMI_NV_DATA_COLLECTIVES(T, TYPE)                                                              \
+  GSHMEMI_NV_HD int nvshmem_##T##_broadcast(nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t n, \
+                                            int PE_root) {                                                \
+    return gshmem_##T##_broadcast(team, dest, source, n, PE_root);                                        \
+  }                                                                                                       \
+  GSHMEMI_NV_HD int nvshmem_##T##_alltoall(nvshmem_team_t team, TYPE *dest, const TYPE *source, size_t n) { \
+    return gshmem_##T##_alltoall(team, dest, source, n);                                                  \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_DATA_COLLECTIVES)
+#undef GSHMEMI_NV_DATA_COLLECTIVES
+GSHMEMI_NV_HD int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                       int PE_root) {
+  return gshmem_broadcastmem(team, dest, source, nelems, PE_root);
+}
+GSHMEMI_NV_HD int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems) {
+  return gshmem_alltoallmem(team, dest, source, nelems);
+}
+GSHMEMI_NV_HD int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems) {
+  return gshmem_fcollectmem(team, dest, source, nelems);
+}
 
 /* NVSHMEM's <nvshmem.h> declares the nvshmemx_ names too (nvshmemx_init_attr,
  * the _on_stream and warp/block forms): programs that include only

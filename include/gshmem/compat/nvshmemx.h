@@ -407,6 +407,68 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_GROUP_FCOLLECT)
 #undef GSHMEMI_NV_GROUP_REDUCE_OP
 #endif  // __CUDACC__
 
+/* ========================================= broadcast, alltoall, *mem
+ * On a stream, and by a warp or a block (<gshmem/collectives_ext.h>), for
+ * every type of GSHMEM_FOR_EACH_RMA_TYPE (no half, bfloat16). NVSHMEM 3.5.1
+ * declares nvshmemx_broadcastmem_warp/_block without PE_root but defines
+ * them with it; these take it, as the definitions do. */
+#define GSHMEMI_NV_STREAM_DATA_COLLECTIVES(T, TYPE)                                                       \
+  static inline int nvshmemx_##T##_broadcast_on_stream(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                       size_t n, int PE_root, cudaStream_t stream) {      \
+    return gshmemx_##T##_broadcast_on_stream(team, dest, source, n, PE_root, stream);                     \
+  }                                                                                                       \
+  static inline int nvshmemx_##T##_alltoall_on_stream(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                      size_t n, cudaStream_t stream) {                    \
+    return gshmemx_##T##_alltoall_on_stream(team, dest, source, n, stream);                               \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_STREAM_DATA_COLLECTIVES)
+#undef GSHMEMI_NV_STREAM_DATA_COLLECTIVES
+static inline int nvshmemx_broadcastmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                                  int PE_root, cudaStream_t stream) {
+  return gshmemx_broadcastmem_on_stream(team, dest, source, nelems, PE_root, stream);
+}
+static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                                 cudaStream_t stream) {
+  return gshmemx_alltoallmem_on_stream(team, dest, source, nelems, stream);
+}
+static inline int nvshmemx_fcollectmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                                 cudaStream_t stream) {
+  return gshmemx_fcollectmem_on_stream(team, dest, source, nelems, stream);
+}
+#if defined(__CUDACC__)
+#define GSHMEMI_NV_GROUP_DATA_COLLECTIVES_OF(T, TYPE, GROUP)                                               \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_broadcast_##GROUP(nvshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                         size_t n, int PE_root) {                          \
+    return gshmemx_##T##_broadcast_##GROUP(team, dest, source, n, PE_root);                                \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_alltoall_##GROUP(nvshmem_team_t team, TYPE *dest, const TYPE *source,  \
+                                                        size_t n) {                                        \
+    return gshmemx_##T##_alltoall_##GROUP(team, dest, source, n);                                          \
+  }
+#define GSHMEMI_NV_GROUP_DATA_COLLECTIVES(T, TYPE)   \
+  GSHMEMI_NV_GROUP_DATA_COLLECTIVES_OF(T, TYPE, warp) \
+  GSHMEMI_NV_GROUP_DATA_COLLECTIVES_OF(T, TYPE, block)
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_GROUP_DATA_COLLECTIVES)
+#undef GSHMEMI_NV_GROUP_DATA_COLLECTIVES
+#undef GSHMEMI_NV_GROUP_DATA_COLLECTIVES_OF
+#define GSHMEMI_NV_GROUP_MEM_COLLECTIVES(GROUP)                                                            \
+  GSHMEMI_NV_DEVICE int nvshmemx_broadcastmem_##GROUP(nvshmem_team_t team, void *dest, const void *source, \
+                                                      size_t nelems, int PE_root) {                        \
+    return gshmemx_broadcastmem_##GROUP(team, dest, source, nelems, PE_root);                              \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE int nvshmemx_alltoallmem_##GROUP(nvshmem_team_t team, void *dest, const void *source,  \
+                                                     size_t nelems) {                                      \
+    return gshmemx_alltoallmem_##GROUP(team, dest, source, nelems);                                        \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE int nvshmemx_fcollectmem_##GROUP(nvshmem_team_t team, void *dest, const void *source,  \
+                                                     size_t nelems) {                                      \
+    return gshmemx_fcollectmem_##GROUP(team, dest, source, nelems);                                        \
+  }
+GSHMEMI_NV_GROUP_MEM_COLLECTIVES(warp)
+GSHMEMI_NV_GROUP_MEM_COLLECTIVES(block)
+#undef GSHMEMI_NV_GROUP_MEM_COLLECTIVES
+#endif  // __CUDACC__
+
 /* ======================================================== status codes
  * NVSHMEM's routines that return a status (collective launch, team and
  * collective calls) return gshmem's codes here: 0 on success, a negative

@@ -114,5 +114,148 @@ GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, si
 
 #endif  // __CUDACC__
 
+// ---------------------------------------------------------------------------
+// broadcast, alltoall (and the byte forms of fcollect): data movement only,
+// so one template per algorithm serves every type and the *mem forms.
+//
+// broadcast: every member pulls the root's source through the peer mapping
+// into its own dest, between two team syncs. Pull rather than the root
+// pushing: each member's own threads copy its dest (one copy per PE, all in
+// parallel) where a pushing root would make n - 1 copies in turn with its
+// one group while the others wait; dest then needs only local stores, and
+// the root's source only reads, which the last sync keeps in place.
+// dest == source is allowed (the root then copies nothing; a non-root's
+// source is not read); any other overlap is an error.
+// alltoall: every member pushes block r of its source (nelems elements at
+// r * nelems) to dest + my_rank * nelems on team rank r, starting with the
+// rank after its own so that the members start on different peers; stores
+// to a peer are posted (a load waits for its round trip), and the last team
+// sync (its release store) makes them visible to every member that passes
+// it. The first sync keeps every member's dest untouched until its owner
+// entered the call. dest and source may not overlap at all.
+// Every member calls with the same team, nelems, PE_root and symmetric
+// addresses (not checked: docs/api.md says what happens otherwise).
+
+// Whether [dest, dest + dest_bytes) and [source, source + source_bytes)
+// overlap in a way the routine forbids: equal_ok lets dest == source pass
+// (broadcast, in-place reductions), any other shared byte is an overlap.
+// Empty ranges never overlap. Pure arithmetic: host, device, CPU tests.
+GSHMEM_HD_CONSTEXPR bool collective_overlap(unsigned long long dest, unsigned long long dest_bytes,
+                                            unsigned long long source, unsigned long long source_bytes,
+                                            bool equal_ok) {
+  // Differences, not ends: a range that ends at the top of the address
+  // space does not wrap to a false "no overlap".
+  return dest_bytes != 0 && source_bytes != 0 && !(equal_ok && dest == source) &&
+         (dest >= source ? dest - source < source_bytes : source - dest < dest_bytes);
+}
+
+// alltoall's order: the k-th peer (k = 0 .. size - 1) a member of team
+// rank `rank` writes to (itself last).
+GSHMEM_HD_CONSTEXPR int alltoall_peer(int rank, int k, int size) { return (rank + 1 + k) % size; }
+
+// Whether nelems elements of elem_bytes bytes, times `blocks`, overflow a
+// size_t (the byte count of an alltoall's or fcollect's dest).
+GSHMEM_HD_CONSTEXPR bool collective_bytes_overflow(size_t nelems, size_t elem_bytes, size_t blocks) {
+  return blocks != 0 && elem_bytes != 0 && nelems > ((size_t)-1) / elem_bytes / blocks;
+}
+
+#if defined(__CUDACC__)
+
+// One diagnostic line (from the group's leader) for a PE_root that is not a
+// rank of the team.
+template <class Group>
+GSHMEM_DEVICE void report_invalid_root(Group& g, int root, int size, const char* routine) {
+  if (g.is_leader()) {
+    device_failure f;
+    f.kind = GSHMEMI_FAIL_INVALID_ROOT;
+    f.i0 = root;
+    f.i1 = size;
+    report_device_failure(routine, f);
+  }
+}
+
+// One diagnostic line for overlapping dest and source; equal_ok says
+// whether dest == source would have been allowed (the line's wording).
+template <class Group>
+GSHMEM_DEVICE void report_overlap(Group& g, const void* dest, const void* source, bool equal_ok,
+                                  const char* routine) {
+  if (g.is_leader()) {
+    device_failure f;
+    f.kind = GSHMEMI_FAIL_OVERLAP;
+    f.i0 = equal_ok ? 0 : 1;
+    f.u0 = (unsigned long long)dest;
+    f.u1 = (unsigned long long)source;
+    report_device_failure(routine, f);
+  }
+}
+
+template <class Group>
+GSHMEM_DEVICE int team_broadcast_bytes(Group& g, int team, void* dest, const void* source, size_t nbytes, int root,
+                                       const char* routine) {
+  team_desc d;
+  if (!device_team(team, &d)) {
+    report_invalid_team(g, team, routine);
+    return -1;
+  }
+  if (root < 0 || root >= d.size) {
+    report_invalid_root(g, root, d.size, routine);
+    return -1;
+  }
+  if (collective_overlap((unsigned long long)dest, nbytes, (unsigned long long)source, nbytes, true)) {
+    report_overlap(g, dest, source, true, routine);
+    return -1;
+  }
+  sync_team<false>(g, team, d, routine);
+  if (nbytes > 0 && !(d.my_rank == root && dest == source)) {
+    const int root_pe = team_member_pe(d, root);
+    // The last byte too: a source that runs past the symmetric heap traps
+    // with a diagnostic instead of reading the root's other memory.
+    (void)peer_address(static_cast<const char*>(source) + (nbytes - 1), root_pe, routine);
+    copy_bytes<false, true>(dest, peer_address(source, root_pe, routine), nbytes, g);
+  }
+  sync_team<false>(g, team, d, routine);
+  return 0;
+}
+
+template <class Group>
+GSHMEM_DEVICE int team_alltoall_bytes(Group& g, int team, void* dest, const void* source, size_t block_bytes,
+                                      const char* routine) {
+  team_desc d;
+  if (!device_team(team, &d)) {
+    report_invalid_team(g, team, routine);
+    return -1;
+  }
+  const size_t total = block_bytes * (size_t)d.size;
+  if (collective_overlap((unsigned long long)dest, total, (unsigned long long)source, total, false)) {
+    report_overlap(g, dest, source, false, routine);
+    return -1;
+  }
+  sync_team<false>(g, team, d, routine);
+  if (block_bytes > 0) {
+    char* const my_block = static_cast<char*>(dest) + (size_t)d.my_rank * block_bytes;
+    for (int k = 0; k < d.size; ++k) {
+      const int r = alltoall_peer(d.my_rank, k, d.size);
+      const int pe = team_member_pe(d, r);
+      (void)peer_address(my_block + (block_bytes - 1), pe, routine);  // past the heap: trap, as above
+      copy_bytes<true, false>(peer_address(my_block, pe, routine),
+                              static_cast<const char*>(source) + (size_t)r * block_bytes, block_bytes, g);
+    }
+  }
+  sync_team<false>(g, team, d, routine);
+  return 0;
+}
+
+template <class T, class Group>
+GSHMEM_DEVICE int team_broadcast(Group& g, int team, T* dest, const T* source, size_t nelems, int root,
+                                 const char* routine) {
+  return team_broadcast_bytes(g, team, dest, source, nelems * sizeof(T), root, routine);
+}
+template <class T, class Group>
+GSHMEM_DEVICE int team_alltoall(Group& g, int team, T* dest, const T* source, size_t nelems, const char* routine) {
+  return team_alltoall_bytes(g, team, dest, source, nelems * sizeof(T), routine);
+}
+
+#endif  // __CUDACC__
+
 }  // namespace detail
 }  // namespace gshmem
