@@ -315,7 +315,12 @@ def main():
         if not names:
             fail("no public names found in NVSHMEM's headers")
     ordered = sorted(names.items())
-    source, line_of = probe_source(ordered)
+    # A name no header declares: it must come out missing. Where it does not,
+    # the probes never reached the compiler's name lookup (a header not found,
+    # reported in the host compiler's format, which classify does not read),
+    # and every verdict would read "provided".
+    canary = "gshmemi_census_canary_declared_nowhere"
+    source, line_of = probe_source(ordered + [(canary, "function")])
     probe = os.path.join(args.work, "gshmem_probes.cu")
     with open(probe, "w") as f:
         f.write(source)
@@ -325,6 +330,9 @@ def main():
     with open(os.path.join(args.work, "gshmem_probes.log"), "w") as f:
         f.write(compiled.stdout)
     verdicts = classify(compiled.stdout, probe, line_of)
+    if verdicts.pop(canary) != "missing":
+        fail("the probes did not compile (a name declared nowhere was not reported undefined; see %s):\n%s"
+             % (os.path.join(args.work, "gshmem_probes.log"), compiled.stdout[-2000:]))
     elsewhere = [l for l in compiled.stdout.splitlines()
                  if _DIAGNOSTIC.match(l.strip()) and os.path.basename(_DIAGNOSTIC.match(l.strip()).group("file"))
                  != os.path.basename(probe)]
