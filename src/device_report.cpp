@@ -75,7 +75,12 @@ std::string format_device_report(const gshmemi_device_report_slot_t &s) {
     case GSHMEMI_FAIL_INVALID_TEAM:
       return head + printf_string("team %d is not a valid team handle on this PE", s.i0);
     case GSHMEMI_FAIL_OVERLAP:
+      if (s.i0 == 1)
+        return head + printf_string("dest %p and source %p overlap (this routine allows no overlap)", u0, u1);
       return head + printf_string("dest %p and source %p overlap without being equal", u0, u1);
+    case GSHMEMI_FAIL_COUNT_TOO_LARGE:
+      return head + printf_string("count %llu of %llu-byte elements times the team's %d members does not fit the "
+                                  "address space", s.u0, s.u1, s.i0);
     case GSHMEMI_FAIL_REMOTE_LOST:
       if (s.i0 >= 0)
         return head + printf_string("a request to remote PE %d cannot complete: PE %d is gone or the transport "
