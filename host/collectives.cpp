@@ -123,6 +123,11 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_COLLECTIVE_ENTRIES)
 // Host and on-stream forms of broadcast, alltoall and the byte forms of
 // fcollect: the checks below, then one byte kernel (device/
 // collective_kernels.cu) for every type.
+// ---- and/or/xor reductions and reducescatter (every reduction operator) ----
+// The and/or/xor reductions take the checks of the other reductions (in
+// place allowed). A reducescatter's source holds n_pes(team) * nreduce
+// elements and its dest nreduce; no overlap at all.
+
 namespace gshmemi {
 namespace team {
 namespace {
@@ -204,6 +209,24 @@ int data_entry(const char *fn, data_collective kind, int team, void *dest, const
   return run_blocking(fn, team, [&](cudaStream_t s) { return launch_data(kind, team, dest, source, unit, root, s); });
 }
 
+int check_reduce(const char *fn, int team, const void *dest, const void *source, std::size_t nreduce,
+                 std::size_t elem) {
+  return check(fn, team, dest, nreduce * elem, source, nreduce * elem, true);
+}
+
+int check_reducescatter(const char *fn, int team, const void *dest, const void *source, std::size_t nreduce,
+                        std::size_t elem) {
+  const int members = team_size(team);
+  std::size_t source_bytes = 0;
+  if (!gd::reducescatter_source_bytes(nreduce, members, elem, &source_bytes)) {
+    set_last_error(GSHMEM_SUCCESS);
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: team %d: nreduce %zu x %d members x %zu-byte elements does not fit the address space",
+                         fn, team, nreduce, members, elem);
+  }
+  return check(fn, team, dest, nreduce * elem, source, source_bytes, false);
+}
+
 }  // namespace
 }  // namespace team
 }  // namespace gshmemi
@@ -254,5 +277,38 @@ int gshmemx_fcollectmem_on_stream(gshmem_team_t team, void *dest, const void *so
 int gshmemi_host_fcollectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems) {
   return data_entry("gshmem_fcollectmem", data_fcollect, team, dest, source, nelems, 1, 0, nullptr);
 }
+// KIND: reduce or reducescatter (check_KIND, launch_..._KIND).
+#define GSHMEMI_DEFINE_REDUCTION_ENTRY(NAME, TYPE, OP, KIND)                                               \
+  int gshmemx_##NAME##_##OP##_##KIND##_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source,      \
+                                                 size_t nreduce, cudaStream_t stream) {                    \
+    const char *fn = "gshmemx_" #NAME "_" #OP "_" #KIND "_on_stream";                                     \
+    const int rc = check_##KIND(fn, team, dest, source, nreduce, sizeof(TYPE));                           \
+    if (rc != GSHMEM_SUCCESS) return rc;                                                                   \
+    return report_launch(fn, team, launch_##NAME##_##OP##_##KIND(team, dest, source, nreduce, stream));   \
+  }                                                                                                        \
+  int gshmemi_host_##NAME##_##OP##_##KIND(gshmem_team_t team, TYPE *dest, const TYPE *source,             \
+                                          size_t nreduce) {                                                \
+    const char *fn = "gshmem_" #NAME "_" #OP "_" #KIND;                                                   \
+    const int rc = check_##KIND(fn, team, dest, source, nreduce, sizeof(TYPE));                           \
+    if (rc != GSHMEM_SUCCESS) return rc;                                                                   \
+    return run_blocking(fn, team, [&](cudaStream_t s) {                                                    \
+      return launch_##NAME##_##OP##_##KIND(team, dest, source, nreduce, s);                               \
+    });                                                                                                    \
+  }
+#define GSHMEMI_DEFINE_BITWISE_REDUCE_ENTRY(NAME, TYPE, OP) GSHMEMI_DEFINE_REDUCTION_ENTRY(NAME, TYPE, OP, reduce)
+#define GSHMEMI_DEFINE_REDUCESCATTER_ENTRY(NAME, TYPE, OP) \
+  GSHMEMI_DEFINE_REDUCTION_ENTRY(NAME, TYPE, OP, reducescatter)
+#define GSHMEMI_DEFINE_BITWISE_ENTRIES(NAME, TYPE)                                    \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_BITWISE_REDUCE_ENTRY, NAME, TYPE) \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_REDUCESCATTER_ENTRY, NAME, TYPE)
+#define GSHMEMI_DEFINE_REDUCESCATTER_ENTRIES(NAME, TYPE) \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_REDUCESCATTER_ENTRY, NAME, TYPE)
+GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_DEFINE_BITWISE_ENTRIES)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_REDUCESCATTER_ENTRIES)
+#undef GSHMEMI_DEFINE_REDUCESCATTER_ENTRIES
+#undef GSHMEMI_DEFINE_BITWISE_ENTRIES
+#undef GSHMEMI_DEFINE_REDUCESCATTER_ENTRY
+#undef GSHMEMI_DEFINE_BITWISE_REDUCE_ENTRY
+#undef GSHMEMI_DEFINE_REDUCTION_ENTRY
 
 }  // extern "C"

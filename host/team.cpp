@@ -146,6 +146,7 @@ int gshmemi_team_init(void) {
   cudaError_t loaded = preload_team_kernels();
   if (loaded == cudaSuccess) loaded = preload_collective_kernels();
   if (loaded == cudaSuccess) loaded = preload_data_collective_kernels();
+  if (loaded == cudaSuccess) loaded = preload_reduction_kernels();
   if (loaded != cudaSuccess)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "loading the team kernels failed: %s", cudaGetErrorString(loaded));
   if (!rt.stream) GSHMEMI_CUDA_CHECK(cudaStreamCreateWithFlags(&rt.stream, cudaStreamNonBlocking));

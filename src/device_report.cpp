@@ -75,7 +75,12 @@ std::string format_device_report(const gshmemi_device_report_slot_t &s) {
     case GSHMEMI_FAIL_INVALID_TEAM:
       return head + printf_string("team %d is not a valid team handle on this PE", s.i0);
     case GSHMEMI_FAIL_OVERLAP:
-      return head + printf_string("dest %p and source %p overlap%s", u0, u1, s.i0 ? "" : " without being equal");
+      if (s.i0 == 1)
+        return head + printf_string("dest %p and source %p overlap (this routine allows no overlap)", u0, u1);
+      return head + printf_string("dest %p and source %p overlap without being equal", u0, u1);
+    case GSHMEMI_FAIL_COUNT_TOO_LARGE:
+      return head + printf_string("count %llu of %llu-byte elements times the team's %d members does not fit the "
+                                  "address space", s.u0, s.u1, s.i0);
     case GSHMEMI_FAIL_INVALID_ROOT:
       return head + printf_string("PE_root %d is not a rank of the team (team size %d: 0 .. %d)", s.i0, s.i1, s.i1 - 1);
     case GSHMEMI_FAIL_REMOTE_LOST:

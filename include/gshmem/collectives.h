@@ -1,20 +1,28 @@
-// The small collectives over a team, OpenSHMEM names: max, min, sum and prod
-// reductions and fcollect, host and device. Part of <gshmem/gshmem.h>; the
-// warp/block and on-stream forms are in <gshmem/collectives_ext.h>.
-// Algorithm and rules: <gshmem/detail/team_collectives.h>.
+// The small collectives over a team, OpenSHMEM names: max, min, sum, prod,
+// and, or and xor reductions, reducescatter and fcollect, host and device.
+// Part of <gshmem/gshmem.h>; the warp/block and on-stream forms are in
+// <gshmem/collectives_ext.h>. Algorithm and rules:
+// <gshmem/detail/team_collectives.h>.
 //
 // gshmem_TYPENAME_OP_reduce(team, dest, source, nreduce), OP in sum, prod,
-//   max, min, TYPENAME in GSHMEM_FOR_EACH_REDUCE_TYPE: dest[i] = OP over the
+//   max, min, TYPENAME in GSHMEM_FOR_EACH_REDUCE_TYPE, or OP in and, or, xor,
+//   TYPENAME in GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE: dest[i] = OP over the
 //   team's members (in rank order) of source[i] on that member, i < nreduce.
 //   source is symmetric; dest == source is allowed (in place), any other
 //   overlap is not. Integer sum/prod wrap in the type.
+// gshmem_TYPENAME_OP_reducescatter(team, dest, source, nreduce), every OP
+//   and TYPENAME of the reductions (NVSHMEM's reducescatter): source holds
+//   n_pes(team) * nreduce elements; on the member of team rank k, dest[i] =
+//   OP over the members (in rank order) of source[k * nreduce + i], i <
+//   nreduce. dest (nreduce elements) may not overlap source at all.
 // gshmem_TYPENAME_fcollect(team, dest, source, nelems): dest[r * nelems + i]
 //   = source[i] on team rank r, for every member r (dest holds
 //   n_pes(team) * nelems elements, and does not overlap source).
 // Collective over the team: every member calls, with the same team, counts
 // and symmetric addresses; one collective (or sync) per team and PE at a
 // time. Return 0, or -1 (device: a diagnostic line; host: an error code) for
-// an invalid team or overlapping buffers, with nothing done.
+// an invalid team or overlapping buffers (reducescatter: also a count whose
+// source cannot fit the address space), with nothing done.
 // ORDERING: every store the caller made to its source before the call is
 // read by every member (the call starts with a team sync); dest is complete
 // for the caller when the call returns; no member's source is read after any
@@ -151,3 +159,64 @@ GSHMEM_HD int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *sou
                                gshmemi_host_fcollectmem(team, dest, source, nelems))
 }
 #undef GSHMEMI_DATA_COLLECTIVE_BODY
+
+/* ---- and/or/xor reductions and reducescatter (every reduction operator) ----
+ * Semantics, rules and ORDERING: the top of this file; the type and operator
+ * lists: <gshmem/types.h> (GSHMEM_FOR_EACH_REDUCE_OP over
+ * GSHMEM_FOR_EACH_REDUCE_TYPE, GSHMEM_FOR_EACH_REDUCE_BITWISE_OP over
+ * GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE). */
+GSHMEM_BEGIN_EXTERN_C
+/* Host halves of the host+device inline functions below. */
+#define GSHMEMI_DECLARE_HOST_BITWISE_REDUCE_OP(NAME, TYPE, OP)                                          \
+  GSHMEM_API int gshmemi_host_##NAME##_##OP##_reduce(gshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                     size_t nreduce);
+#define GSHMEMI_DECLARE_HOST_REDUCESCATTER_OP(NAME, TYPE, OP)                                           \
+  GSHMEM_API int gshmemi_host_##NAME##_##OP##_reducescatter(gshmem_team_t team, TYPE *dest,            \
+                                                            const TYPE *source, size_t nreduce);
+#define GSHMEMI_DECLARE_HOST_BITWISE(NAME, TYPE)                                                        \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DECLARE_HOST_BITWISE_REDUCE_OP, NAME, TYPE)                 \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DECLARE_HOST_REDUCESCATTER_OP, NAME, TYPE)
+#define GSHMEMI_DECLARE_HOST_REDUCESCATTER(NAME, TYPE) \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DECLARE_HOST_REDUCESCATTER_OP, NAME, TYPE)
+GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_DECLARE_HOST_BITWISE)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_HOST_REDUCESCATTER)
+#undef GSHMEMI_DECLARE_HOST_REDUCESCATTER
+#undef GSHMEMI_DECLARE_HOST_BITWISE
+#undef GSHMEMI_DECLARE_HOST_REDUCESCATTER_OP
+#undef GSHMEMI_DECLARE_HOST_BITWISE_REDUCE_OP
+GSHMEM_END_EXTERN_C
+
+#if GSHMEM_IN_DEVICE_CODE
+#define GSHMEMI_REDUCTION_BODY(DEVICE_CALL, HOST_CALL) \
+  gshmem::detail::single_group g;                      \
+  return DEVICE_CALL;
+#else
+#define GSHMEMI_REDUCTION_BODY(DEVICE_CALL, HOST_CALL) return HOST_CALL;
+#endif
+
+#define GSHMEMI_DEFINE_BITWISE_REDUCE_OP(NAME, TYPE, OP)                                                \
+  GSHMEM_HD int gshmem_##NAME##_##OP##_reduce(gshmem_team_t team, TYPE *dest, const TYPE *source,     \
+                                              size_t nreduce) {                                        \
+    GSHMEMI_REDUCTION_BODY((gshmem::detail::team_reduce<gshmem::detail::reduce_##OP>(                  \
+                               g, team, dest, source, nreduce, "gshmem_" #NAME "_" #OP "_reduce")),   \
+                           gshmemi_host_##NAME##_##OP##_reduce(team, dest, source, nreduce))           \
+  }
+#define GSHMEMI_DEFINE_REDUCESCATTER_OP(NAME, TYPE, OP)                                                 \
+  GSHMEM_HD int gshmem_##NAME##_##OP##_reducescatter(gshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                     size_t nreduce) {                                 \
+    GSHMEMI_REDUCTION_BODY((gshmem::detail::team_reducescatter<gshmem::detail::reduce_##OP>(           \
+                               g, team, dest, source, nreduce, "gshmem_" #NAME "_" #OP "_reducescatter")), \
+                           gshmemi_host_##NAME##_##OP##_reducescatter(team, dest, source, nreduce))    \
+  }
+#define GSHMEMI_DEFINE_BITWISE(NAME, TYPE)                                          \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_BITWISE_REDUCE_OP, NAME, TYPE) \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_REDUCESCATTER_OP, NAME, TYPE)
+#define GSHMEMI_DEFINE_REDUCESCATTER(NAME, TYPE) \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_REDUCESCATTER_OP, NAME, TYPE)
+GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_DEFINE_BITWISE)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_REDUCESCATTER)
+#undef GSHMEMI_DEFINE_REDUCESCATTER
+#undef GSHMEMI_DEFINE_BITWISE
+#undef GSHMEMI_DEFINE_REDUCESCATTER_OP
+#undef GSHMEMI_DEFINE_BITWISE_REDUCE_OP
+#undef GSHMEMI_REDUCTION_BODY

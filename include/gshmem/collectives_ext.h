@@ -2,18 +2,22 @@
 // extensions). Part of <gshmem/gshmemx.h>. Semantics, ordering and rules:
 // <gshmem/collectives.h>.
 //
-// gshmemx_TYPENAME_OP_reduce_warp / _block, gshmemx_TYPENAME_fcollect_warp /
-//   _block: called by all 32 lanes of a converged warp / every thread of the
+// gshmemx_TYPENAME_OP_reduce_warp / _block,
+//   gshmemx_TYPENAME_OP_reducescatter_warp / _block,
+//   gshmemx_TYPENAME_fcollect_warp / _block: called by all 32 lanes of a converged warp / every thread of the
 //   block together, with the same arguments; the members share the elements.
 //   Every member returns the same status.
-// gshmemx_TYPENAME_OP_reduce_on_stream / gshmemx_TYPENAME_fcollect_on_stream:
+// gshmemx_TYPENAME_OP_reduce_on_stream, gshmemx_TYPENAME_OP_reducescatter_on_stream,
+//   gshmemx_TYPENAME_fcollect_on_stream:
 //   one block on `stream` runs the block form; work enqueued after it sees
 //   dest complete, and the stream's earlier work is what source holds. Each
 //   member enqueues on one of its streams; members' collectives on a team come
 //   in the same order and do not overlap on a PE. Returns 0 once enqueued, or
 //   an error code with nothing enqueued (logged, gshmemx_get_last_error):
-//   invalid team or NULL buffers with a count > 0 (INVALID_VALUE), a source
-//   outside the symmetric heap (NOT_SYMMETRIC), before init, launch failure.
+//   invalid team or NULL buffers with a count > 0 (INVALID_VALUE), overlapping
+//   dest and source (INVALID_VALUE), a reducescatter count whose source
+//   cannot fit the address space (INVALID_VALUE), a source outside the
+//   symmetric heap (NOT_SYMMETRIC), before init, launch failure.
 #pragma once
 
 #include <gshmem/collectives.h>
@@ -143,4 +147,61 @@ GSHMEM_API int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, con
                                              cudaStream_t stream);
 GSHMEM_API int gshmemx_fcollectmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems,
                                              cudaStream_t stream);
+GSHMEM_END_EXTERN_C
+
+/* ---- and/or/xor reductions and reducescatter (every reduction operator):
+ * warp, block and on-stream forms; the lists as in <gshmem/collectives.h>. */
+#if defined(__CUDACC__)
+#define GSHMEMI_REDUCTION_GROUP_WARP gshmem::detail::warp_group g;
+#define GSHMEMI_REDUCTION_GROUP_BLOCK               \
+  __shared__ gshmem::detail::block_scratch scratch; \
+  gshmem::detail::block_group g(&scratch);
+// KIND: reduce or reducescatter (team_KIND is the algorithm).
+#define GSHMEMI_DEFINE_GROUP_REDUCTION(NAME, TYPE, OP, KIND, GROUP, GROUP_DECL)                              \
+  GSHMEM_DEVICE int gshmemx_##NAME##_##OP##_##KIND##_##GROUP(gshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                             size_t nreduce) {                                \
+    GROUP_DECL return gshmem::detail::team_##KIND<gshmem::detail::reduce_##OP>(                               \
+        g, team, dest, source, nreduce, "gshmemx_" #NAME "_" #OP "_" #KIND "_" #GROUP);                       \
+  }
+#define GSHMEMI_DEFINE_GROUP_REDUCE_FORMS(NAME, TYPE, OP)                                          \
+  GSHMEMI_DEFINE_GROUP_REDUCTION(NAME, TYPE, OP, reduce, warp, GSHMEMI_REDUCTION_GROUP_WARP)       \
+  GSHMEMI_DEFINE_GROUP_REDUCTION(NAME, TYPE, OP, reduce, block, GSHMEMI_REDUCTION_GROUP_BLOCK)
+#define GSHMEMI_DEFINE_GROUP_REDUCESCATTER_FORMS(NAME, TYPE, OP)                                      \
+  GSHMEMI_DEFINE_GROUP_REDUCTION(NAME, TYPE, OP, reducescatter, warp, GSHMEMI_REDUCTION_GROUP_WARP)   \
+  GSHMEMI_DEFINE_GROUP_REDUCTION(NAME, TYPE, OP, reducescatter, block, GSHMEMI_REDUCTION_GROUP_BLOCK)
+#define GSHMEMI_DEFINE_GROUP_BITWISE(NAME, TYPE)                                          \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_GROUP_REDUCE_FORMS, NAME, TYPE)        \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_GROUP_REDUCESCATTER_FORMS, NAME, TYPE)
+#define GSHMEMI_DEFINE_GROUP_REDUCESCATTER(NAME, TYPE) \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_GROUP_REDUCESCATTER_FORMS, NAME, TYPE)
+GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_DEFINE_GROUP_BITWISE)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_GROUP_REDUCESCATTER)
+#undef GSHMEMI_DEFINE_GROUP_REDUCESCATTER
+#undef GSHMEMI_DEFINE_GROUP_BITWISE
+#undef GSHMEMI_DEFINE_GROUP_REDUCESCATTER_FORMS
+#undef GSHMEMI_DEFINE_GROUP_REDUCE_FORMS
+#undef GSHMEMI_DEFINE_GROUP_REDUCTION
+#undef GSHMEMI_REDUCTION_GROUP_BLOCK
+#undef GSHMEMI_REDUCTION_GROUP_WARP
+#endif  // __CUDACC__
+
+GSHMEM_BEGIN_EXTERN_C
+#define GSHMEMI_DECLARE_STREAM_REDUCTION(NAME, TYPE, OP, KIND)                                                   \
+  GSHMEM_API int gshmemx_##NAME##_##OP##_##KIND##_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                            size_t nreduce, cudaStream_t stream);
+#define GSHMEMI_DECLARE_STREAM_BITWISE_REDUCE(NAME, TYPE, OP) GSHMEMI_DECLARE_STREAM_REDUCTION(NAME, TYPE, OP, reduce)
+#define GSHMEMI_DECLARE_STREAM_REDUCESCATTER(NAME, TYPE, OP) \
+  GSHMEMI_DECLARE_STREAM_REDUCTION(NAME, TYPE, OP, reducescatter)
+#define GSHMEMI_DECLARE_STREAM_BITWISE(NAME, TYPE)                                        \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DECLARE_STREAM_BITWISE_REDUCE, NAME, TYPE)    \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DECLARE_STREAM_REDUCESCATTER, NAME, TYPE)
+#define GSHMEMI_DECLARE_STREAM_REDUCESCATTERS(NAME, TYPE) \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DECLARE_STREAM_REDUCESCATTER, NAME, TYPE)
+GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_DECLARE_STREAM_BITWISE)
+GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_STREAM_REDUCESCATTERS)
+#undef GSHMEMI_DECLARE_STREAM_REDUCESCATTERS
+#undef GSHMEMI_DECLARE_STREAM_BITWISE
+#undef GSHMEMI_DECLARE_STREAM_REDUCESCATTER
+#undef GSHMEMI_DECLARE_STREAM_BITWISE_REDUCE
+#undef GSHMEMI_DECLARE_STREAM_REDUCTION
 GSHMEM_END_EXTERN_C

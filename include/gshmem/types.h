@@ -118,6 +118,34 @@
 #define GSHMEM_FOR_EACH_REDUCE_OP(X, TYPENAME, TYPE) \
   X(TYPENAME, TYPE, sum) X(TYPENAME, TYPE, prod) X(TYPENAME, TYPE, max) X(TYPENAME, TYPE, min)
 
+// Bitwise reduction types (OpenSHMEM 1.5 Table 10, for and, or and xor): the
+// unsigned and fixed-width integer types and size_t. NVSHMEM 3.5.1 has its
+// and/or/xor reductions (and reducescatters) for exactly these.
+#define GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(X) \
+  X(uchar, unsigned char)                      \
+  X(ushort, unsigned short)                    \
+  X(uint, unsigned int)                        \
+  X(ulong, unsigned long)                      \
+  X(ulonglong, unsigned long long)             \
+  X(int8, int8_t)                              \
+  X(int16, int16_t)                            \
+  X(int32, int32_t)                            \
+  X(int64, int64_t)                            \
+  X(uint8, uint8_t)                            \
+  X(uint16, uint16_t)                          \
+  X(uint32, uint32_t)                          \
+  X(uint64, uint64_t)                          \
+  X(size, size_t)
+
+// Bitwise reduction operators, for one type of the list above: expands
+// X(TYPENAME, TYPE, OP) for and, or, xor (functors gshmem::detail::reduce_OP).
+// Every reduction routine (gshmem_TYPENAME_OP_reduce and
+// gshmem_TYPENAME_OP_reducescatter, all forms) exists for
+// GSHMEM_FOR_EACH_REDUCE_OP over GSHMEM_FOR_EACH_REDUCE_TYPE and for this
+// list over GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE.
+#define GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(X, TYPENAME, TYPE) \
+  X(TYPENAME, TYPE, and) X(TYPENAME, TYPE, or) X(TYPENAME, TYPE, xor)
+
 // Comparison operators for wait/test. OpenSHMEM asks only for distinct
 // integer constants; these are the values of NVSHMEM (nvshmemx_cmp_type_t)
 // and of Open MPI's OpenSHMEM, so that code passing the numbers themselves

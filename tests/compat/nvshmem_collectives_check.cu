@@ -1,18 +1,22 @@
 // An NVSHMEM-style program using the device-side collectives, compiled
 // against gshmem's compatibility headers without -rdc: the device barrier
-// from one thread, teams, reductions, fcollect, broadcast, alltoall and
-// their byte (*mem) forms, and a collective launch.
-// Case 0 must compile; case 1 calls a collective gshmem does not provide and
-// must fail naming it (tests/compat/CMakeLists.txt).
+// from one thread, teams, reductions (and/or/xor too), reducescatter,
+// fcollect, broadcast, alltoall and their byte (*mem) forms, and a
+// collective launch. Case 0 must compile; cases 1-2 call a collective gshmem
+// does not provide and must fail naming it, case 3 a name NVSHMEM does not
+// have (tests/compat/CMakeLists.txt).
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
 #if GSHMEM_CHECK_CASE == 0
-__global__ void step(nvshmem_team_t row, float *x, float *sum, double *all, long *m) {
+__global__ void step(nvshmem_team_t row, float *x, float *sum, double *all, long *m, uint64_t *bits) {
   if (threadIdx.x == 0) {
     nvshmem_barrier_all();
     nvshmem_float_sum_reduce(row, sum, x, 16);
     nvshmem_long_max_reduce(NVSHMEM_TEAM_WORLD, m, m, 4);
+    nvshmem_uint64_xor_reduce(row, bits, bits, 4);
+    nvshmem_float_sum_reducescatter(row, sum, x, 2);
+    nvshmem_uint8_and_reducescatter(NVSHMEM_TEAM_WORLD, (uint8_t *)bits, (const uint8_t *)(bits + 4), 1);
     nvshmem_team_sync(row);
     nvshmem_sync_all();
     nvshmem_double_broadcast(row, all, all + 64, 8, 0);
@@ -24,6 +28,8 @@ __global__ void step(nvshmem_team_t row, float *x, float *sum, double *all, long
   __syncthreads();
   if (threadIdx.x < 32) {
     nvshmemx_double_fcollect_warp(row, all, all + 64, 8);
+    nvshmemx_size_or_reduce_warp(row, (size_t *)bits, (const size_t *)bits, 4);
+    nvshmemx_long_min_reducescatter_warp(row, m, m + 2, 1);
     nvshmemx_team_sync_warp(row);
     nvshmemx_barrier_all_warp();
     nvshmemx_uint8_broadcast_warp(row, (uint8_t *)all, (const uint8_t *)(all + 64), 8, 1);
@@ -33,6 +39,8 @@ __global__ void step(nvshmem_team_t row, float *x, float *sum, double *all, long
     nvshmemx_fcollectmem_warp(row, all, all + 64, 8);
   }
   nvshmemx_float_min_reduce_block(row, sum, x, 16);
+  nvshmemx_int16_and_reduce_block(row, (int16_t *)bits, (const int16_t *)bits, 8);
+  nvshmemx_uint_xor_reducescatter_block(row, (unsigned *)bits, (const unsigned *)(bits + 4), 1);
   nvshmemx_barrier_block(NVSHMEMX_TEAM_NODE);
   nvshmemx_float_broadcast_block(row, sum, x, 16, 0);
   nvshmemx_longlong_alltoall_block(row, (long long *)m, (const long long *)(m + 2), 1);
@@ -51,9 +59,10 @@ int main() {
   float *x = (float *)nvshmem_malloc(64 * sizeof(float)), *sum = x + 16;
   double *all = (double *)nvshmem_malloc(128 * sizeof(double));
   long *m = (long *)nvshmem_malloc(4 * sizeof(long));
+  uint64_t *bits = (uint64_t *)nvshmem_malloc(16 * sizeof(uint64_t));
   int grid = 0;
   nvshmemx_collective_launch_query_gridsize((const void *)step, dim3(128), NULL, 0, &grid);
-  void *args[] = {&row, &x, &sum, &all, &m};
+  void *args[] = {&row, &x, &sum, &all, &m, &bits};
   nvshmemx_collective_launch((const void *)step, dim3(grid), dim3(128), args, 0, 0);
   cudaStream_t s;
   cudaStreamCreate(&s);
@@ -73,6 +82,10 @@ int main() {
   nvshmemx_team_sync_on_stream(NVSHMEM_TEAM_WORLD, s);
   nvshmemx_sync_all_on_stream(s);
   nvshmem_long_min_reduce(NVSHMEM_TEAM_WORLD, m, m, 4);
+  nvshmemx_uint32_or_reduce_on_stream(row, (uint32_t *)bits, (const uint32_t *)bits, 8, s);
+  nvshmemx_double_prod_reducescatter_on_stream(row, all, all + 64, 4, s);
+  nvshmem_int64_xor_reducescatter(NVSHMEM_TEAM_WORLD, (int64_t *)bits, (const int64_t *)(bits + 8), 1);
+  nvshmem_free(bits);
   nvshmem_barrier(row);
   nvshmem_team_destroy(row);
   nvshmem_free(m);
@@ -84,4 +97,13 @@ int main() {
 #elif GSHMEM_CHECK_CASE == 1
 // A collective gshmem does not provide (the half and bfloat16 forms).
 __global__ void k(int *dest, const int *source) { nvshmem_half_broadcast(NVSHMEM_TEAM_WORLD, dest, source, 1, 0); }
+#elif GSHMEM_CHECK_CASE == 2
+// NVSHMEM's half-precision reducescatter: gshmem has no half type.
+__global__ void k(void *dest, const void *source) { nvshmem_half_sum_reducescatter(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+#elif GSHMEM_CHECK_CASE == 3
+// gshmem's ptrdiff reducescatter: NVSHMEM has none, so the NVSHMEM names do
+// not declare it.
+__global__ void k(ptrdiff_t *dest, const ptrdiff_t *source) {
+  nvshmem_ptrdiff_sum_reducescatter(NVSHMEM_TEAM_WORLD, dest, source, 1);
+}
 #endif

@@ -107,7 +107,8 @@ int main() {
 
 #elif GSHMEM_CHECK_CASE == 1
 // A collective gshmem does not provide.
-__global__ void k(int *dest, const int *source) { nvshmem_int_and_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+// (NVSHMEM's bfloat16 reductions: gshmem has no bfloat16 type.)
+__global__ void k(void *dest, const void *source) { nvshmem_bfloat16_max_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1); }
 #elif GSHMEM_CHECK_CASE == 2
 // A collective gshmem does not provide.
 __global__ void k(int *dest, const int *source) { nvshmem_half_alltoall(NVSHMEM_TEAM_WORLD, dest, source, 1); }

@@ -531,3 +531,15 @@ LAUNCH_KERNEL(coll_block_double_sum_reduce, check_copy) {
 LAUNCH_KERNEL(coll_block_double_fcollect, check_copy) {
   gshmemx_double_fcollect_block(GSHMEM_TEAM_WORLD, a->dst, a->src, kElems);
 }
+// One PE: and/xor over one member and a reducescatter's only block are the
+// source itself too (bit for bit through the uint64 forms).
+LAUNCH_KERNEL(coll_thread_uint64_xor_reduce, check_copy) {
+  if (tid() == 0)
+    gshmem_uint64_xor_reduce(GSHMEM_TEAM_WORLD, (uint64_t *)a->dst, (const uint64_t *)a->src, kElems);
+}
+LAUNCH_KERNEL(coll_warp_double_sum_reducescatter, check_copy) {
+  if (warp() == 0) gshmemx_double_sum_reducescatter_warp(GSHMEM_TEAM_WORLD, a->dst, a->src, kElems);
+}
+LAUNCH_KERNEL(coll_block_uint64_and_reducescatter, check_copy) {
+  gshmemx_uint64_and_reducescatter_block(GSHMEM_TEAM_WORLD, (uint64_t *)a->dst, (const uint64_t *)a->src, kElems);
+}

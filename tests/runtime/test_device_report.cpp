@@ -110,12 +110,27 @@ TEST_CASE("device reports: each kind becomes the line device printf used to prin
   s.i0 = 1;
   s.u0 = 0x60;
   s.u1 = 0x60;
-  CHECK(gshmemi::format_device_report(s) == "gshmem: PE 3: gshmem_int_alltoall: dest 0x60 and source 0x60 overlap");
+  CHECK(gshmemi::format_device_report(s) ==
+        "gshmem: PE 3: gshmem_int_alltoall: dest 0x60 and source 0x60 overlap (this routine allows no overlap)");
   s = slot(GSHMEMI_FAIL_INVALID_ROOT, "gshmem_int_broadcast");
   s.i0 = 2;
   s.i1 = 2;
   CHECK(gshmemi::format_device_report(s) ==
         "gshmem: PE 3: gshmem_int_broadcast: PE_root 2 is not a rank of the team (team size 2: 0 .. 1)");
+  s = slot(GSHMEMI_FAIL_OVERLAP, "gshmem_int_sum_reducescatter");
+  s.u0 = 0x50;
+  s.u1 = 0x50;
+  s.i0 = 1;
+  CHECK(gshmemi::format_device_report(s) ==
+        "gshmem: PE 3: gshmem_int_sum_reducescatter: dest 0x50 and source 0x50 overlap (this routine allows no "
+        "overlap)");
+  s = slot(GSHMEMI_FAIL_COUNT_TOO_LARGE, "gshmem_long_max_reducescatter");
+  s.u0 = 1ull << 62;
+  s.u1 = 8;
+  s.i0 = 4;
+  CHECK(gshmemi::format_device_report(s) ==
+        "gshmem: PE 3: gshmem_long_max_reducescatter: count 4611686018427387904 of 8-byte elements times the team's "
+        "4 members does not fit the address space");
   s = slot(77, "x");
   CHECK(gshmemi::format_device_report(s) == "gshmem: PE 3: x: a device failure of unknown kind 77");
   // A routine name the device did not terminate is cut at its field.

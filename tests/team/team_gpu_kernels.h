@@ -98,3 +98,30 @@ cudaError_t launch_mem_collective(int which, int team, barrier_form form, void *
                                   size_t nbytes, int root, long long delay_cycles, int *rc);
 
 }  // namespace team_gpu
+
+// And/or/xor reductions and reducescatter (team_gpu_reductions.cu).
+namespace team_gpu {
+
+// Operators, numbered for the kernels and the host tables.
+enum reduce_op { op_sum = 0, op_prod, op_max, op_min, op_and, op_or, op_xor, op_count };
+// 0: gshmem_TYPENAME_OP_reduce and its forms; 1: ..._reducescatter.
+enum reduction_kind { kind_reduce = 0, kind_reducescatter = 1 };
+
+// Types with every operator (and/or/xor too) and types with sum/prod/max/min
+// only (reducescatter of the arithmetic operators, floating point included).
+#define TEAM_GPU_BITWISE_TYPES(X) \
+  X(uint8, uint8_t) X(ushort, unsigned short) X(int32, int32_t) X(uint64, uint64_t) X(size, size_t)
+#define TEAM_GPU_ARITH_TYPES(X) X(int, int) X(double, double) X(int8, int8_t)
+
+// One block of 128 threads calls the `kind` routine of operator `op` in
+// form `form` (form_thread: thread 0, gshmem_TYPENAME_OP_KIND; form_warp:
+// warp 0, gshmemx_..._warp; form_block: gshmemx_..._block). *rc receives
+// thread 0's status (-7 for an operator the type does not have).
+#define TEAM_GPU_DECLARE_REDUCTIONS(NAME, TYPE)                                                           \
+  cudaError_t launch_reduction_##NAME(int team, int op, int kind, barrier_form form, TYPE *dest,         \
+                                      const TYPE *source, size_t n, int *rc);
+TEAM_GPU_BITWISE_TYPES(TEAM_GPU_DECLARE_REDUCTIONS)
+TEAM_GPU_ARITH_TYPES(TEAM_GPU_DECLARE_REDUCTIONS)
+#undef TEAM_GPU_DECLARE_REDUCTIONS
+
+}  // namespace team_gpu

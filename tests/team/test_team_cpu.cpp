@@ -259,5 +259,44 @@ TEST_CASE("broadcast, alltoall and the *mem collectives before init report NOT_I
   CHECK(gshmemx_broadcastmem_on_stream(GSHMEM_TEAM_WORLD, a, b, 16, 0, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_alltoallmem_on_stream(GSHMEM_TEAM_WORLD, a, b, 16, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_fcollectmem_on_stream(GSHMEM_TEAM_WORLD, a, b, 16, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+}
+
+TEST_CASE("bitwise reduction operators: and/or/xor in the type", "[team][collectives]") {
+  CHECK(gd::reduce_and::apply<unsigned char>(0xf0, 0x3c) == 0x30);
+  CHECK(gd::reduce_or::apply<unsigned char>(0xf0, 0x0c) == 0xfc);
+  CHECK(gd::reduce_xor::apply<unsigned char>(0xff, 0x0f) == 0xf0);
+  CHECK(gd::reduce_and::apply<int8_t>(-1, 0x55) == 0x55);
+  CHECK(gd::reduce_or::apply<int16_t>((int16_t)0x8000, 1) == (int16_t)0x8001);
+  CHECK(gd::reduce_xor::apply<int64_t>(-1, 0) == -1);
+  CHECK(gd::reduce_xor::apply<uint64_t>(~0ull, 1ull << 63) == (~0ull >> 1));
+  CHECK(gd::reduce_and::apply<size_t>((size_t)0xff00ff00u, (size_t)0x0ff00ff0u) == (size_t)0x0f000f00u);
+  // Folded over members in rank order, as the device does: x ^ x ^ x = x.
+  uint32_t acc = 0xdeadbeefu;
+  for (int r = 1; r < 3; ++r) acc = gd::reduce_xor::apply<uint32_t>(acc, 0xdeadbeefu);
+  CHECK(acc == 0xdeadbeefu);
+}
+
+TEST_CASE("reducescatter's source length: members x nreduce elements, overflow refused", "[team][collectives]") {
+  size_t bytes = 7;
+  CHECK(gd::reducescatter_source_bytes(10, 3, 8, &bytes));
+  CHECK(bytes == 240);
+  CHECK(gd::reducescatter_source_bytes(0, 4, 8, &bytes));
+  CHECK(bytes == 0);
+  CHECK(gd::reducescatter_source_bytes(~(size_t)0 / 8, 1, 8, &bytes));
+  CHECK(bytes == (~(size_t)0 / 8) * 8);
+  bytes = 7;
+  CHECK_FALSE(gd::reducescatter_source_bytes(~(size_t)0 / 8, 2, 8, &bytes));
+  CHECK_FALSE(gd::reducescatter_source_bytes((size_t)1 << 62, 2, 4, &bytes));
+  CHECK(bytes == 7);  // untouched when refused
+}
+
+TEST_CASE("bitwise reductions and reducescatter before init report NOT_INITIALIZED", "[team][collectives]") {
+  unsigned a[4] = {}, b[4] = {};
+  CHECK(gshmemx_uint_xor_reduce_on_stream(GSHMEM_TEAM_WORLD, a, b, 4, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_uint64_and_reduce(GSHMEM_TEAM_WORLD, (uint64_t *)a, (uint64_t *)b, 1) ==
+        GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmem_int_sum_reducescatter(GSHMEM_TEAM_WORLD, (int *)a, (int *)b, 1) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_uint8_or_reducescatter_on_stream(GSHMEM_TEAM_WORLD, (uint8_t *)a, (uint8_t *)b, 4, 0) ==
+        GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
 }

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "catch.hpp"
@@ -809,6 +811,240 @@ TEST_CASE("broadcast, alltoall, *mem: bad arguments are refused before anything 
   CHECK(rc.p[0] == -1);
   cudaFree(local);
   gshmem_barrier_all();
+  gshmem_free(dest);
+  gshmem_free(source);
+}
+
+// ------------------------------- and/or/xor reductions and reducescatter
+namespace {
+
+// Element j of team rank r's source for operator op: the values of
+// source_value for sum/prod/max/min (products stay small), mixed bits for
+// and/or/xor (every bit position set on some members and clear on others).
+template <class T>
+T reduction_value(int op, int rank, size_t j) {
+  if (op < op_and) return source_value<T>(rank, j);
+  uint64_t h = (uint64_t)(rank + 1) * 0x9e3779b97f4a7c15ull ^ ((uint64_t)j + 1) * 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 29;
+  return (T)h;
+}
+
+template <class T>
+T apply_op(int op, T a, T b) {
+  switch (op) {
+    case op_sum: return gd::reduce_sum::apply(a, b);
+    case op_prod: return gd::reduce_prod::apply(a, b);
+    case op_max: return gd::reduce_max::apply(a, b);
+    case op_min: return gd::reduce_min::apply(a, b);
+    default: break;
+  }
+  if constexpr (std::is_integral<T>::value) {
+    switch (op) {
+      case op_and: return gd::reduce_and::apply(a, b);
+      case op_or: return gd::reduce_or::apply(a, b);
+      case op_xor: return gd::reduce_xor::apply(a, b);
+      default: break;
+    }
+  }
+  FAIL("operator " << op << " has no reference");
+  return a;
+}
+
+// The host reference: element j of every member's source folded in rank
+// order (j = i for a reduction, my_rank * n + i for a reducescatter).
+template <class T>
+T expected_reduction(int op, int size, size_t j) {
+  T acc = reduction_value<T>(op, 0, j);
+  for (int r = 1; r < size; ++r) acc = apply_op<T>(op, acc, reduction_value<T>(op, r, j));
+  return acc;
+}
+
+template <class T>
+struct reduction_api {
+  cudaError_t (*device)(int, int, int, barrier_form, T *, const T *, size_t, int *) = nullptr;
+  // [kind][op]; null where the type has no such operator.
+  int (*on_stream[2][op_count])(gshmem_team_t, T *, const T *, size_t, cudaStream_t) = {};
+  int (*host[2][op_count])(gshmem_team_t, T *, const T *, size_t) = {};
+};
+
+// Every operator the type has, both kinds (reductions of and/or/xor only:
+// sum/prod/max/min reductions are the test above), in every mode, sizes 0
+// to past the in-place staging chunk; reductions also in place.
+template <class T>
+void check_reductions_on(const char *name, gshmem_team_t team, const reduction_api<T> &api, T *source, T *dest,
+                         T *inplace, size_t max_n) {
+  const int rank = gshmem_team_my_pe(team), size = gshmem_team_n_pes(team);
+  REQUIRE(rank >= 0);
+  managed_ints rc(1);
+  for (size_t n : {(size_t)0, (size_t)1, (size_t)33, (size_t)1000, max_n}) {
+    for (int kind = kind_reduce; kind <= kind_reducescatter; ++kind) {
+      for (int op = 0; op < op_count; ++op) {
+        if (!api.host[kind][op] || (kind == kind_reduce && op < op_and)) continue;
+        const size_t source_n = kind == kind_reduce ? n : n * (size_t)size;
+        std::vector<T> mine(source_n);
+        for (size_t j = 0; j < source_n; ++j) mine[j] = reduction_value<T>(op, rank, j);
+        upload(source, mine);
+        for (int mode = mode_thread; mode <= mode_host; ++mode) {
+          for (bool in_place : {false, true}) {
+            if (in_place && kind == kind_reducescatter) continue;  // no overlap allowed
+            INFO("type " << name << ", team " << team << " (rank " << rank << " of " << size << "), n " << n
+                         << (kind == kind_reduce ? ", reduce" : ", reducescatter") << ", op " << op << ", "
+                         << kModeNames[mode] << (in_place ? ", in place" : ""));
+            T *src = source, *dst = dest;
+            if (in_place) {
+              upload(inplace, mine);
+              src = dst = inplace;
+            } else {
+              GSHMEM_TEST_CUDA(cudaMemset(dest, 0x5a, (n + 1) * sizeof(T)));
+            }
+            GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+            REQUIRE(gshmem_team_sync(team) == 0);  // every member's buffers are ready
+            rc.p[0] = -9;
+            int status = -9;
+            if (mode <= mode_block) {
+              GSHMEM_TEST_CUDA(api.device(team, op, kind, (barrier_form)mode, dst, src, n, rc.p));
+              GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+              status = rc.p[0];
+            } else if (mode == mode_stream) {
+              status = api.on_stream[kind][op](team, dst, src, n, 0);
+              GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+            } else {
+              status = api.host[kind][op](team, dst, src, n);
+            }
+            CHECK(status == 0);
+            const std::vector<T> got = download(dst, in_place ? n : n + 1);
+            size_t wrong = 0;
+            for (size_t i = 0; i < n; ++i) {
+              const size_t j = kind == kind_reduce ? i : (size_t)rank * n + i;
+              if (!(got[i] == expected_reduction<T>(op, size, j))) ++wrong;
+            }
+            CHECK(wrong == 0);
+            if (!in_place) {  // nothing past dest's n elements is written
+              T guard;
+              std::memset(&guard, 0x5a, sizeof guard);
+              CHECK(std::memcmp(&got[n], &guard, sizeof guard) == 0);
+            }
+          }
+        }
+      }
+    }
+  }
+  REQUIRE(gshmem_team_sync(team) == 0);
+}
+
+// Every PE calls it (collective allocations); a PE outside `team` only
+// allocates and frees.
+template <class T>
+void check_reductions_type(const char *name, gshmem_team_t team, const reduction_api<T> &api) {
+  const size_t max_n = 2500;
+  T *source = (T *)gshmem_malloc(max_n * (size_t)gshmem_n_pes() * sizeof(T));
+  T *dest = (T *)gshmem_malloc((max_n + 1) * sizeof(T));
+  T *inplace = (T *)gshmem_malloc(max_n * sizeof(T));
+  REQUIRE(source);
+  REQUIRE(dest);
+  REQUIRE(inplace);
+  if (team != GSHMEM_TEAM_INVALID) check_reductions_on(name, team, api, source, dest, inplace, max_n);
+  gshmem_free(inplace);
+  gshmem_free(dest);
+  gshmem_free(source);
+}
+
+#define TEAM_GPU_FILL_OP(NAME, TYPE, OP)                                                    \
+  api.host[kind_reduce][op_##OP] = &gshmem_##NAME##_##OP##_reduce;                          \
+  api.host[kind_reducescatter][op_##OP] = &gshmem_##NAME##_##OP##_reducescatter;            \
+  api.on_stream[kind_reduce][op_##OP] = &gshmemx_##NAME##_##OP##_reduce_on_stream;          \
+  api.on_stream[kind_reducescatter][op_##OP] = &gshmemx_##NAME##_##OP##_reducescatter_on_stream;
+#define TEAM_GPU_BITWISE_API(NAME, TYPE)                            \
+  reduction_api<TYPE> reduction_api_##NAME() {                      \
+    reduction_api<TYPE> api;                                        \
+    api.device = &launch_reduction_##NAME;                          \
+    GSHMEM_FOR_EACH_REDUCE_OP(TEAM_GPU_FILL_OP, NAME, TYPE)         \
+    GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(TEAM_GPU_FILL_OP, NAME, TYPE) \
+    return api;                                                     \
+  }
+#define TEAM_GPU_ARITH_API(NAME, TYPE)                      \
+  reduction_api<TYPE> reduction_api_##NAME() {              \
+    reduction_api<TYPE> api;                                \
+    api.device = &launch_reduction_##NAME;                  \
+    GSHMEM_FOR_EACH_REDUCE_OP(TEAM_GPU_FILL_OP, NAME, TYPE) \
+    return api;                                             \
+  }
+TEAM_GPU_BITWISE_TYPES(TEAM_GPU_BITWISE_API)
+TEAM_GPU_ARITH_TYPES(TEAM_GPU_ARITH_API)
+#undef TEAM_GPU_ARITH_API
+#undef TEAM_GPU_BITWISE_API
+#undef TEAM_GPU_FILL_OP
+
+}  // namespace
+
+TEST_CASE("and/or/xor reductions and reducescatter: every operator and form, world, strided and odd-sized teams",
+          "[team][collectives][gpu]") {
+  runtime_scope rt;
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  gshmem_team_t evens = GSHMEM_TEAM_INVALID, firsts = GSHMEM_TEAM_INVALID;
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &evens) == 0);
+  // The first n - 1 PEs: odd-sized on 4 PEs (3), one member on 2.
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n - 1, nullptr, 0, &firsts) == 0);
+  for (gshmem_team_t team : {(gshmem_team_t)GSHMEM_TEAM_WORLD, evens, firsts}) {  // INVALID where not a member
+#define TEAM_GPU_CHECK_REDUCTIONS(NAME, TYPE) check_reductions_type<TYPE>(#NAME, team, reduction_api_##NAME());
+    TEAM_GPU_BITWISE_TYPES(TEAM_GPU_CHECK_REDUCTIONS)
+    TEAM_GPU_ARITH_TYPES(TEAM_GPU_CHECK_REDUCTIONS)
+#undef TEAM_GPU_CHECK_REDUCTIONS
+  }
+  CHECK((evens == GSHMEM_TEAM_INVALID) == (me % 2 == 1));
+  CHECK((firsts == GSHMEM_TEAM_INVALID) == (me == n - 1));
+  gshmem_team_destroy(firsts);
+  gshmem_team_destroy(evens);
+  gshmem_barrier_all();
+}
+
+TEST_CASE("and/or/xor reductions and reducescatter: bad arguments are refused before anything runs",
+          "[team][collectives][gpu]") {
+  runtime_scope rt;
+  const int n = gshmem_n_pes();
+  REQUIRE(n >= 2);
+  int *source = (int *)gshmem_malloc(64 * (size_t)n * sizeof(int));
+  int *dest = (int *)gshmem_malloc(64 * sizeof(int));
+  unsigned *usource = (unsigned *)gshmem_malloc(64 * sizeof(unsigned));
+  unsigned *udest = (unsigned *)gshmem_malloc(64 * sizeof(unsigned));
+  int *local = nullptr;
+  GSHMEM_TEST_CUDA(cudaMalloc(&local, 64 * (size_t)n * sizeof(int)));
+  // Bitwise reductions: the checks of the other reductions.
+  CHECK(gshmemx_uint_and_reduce_on_stream(GSHMEM_TEAM_INVALID, udest, usource, 8, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_uint_or_reduce_on_stream(GSHMEM_TEAM_WORLD, udest, (unsigned *)local, 8, 0) ==
+        GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmem_uint_xor_reduce(GSHMEM_TEAM_WORLD, usource + 1, usource, 8) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_uint_xor_reduce(GSHMEM_TEAM_WORLD, nullptr, usource, 8) == GSHMEMX_ERROR_INVALID_VALUE);
+  // Reducescatter: source holds n * nreduce elements; no overlap at all.
+  CHECK(gshmemx_int_sum_reducescatter_on_stream(GSHMEMX_MAX_TEAMS + 3, dest, source, 8, 0) ==
+        GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_sum_reducescatter_on_stream(GSHMEM_TEAM_WORLD, dest, local, 8, 0) == GSHMEMX_ERROR_NOT_SYMMETRIC);
+  CHECK(gshmem_int_max_reducescatter(GSHMEM_TEAM_WORLD, source, source, 8) == GSHMEMX_ERROR_INVALID_VALUE);
+  // dest inside the second member's block of source.
+  CHECK(gshmem_int_min_reducescatter(GSHMEM_TEAM_WORLD, source + 8, source, 8) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_prod_reducescatter_on_stream(GSHMEM_TEAM_WORLD, nullptr, source, 8, 0) ==
+        GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_int_sum_reducescatter_on_stream(GSHMEM_TEAM_WORLD, dest, source, SIZE_MAX / 2, 0) ==
+        GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmem_uint_xor_reducescatter(GSHMEM_TEAM_WORLD, udest, usource, 0) == 0);  // nothing to do
+  // The device forms refuse the same (a diagnostic line each, -1).
+  managed_ints rc(1);
+  GSHMEM_TEST_CUDA(launch_reduction_int32(GSHMEM_TEAM_INVALID, op_and, kind_reduce, form_thread, (int32_t *)dest,
+                                          (int32_t *)source, 8, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  GSHMEM_TEST_CUDA(launch_reduction_int32(GSHMEM_TEAM_WORLD, op_xor, kind_reducescatter, form_block,
+                                          (int32_t *)source, (int32_t *)source, 8, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  GSHMEM_TEST_CUDA(launch_reduction_int(GSHMEM_TEAM_WORLD, op_sum, kind_reducescatter, form_warp, dest, source,
+                                        SIZE_MAX / 2, rc.p));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(rc.p[0] == -1);
+  cudaFree(local);
+  gshmem_free(udest);
+  gshmem_free(usource);
   gshmem_free(dest);
   gshmem_free(source);
 }

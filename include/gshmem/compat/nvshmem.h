@@ -21,12 +21,15 @@
 // team_sync and barrier on host, device and stream); collective launch
 // (<nvshmemx.h>); max/min/sum/prod reductions, fcollect, broadcast, alltoall
 // and their *mem forms (host, device, warp, block, on stream); registration of a program's own buffers
+// (<nvshmemx.h>); max/min/sum/prod/and/or/xor reductions, reducescatter
+// and fcollect (host, device, warp, block, on stream); registration of a program's own buffers
 // (nvshmemx_buffer_register_symmetric / _unregister_symmetric, <nvshmemx.h>).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
 // fails to compile and the compiler's message names it. Conversely, only
 // names NVSHMEM (3.5.1) declares are here, so a program that compiles
 // against these headers compiles against NVSHMEM's: gshmem's own additions
-// (ptrdiff reductions, float compare_swap, OpenSHMEM's deprecated _wait)
+// (ptrdiff reductions and reducescatters, float compare_swap, OpenSHMEM's
+// deprecated _wait)
 // keep their gshmem_ names only.
 #pragma once
 
@@ -445,6 +448,28 @@ GSHMEMI_NV_HD int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const voi
 GSHMEMI_NV_HD int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source, size_t nelems) {
   return gshmem_fcollectmem(team, dest, source, nelems);
 }
+/* and/or/xor reductions (every type of GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE,
+ * NVSHMEM's list too) and reducescatter, for every operator and type of the
+ * reductions above (<gshmem/collectives.h>). NVSHMEM's half and bfloat16
+ * forms are not provided: gshmem has no such type. */
+#define GSHMEMI_NV_REDUCTION(T, TYPE, OP, KIND)                                                          \
+  GSHMEMI_NV_HD int nvshmem_##T##_##OP##_##KIND(nvshmem_team_t team, TYPE *dest, const TYPE *source,    \
+                                                size_t nreduce) {                                        \
+    return gshmem_##T##_##OP##_##KIND(team, dest, source, nreduce);                                      \
+  }
+#define GSHMEMI_NV_BITWISE_REDUCE(T, TYPE, OP) GSHMEMI_NV_REDUCTION(T, TYPE, OP, reduce)
+#define GSHMEMI_NV_REDUCESCATTER(T, TYPE, OP) GSHMEMI_NV_REDUCTION(T, TYPE, OP, reducescatter)
+#define GSHMEMI_NV_BITWISE(T, TYPE)                                          \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_NV_BITWISE_REDUCE, T, TYPE)      \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_NV_REDUCESCATTER, T, TYPE)
+#define GSHMEMI_NV_REDUCESCATTERS(T, TYPE) GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_REDUCESCATTER, T, TYPE)
+GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_NV_BITWISE)
+GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(GSHMEMI_NV_REDUCESCATTERS)
+#undef GSHMEMI_NV_REDUCESCATTERS
+#undef GSHMEMI_NV_BITWISE
+#undef GSHMEMI_NV_REDUCESCATTER
+#undef GSHMEMI_NV_BITWISE_REDUCE
+#undef GSHMEMI_NV_REDUCTION
 
 /* NVSHMEM's <nvshmem.h> declares the nvshmemx_ names too (nvshmemx_init_attr,
  * the _on_stream and warp/block forms): programs that include only

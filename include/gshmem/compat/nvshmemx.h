@@ -468,6 +468,44 @@ GSHMEMI_NV_GROUP_MEM_COLLECTIVES(warp)
 GSHMEMI_NV_GROUP_MEM_COLLECTIVES(block)
 #undef GSHMEMI_NV_GROUP_MEM_COLLECTIVES
 #endif  // __CUDACC__
+/* and/or/xor reductions and reducescatter: on-stream, warp and block forms
+ * (the lists as in <nvshmem.h>; no half or bfloat16). */
+#define GSHMEMI_NV_STREAM_REDUCTION(T, TYPE, OP, KIND)                                                    \
+  static inline int nvshmemx_##T##_##OP##_##KIND##_on_stream(nvshmem_team_t team, TYPE *dest,            \
+                                                             const TYPE *source, size_t nreduce,         \
+                                                             cudaStream_t stream) {                      \
+    return gshmemx_##T##_##OP##_##KIND##_on_stream(team, dest, source, nreduce, stream);                  \
+  }
+#if defined(__CUDACC__)
+#define GSHMEMI_NV_GROUP_REDUCTION(T, TYPE, OP, KIND)                                                     \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_##OP##_##KIND##_warp(nvshmem_team_t team, TYPE *dest,             \
+                                                            const TYPE *source, size_t nreduce) {        \
+    return gshmemx_##T##_##OP##_##KIND##_warp(team, dest, source, nreduce);                               \
+  }                                                                                                       \
+  GSHMEMI_NV_DEVICE int nvshmemx_##T##_##OP##_##KIND##_block(nvshmem_team_t team, TYPE *dest,            \
+                                                             const TYPE *source, size_t nreduce) {       \
+    return gshmemx_##T##_##OP##_##KIND##_block(team, dest, source, nreduce);                              \
+  }
+#else
+#define GSHMEMI_NV_GROUP_REDUCTION(T, TYPE, OP, KIND)
+#endif
+#define GSHMEMI_NV_EXT_REDUCTION(T, TYPE, OP, KIND) \
+  GSHMEMI_NV_STREAM_REDUCTION(T, TYPE, OP, KIND) GSHMEMI_NV_GROUP_REDUCTION(T, TYPE, OP, KIND)
+#define GSHMEMI_NV_EXT_BITWISE_REDUCE(T, TYPE, OP) GSHMEMI_NV_EXT_REDUCTION(T, TYPE, OP, reduce)
+#define GSHMEMI_NV_EXT_REDUCESCATTER(T, TYPE, OP) GSHMEMI_NV_EXT_REDUCTION(T, TYPE, OP, reducescatter)
+#define GSHMEMI_NV_EXT_BITWISE(T, TYPE)                                         \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_NV_EXT_BITWISE_REDUCE, T, TYPE)     \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_NV_EXT_REDUCESCATTER, T, TYPE)
+#define GSHMEMI_NV_EXT_REDUCESCATTERS(T, TYPE) GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_NV_EXT_REDUCESCATTER, T, TYPE)
+GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_NV_EXT_BITWISE)
+GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(GSHMEMI_NV_EXT_REDUCESCATTERS)
+#undef GSHMEMI_NV_EXT_REDUCESCATTERS
+#undef GSHMEMI_NV_EXT_BITWISE
+#undef GSHMEMI_NV_EXT_REDUCESCATTER
+#undef GSHMEMI_NV_EXT_BITWISE_REDUCE
+#undef GSHMEMI_NV_EXT_REDUCTION
+#undef GSHMEMI_NV_GROUP_REDUCTION
+#undef GSHMEMI_NV_STREAM_REDUCTION
 
 /* ======================================================== status codes
  * NVSHMEM's routines that return a status (collective launch, team and

@@ -41,12 +41,14 @@ enum gshmemi_device_failure {
   GSHMEMI_FAIL_TEAM_PEER_LOST = 7,  /* i0 the PE that is gone, i1 the PE waited for; u0 address */
   GSHMEMI_FAIL_TEAM_TIMEOUT = 8,    /* i1 the PE waited for; u0 address, u3 expected (>=), u4 seen */
   GSHMEMI_FAIL_INVALID_TEAM = 9,    /* i0 team */
-  GSHMEMI_FAIL_OVERLAP = 10,        /* u0 dest, u1 source; i0 1: dest == source is not allowed either */
+  GSHMEMI_FAIL_OVERLAP = 10,        /* u0 dest, u1 source; i0 1: the routine allows no overlap, equal included */
   GSHMEMI_FAIL_REMOTE_LOST = 11,    /* i0 the PE that is gone (-1: unknown), i1 the target PE: a request
                                        to a remote peer cannot complete (docs/remote.md) */
   GSHMEMI_FAIL_REMOTE_UNSUPPORTED = 12, /* u0 address; i0 target PE: the routine has no remote form */
-  GSHMEMI_FAIL_INVALID_ROOT = 13,   /* i0 PE_root, i1 the team's size */
-  GSHMEMI_FAIL_KIND_COUNT = 14
+  GSHMEMI_FAIL_COUNT_TOO_LARGE = 13, /* u0 count, u1 element bytes, i0 team size: the buffer of count x team
+                                        size elements cannot fit the address space */
+  GSHMEMI_FAIL_INVALID_ROOT = 14,   /* i0 PE_root, i1 the team's size */
+  GSHMEMI_FAIL_KIND_COUNT = 15
 };
 
 typedef struct gshmemi_device_report_slot {

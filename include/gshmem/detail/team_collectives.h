@@ -11,6 +11,9 @@
 // local staging area until a team sync says every member has read that chunk
 // of every source, then replace it. Any other overlap of dest and source is
 // an error (diagnostic, -1, nothing done).
+// Reducescatter: the same syncs and peer loads, each member reducing only
+// its own block of n elements (rank x n) of every member's source into dest;
+// no overlap of dest and source at all.
 // fcollect: the same syncs around copies of every member's source into dest
 // at member rank x nelems.
 // Every member calls with the same team, nelems and symmetric addresses; one
@@ -45,6 +48,30 @@ struct reduce_min {
   template <class T>
   GSHMEM_HD static T apply(T a, T b) { return b < a ? b : a; }
 };
+// Bitwise operators (integer types only: GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE),
+// computed in int or wider and converted back, as sum and prod.
+struct reduce_and {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return (T)(a & b); }
+};
+struct reduce_or {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return (T)(a | b); }
+};
+struct reduce_xor {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return (T)(a ^ b); }
+};
+
+// Reducescatter's source length, n_members * nreduce elements of `elem`
+// bytes, in bytes; false when it does not fit a size_t (no such buffer can
+// exist). Host and device checks share it.
+GSHMEM_HD bool reducescatter_source_bytes(size_t nreduce, int n_members, size_t elem, size_t* bytes) {
+  const size_t members = n_members > 0 ? (size_t)n_members : 0;
+  if (members != 0 && nreduce > (~(size_t)0) / elem / members) return false;
+  *bytes = nreduce * members * elem;
+  return true;
+}
 
 #if defined(__CUDACC__)
 
@@ -93,6 +120,50 @@ GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size
       for (size_t i = g.rank(); i < m; i += g.size()) dest[base + i] = staging[i];
     }
   }
+  sync_team<false>(g, team, d, routine);
+  return 0;
+}
+
+// Reducescatter (NVSHMEM's nvshmem_TYPENAME_OP_reducescatter): source holds
+// n_members * n elements on every member; the member of team rank k gets
+// dest[i] = Op over the members, in rank order, of their source[k * n + i],
+// i < n. The syncs and the peer loads are those of team_reduce; dest may not
+// overlap source at all (equal included): reported as an overlap, -1, nothing
+// done. A count whose source cannot fit the address space is reported too.
+template <class Op, class T, class Group>
+GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* source, size_t n, const char* routine) {
+  team_desc d;
+  if (!device_team(team, &d)) {
+    report_invalid_team(g, team, routine);
+    return -1;
+  }
+  size_t source_bytes = 0;
+  if (!reducescatter_source_bytes(n, d.size, sizeof(T), &source_bytes)) {
+    if (g.is_leader()) {
+      device_failure f;
+      f.kind = GSHMEMI_FAIL_COUNT_TOO_LARGE;
+      f.u0 = n;
+      f.u1 = sizeof(T);
+      f.i0 = d.size;
+      report_device_failure(routine, f);
+    }
+    return -1;
+  }
+  if (n > 0 && (const char*)dest < (const char*)source + source_bytes &&
+      (const char*)source < (const char*)(dest + n)) {
+    if (g.is_leader()) {
+      device_failure f;
+      f.kind = GSHMEMI_FAIL_OVERLAP;
+      f.i0 = 1;  // no overlap allowed, dest == source included
+      f.u0 = (unsigned long long)(const void*)dest;
+      f.u1 = (unsigned long long)(const void*)source;
+      report_device_failure(routine, f);
+    }
+    return -1;
+  }
+  sync_team<false>(g, team, d, routine);
+  const T* block = source + (size_t)d.my_rank * n;
+  for (size_t i = g.rank(); i < n; i += g.size()) dest[i] = reduce_element<Op>(d, block, i, routine);
   sync_team<false>(g, team, d, routine);
   return 0;
 }
