@@ -44,19 +44,23 @@
   X(int, int)                          \
   X(long, long)                        \
   X(longlong, long long)               \
-  X(uchar, unsigned char)              \
-  X(ushort, unsigned short)            \
-  X(uint, unsigned int)                \
-  X(ulong, unsigned long)              \
-  X(ulonglong, unsigned long long)     \
-  X(int8, int8_t)                      \
-  X(int16, int16_t)                    \
-  X(int32, int32_t)                    \
-  X(int64, int64_t)                    \
-  X(uint8, uint8_t)                    \
-  X(uint16, uint16_t)                  \
-  X(uint32, uint32_t)                  \
-  X(uint64, uint64_t)                  \
+  GSHMEMI_FOR_EACH_UNSIGNED_OR_FIXED_TYPE(X)
+// The unsigned and fixed-width integer types and size_t: the rest of the
+// standard RMA types, and by themselves the bitwise reduction types.
+#define GSHMEMI_FOR_EACH_UNSIGNED_OR_FIXED_TYPE(X) \
+  X(uchar, unsigned char)                          \
+  X(ushort, unsigned short)                        \
+  X(uint, unsigned int)                            \
+  X(ulong, unsigned long)                          \
+  X(ulonglong, unsigned long long)                 \
+  X(int8, int8_t)                                  \
+  X(int16, int16_t)                                \
+  X(int32, int32_t)                                \
+  X(int64, int64_t)                                \
+  X(uint8, uint8_t)                                \
+  X(uint16, uint16_t)                              \
+  X(uint32, uint32_t)                              \
+  X(uint64, uint64_t)                              \
   X(size, size_t)
 
 // Sizes of the sized RMA routines (OpenSHMEM 1.5: shmem_putSIZE,
@@ -121,21 +125,7 @@
 // Bitwise reduction types (OpenSHMEM 1.5 Table 10, for and, or and xor): the
 // unsigned and fixed-width integer types and size_t. NVSHMEM 3.5.1 has its
 // and/or/xor reductions (and reducescatters) for exactly these.
-#define GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(X) \
-  X(uchar, unsigned char)                      \
-  X(ushort, unsigned short)                    \
-  X(uint, unsigned int)                        \
-  X(ulong, unsigned long)                      \
-  X(ulonglong, unsigned long long)             \
-  X(int8, int8_t)                              \
-  X(int16, int16_t)                            \
-  X(int32, int32_t)                            \
-  X(int64, int64_t)                            \
-  X(uint8, uint8_t)                            \
-  X(uint16, uint16_t)                          \
-  X(uint32, uint32_t)                          \
-  X(uint64, uint64_t)                          \
-  X(size, size_t)
+#define GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(X) GSHMEMI_FOR_EACH_UNSIGNED_OR_FIXED_TYPE(X)
 
 // Bitwise reduction operators, for one type of the list above: expands
 // X(TYPENAME, TYPE, OP) for and, or, xor (functors gshmem::detail::reduce_OP).

@@ -145,13 +145,23 @@ int Proxy::transport_put(int pe, unsigned long long remote, const void *local, u
 
 int Proxy::put_one(int pe, const HeldPut &h) {
   if (!h.is_inline) return transport_put(pe, h.remote, reinterpret_cast<const void *>((uintptr_t)h.local), h.bytes);
-  // The value's first `bytes` bytes (little-endian: the low ones), from a
-  // copy that lives until the quiet ending this pass (a put's source must
-  // stay until then; the request itself does not).
+  return put_staged(pe, &h, &h + 1, h.remote, h.remote + h.bytes);
+}
+
+// Inline puts [first, last) to pe that cover the target range [start, end)
+// together: their values (each the first `bytes` bytes of the request's
+// value, little-endian: the low ones) copied into one staging copy of the
+// range, in the order given (a later one overwrites an earlier one where
+// they overlap), and handed over as one put. The copy lives until the quiet
+// ending this pass (a put's source must stay until then; the request itself
+// does not).
+int Proxy::put_staged(int pe, const HeldPut *first, const HeldPut *last, unsigned long long start,
+                      unsigned long long end) {
   unsigned char *dst = &inline_stage_[inline_used_];
-  std::memcpy(dst, &h.local, (size_t)h.bytes);
-  inline_used_ += (size_t)h.bytes;
-  return transport_put(pe, h.remote, dst, h.bytes);
+  for (const HeldPut *h = first; h != last; ++h) std::memcpy(dst + (h->remote - start), &h->local, (size_t)h->bytes);
+  inline_used_ += (size_t)(end - start);
+  puts_coalesced_.fetch_add((unsigned long long)(last - first - 1), std::memory_order_relaxed);
+  return transport_put(pe, start, dst, end - start);
 }
 
 // [first, last): puts to pe sorted by target offset whose ranges touch or
@@ -178,15 +188,9 @@ int Proxy::put_run(int pe, HeldPut *first, HeldPut *last, bool overlap) {
       }
       return GSHMEM_SUCCESS;
     }
-    // One staging copy of the whole range, written in ticket order: where
-    // requests overlap, the one issued last wins. The range is no longer
-    // than the requests' bytes together.
-    const unsigned long long start = first->remote;
-    unsigned char *dst = &inline_stage_[inline_used_];
-    for (const HeldPut &h : run_scratch_) std::memcpy(dst + (h.remote - start), &h.local, (size_t)h.bytes);
-    inline_used_ += (size_t)(end - start);
-    puts_coalesced_.fetch_add(count - 1, std::memory_order_relaxed);
-    return transport_put(pe, start, dst, end - start);
+    // Written in ticket order: where requests overlap, the one issued last
+    // wins. The range is no longer than the requests' bytes together.
+    return put_staged(pe, run_scratch_.data(), run_scratch_.data() + count, first->remote, end);
   }
   // No overlap: each range starts where the one before ends. Consecutive
   // inline values go into one staging copy and one put. A put with a
@@ -200,16 +204,7 @@ int Proxy::put_run(int pe, HeldPut *first, HeldPut *last, bool overlap) {
       bytes += b->bytes;
       ++b;
     }
-    int rc;
-    if (b - a == 1) {
-      rc = put_one(pe, *a);
-    } else {
-      unsigned char *dst = &inline_stage_[inline_used_];
-      for (HeldPut *h = a; h != b; ++h) std::memcpy(dst + (h->remote - a->remote), &h->local, (size_t)h->bytes);
-      inline_used_ += (size_t)bytes;
-      puts_coalesced_.fetch_add((unsigned long long)(b - a - 1), std::memory_order_relaxed);
-      rc = transport_put(pe, a->remote, dst, bytes);
-    }
+    const int rc = b - a == 1 ? put_one(pe, *a) : put_staged(pe, a, b, a->remote, a->remote + bytes);
     if (rc != GSHMEM_SUCCESS) return rc;
     a = b;
   }

@@ -328,6 +328,18 @@ void say(const Ucx *u, int level, const char *fmt, ...) {
   if (u && u->report) u->report(level, line);
 }
 
+// The UCX this process runs on (its libraries, not the headers the module
+// was built with: one UCX serves a process), read once at open.
+struct UcxVersion {
+  unsigned major = 0, minor = 0, release = 0;
+  unsigned number() const { return major * 100 + minor; }  // 1.22 -> 122
+};
+UcxVersion running_ucx() {
+  UcxVersion v;
+  ucp_get_version(&v.major, &v.minor, &v.release);
+  return v;
+}
+
 // The one-sided routines (put/get/atomics on host memory) need UCX to
 // emulate what a transport lacks (tcp has no remote atomics; shared memory
 // lacks some fetching atomics). UCX's first protocol set (its default
@@ -339,12 +351,9 @@ void say(const Ucx *u, int level, const char *fmt, ...) {
 // UCX_PROTO_ENABLE nor UCX_PROTO_EMULATION_ENABLE: nothing before 1.15;
 // the first protocol set from 1.15 to 1.17; emulation from 1.18 (the first
 // set where that cannot be set). Returns what was chosen, for the log.
-const char *choose_protocols(ucp_config_t *config) {
+const char *choose_protocols(ucp_config_t *config, unsigned version) {
   if (std::getenv("UCX_PROTO_ENABLE") || std::getenv("UCX_PROTO_EMULATION_ENABLE"))
     return "protocols as UCX_PROTO_* say";
-  unsigned major = 0, minor = 0, release = 0;
-  ucp_get_version(&major, &minor, &release);
-  const unsigned version = major * 100 + minor;
   if (version < 115) return "default protocols";
   if (version >= 118 && ucp_config_modify(config, "PROTO_EMULATION_ENABLE", "y") == UCS_OK)
     return "protocol emulation on";
@@ -1561,12 +1570,9 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
     delete u;
     return rc;
   }
-  const char *protocols = choose_protocols(config);
-  {
-    unsigned major = 0, minor = 0, release = 0;
-    ucp_get_version(&major, &minor, &release);
-    u->host_atomics = major * 100 + minor < 122;
-  }
+  const UcxVersion ucx = running_ucx();
+  const char *protocols = choose_protocols(config, ucx.number());
+  u->host_atomics = ucx.number() < 122;
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
@@ -1662,14 +1668,12 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
     return rc;
   }
   {
-    unsigned major = 0, minor = 0, release = 0;
-    ucp_get_version(&major, &minor, &release);
     const char *gpu = u->all_messages      ? "active messages (every region so)"
                       : !u->gpu_memory     ? "active messages (this UCX cannot register CUDA memory)"
                       : u->device_messages ? "active messages (GSHMEM_REMOTE_RMA=messages)"
                                            : "one-sided put/get/signal SET, atomics as active messages (RMA mode)";
-    say(u, 2, "ucx: running on UCX %u.%u.%u (%s), CUDA memory %s; %d remote PE(s), %s; GPU memory: %s", major, minor,
-        release, protocols, u->gpu_memory ? "supported" : "not supported",
+    say(u, 2, "ucx: running on UCX %u.%u.%u (%s), CUDA memory %s; %d remote PE(s), %s; GPU memory: %s", ucx.major,
+        ucx.minor, ucx.release, protocols, u->gpu_memory ? "supported" : "not supported",
         (int)std::count(u->remote.begin(), u->remote.end(), 1),
         u->all_messages    ? "host memory through active messages"
         : u->host_atomics ? "host memory one-sided"
