@@ -151,6 +151,7 @@ struct RemoteRuntime {
   void *slots_host = nullptr;                   // cudaHostAlloc: the ring
   unsigned long long *counters_host = nullptr;  // cudaHostAlloc: head, completed (a line each)
   unsigned long long *counters_device = nullptr;  // cudaMalloc: tail, head_seen (a line each)
+  unsigned long long *values_device = nullptr;    // cudaMalloc: each request's value, 2 * capacity words
   unsigned long long *results = nullptr;        // cudaMalloc
   int *lost_word = nullptr;                     // the runtime's peer-loss word, raised on a proxy failure
   gd::proxy_queue host_view{};
@@ -188,6 +189,7 @@ void release(RemoteRuntime &r, bool collective) {
     if (r.access.fetched) cudaFree(r.access.fetched);
     if (r.results) cudaFree(r.results);
     if (r.counters_device) cudaFree(r.counters_device);
+    if (r.values_device) cudaFree(r.values_device);
     if (r.slots_host) cudaFreeHost(r.slots_host);
     if (r.counters_host) cudaFreeHost(r.counters_host);
   }
@@ -200,6 +202,7 @@ void release(RemoteRuntime &r, bool collective) {
   r.slots_host = nullptr;
   r.counters_host = nullptr;
   r.counters_device = nullptr;
+  r.values_device = nullptr;
   r.results = nullptr;
   r.lost_word = nullptr;
   r.boot = nullptr;
@@ -226,6 +229,9 @@ int create_queue(RemoteRuntime &r, const RemoteSettings &settings, int *abort_wo
   GSHMEMI_CHECK(alloc_mapped(128, &r.counters_host, &p.head));
   GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&r.counters_device), 128));
   GSHMEMI_CUDA_CHECK(cudaMemset(r.counters_device, 0, 128));
+  // The device copy of each request's value (proxy_queue.h), for modules
+  // that copy one-sidedly from GPU memory (device_source).
+  GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&r.values_device), 2 * cap * sizeof(unsigned long long)));
   cudaDeviceProp prop{};
   GSHMEMI_CUDA_CHECK(cudaGetDeviceProperties(&prop, r.device));
   // %smid may exceed the SM count (ids of the full chip): twice the count,
@@ -247,11 +253,13 @@ int create_queue(RemoteRuntime &r, const RemoteSettings &settings, int *abort_wo
   r.host_view.head = r.counters_host;
   r.host_view.head_seen = nullptr;
   r.host_view.completed = r.counters_host + 8;
+  r.host_view.values = r.values_device;  // the proxy hands its addresses on, never reads it
 
   p.capacity = cap;
   p.tail = r.counters_device;
   p.head_seen = r.counters_device + 8;
   p.completed = p.head + 8;
+  p.values = r.values_device;
   p.results = r.results;
   p.results_per_sm = per_sm;
   p.result_sms = sms;
@@ -383,6 +391,26 @@ int remote_init(Bootstrap &boot, const RemoteSettings &settings, int device, con
   }
   r.heap_registered = true;
   const int me = boot.rank();
+  // One-sided GPU memory on one node is UCX's cuda_ipc, which maps a peer's
+  // memory through a CUDA IPC handle: legacy handles (cudaMalloc), or VMM
+  // memory only where UCX was built with pidfd_getfd (PyPI's libucx-cu12/
+  // cu13 1.22 is not). A VMM heap there leaves every one-sided operation to
+  // UCX's software emulation, which the target's proxy serves: correct, and
+  // as slow as messages. Said once, with the fix.
+  if ((r.ops.caps & GSHMEMI_TRANSPORT_CAP_GPU_MEMORY) != 0) {
+    bool same_node_remote = false;
+    for (std::size_t pe = 0; pe < remote.size(); ++pe)
+      same_node_remote = same_node_remote || (remote[pe] && node_of_pe[pe] == node_of_pe[(std::size_t)me]);
+    cudaIpcMemHandle_t handle;
+    if (same_node_remote && cudaIpcGetMemHandle(&handle, state->heap_base) != cudaSuccess) {
+      (void)cudaGetLastError();
+      GSHMEMI_WARN("PE %d: its symmetric heap is CUDA VMM memory, which UCX's cuda_ipc maps only where UCX was built "
+                   "with pidfd_getfd; remote peers on this node may then be reached through UCX's software "
+                   "emulation (as slow as GSHMEM_REMOTE_RMA=messages). GSHMEM_DISABLE_VMM=1 gives a heap "
+                   "cuda_ipc maps (docs/remote.md, \"RMA mode\")",
+                   me);
+    }
+  }
   ProxyPlacementInput where_in;
   int place_rc = GSHMEM_SUCCESS;
   const ProxyPlacement where = plan_proxy_cpus(settings, me, device, node_of_pe, masks, &where_in, &place_rc);

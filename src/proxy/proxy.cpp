@@ -143,7 +143,27 @@ int Proxy::transport_put(int pe, unsigned long long remote, const void *local, u
   return rc;
 }
 
+unsigned long long Proxy::device_value(unsigned long long order) const {
+  if (q_.values == nullptr) return 0;
+  return (unsigned long long)(uintptr_t)(q_.values + ((pass_first_ + order) & (2 * q_.capacity - 1)));
+}
+
+bool Proxy::wants_device_source(int pe, unsigned long long remote, unsigned long long bytes) const {
+  return q_.values != nullptr && t_.device_source != nullptr &&
+         t_.device_source(t_.context, pe, remote, (size_t)bytes) == 1;
+}
+
+int Proxy::signal(int pe, unsigned long long remote, unsigned int sig_op, unsigned long long value,
+                  unsigned long long order) {
+  if (t_.signal_from != nullptr && q_.values != nullptr)
+    return t_.signal_from(t_.context, pe, remote, (int)sig_op, value,
+                          reinterpret_cast<const void *>((uintptr_t)device_value(order)));
+  return t_.signal(t_.context, pe, remote, (int)sig_op, value);
+}
+
 int Proxy::put_one(int pe, const HeldPut &h) {
+  if (h.is_inline && h.device_value != 0)
+    return transport_put(pe, h.remote, reinterpret_cast<const void *>((uintptr_t)h.device_value), h.bytes);
   if (!h.is_inline) return transport_put(pe, h.remote, reinterpret_cast<const void *>((uintptr_t)h.local), h.bytes);
   return put_staged(pe, &h, &h + 1, h.remote, h.remote + h.bytes);
 }
@@ -197,10 +217,24 @@ int Proxy::put_run(int pe, HeldPut *first, HeldPut *last, bool overlap) {
   // source goes alone: sources that follow each other in local memory may
   // still be two allocations, which one CUDA copy or one registered region
   // need not span.
+  // Inline values with device copies (device_source) go as one put from
+  // there where those copies lie back to back as the targets do (8-byte
+  // values of consecutive tickets: a warp's p's to consecutive words).
   for (HeldPut *a = first; a != last;) {
     HeldPut *b = a + 1;
     unsigned long long bytes = a->bytes;
-    while (a->is_inline && b != last && b->is_inline) {
+    if (a->is_inline && a->device_value != 0) {
+      while (b != last && b->is_inline && (b - 1)->bytes == 8 && b->device_value == (b - 1)->device_value + 8) {
+        bytes += b->bytes;
+        ++b;
+      }
+      puts_coalesced_.fetch_add((unsigned long long)(b - a - 1), std::memory_order_relaxed);
+      const int rc = transport_put(pe, a->remote, reinterpret_cast<const void *>((uintptr_t)a->device_value), bytes);
+      if (rc != GSHMEM_SUCCESS) return rc;
+      a = b;
+      continue;
+    }
+    while (a->is_inline && b != last && b->is_inline && b->device_value == 0) {
       bytes += b->bytes;
       ++b;
     }
@@ -265,9 +299,9 @@ int Proxy::execute(const gd::proxy_request &r, unsigned long long order) {
     // Held back until the next request to this PE, the next fence, or the
     // end of the pass (coalescing: proxy.h).
     if (held_[pe].empty()) held_pes_.push_back(r.pe);
-    held_[pe].push_back(
-        HeldPut{r.remote, r.bytes, r.op == gd::proxy_op_put_inline ? r.value : r.local, order,
-                r.op == gd::proxy_op_put_inline});
+    const bool is_inline = r.op == gd::proxy_op_put_inline;
+    held_[pe].push_back(HeldPut{r.remote, r.bytes, is_inline ? r.value : r.local, order, is_inline,
+                                is_inline && wants_device_source(r.pe, r.remote, r.bytes) ? device_value(order) : 0});
     return GSHMEM_SUCCESS;
   }
   // Any other request to this PE: the puts held back for it go first, so
@@ -280,7 +314,7 @@ int Proxy::execute(const gd::proxy_request &r, unsigned long long order) {
       rc = transport_put(r.pe, r.remote, reinterpret_cast<const void *>((uintptr_t)r.local), r.bytes);
       if (rc == GSHMEM_SUCCESS && r.op == gd::proxy_op_put_signal) {
         rc = fence_pe(r.pe);  // P2
-        if (rc == GSHMEM_SUCCESS) rc = t_.signal(t_.context, r.pe, r.aux, (int)r.sub_op, r.value);
+        if (rc == GSHMEM_SUCCESS) rc = signal(r.pe, r.aux, r.sub_op, r.value, order);
         any_outstanding_[pe] = 1;
         any_outstanding_total_ = true;
         issued_since_quiet_ = true;
@@ -298,7 +332,7 @@ int Proxy::execute(const gd::proxy_request &r, unsigned long long order) {
       break;
     case gd::proxy_op_signal:
       if (data_outstanding_[pe]) rc = fence_pe(r.pe);  // P3
-      if (rc == GSHMEM_SUCCESS) rc = t_.signal(t_.context, r.pe, r.remote, (int)r.sub_op, r.value);
+      if (rc == GSHMEM_SUCCESS) rc = signal(r.pe, r.remote, r.sub_op, r.value, order);
       break;
     default:
       return GSHMEMX_ERROR_INVALID_VALUE;
@@ -313,6 +347,7 @@ long long Proxy::progress() {
   // Copy the published requests out, freeing their slots for producers at
   // once (one release store of head), then carry them out.
   pass_.clear();
+  pass_first_ = next_;
   const unsigned long long n = gd::proxy_consume(q_, &next_, batch_, [&](const gd::proxy_request &r, unsigned long long) {
     pass_.push_back(r);
     return true;

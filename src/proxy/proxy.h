@@ -168,8 +168,18 @@ class GSHMEM_API Proxy {
     unsigned long long local;  // source address, or the inline value
     unsigned long long order;  // position in the pass
     bool is_inline;
+    // Inline puts: the address of the value's device copy (the queue's
+    // values) when the transport would rather copy from GPU memory
+    // (device_source), else 0.
+    unsigned long long device_value;
   };
   int execute(const gshmem::detail::proxy_request &r, unsigned long long order);
+  // The device copy of the value of the pass's request `order` (the
+  // queue's values), or 0 where the queue has none.
+  unsigned long long device_value(unsigned long long order) const;
+  bool wants_device_source(int pe, unsigned long long remote, unsigned long long bytes) const;
+  int signal(int pe, unsigned long long remote, unsigned int sig_op, unsigned long long value,
+             unsigned long long order);
   int transport_put(int pe, unsigned long long remote, const void *local, unsigned long long bytes);
   int put_one(int pe, const HeldPut &h);
   int put_staged(int pe, const HeldPut *first, const HeldPut *last, unsigned long long start, unsigned long long end);
@@ -187,6 +197,7 @@ class GSHMEM_API Proxy {
   int n_pes_;
   unsigned long long batch_;
   unsigned long long next_ = 0;      // the consumer's head (draining thread only)
+  unsigned long long pass_first_ = 0;  // the ticket of the pass's first request (draining thread only)
   bool issued_since_quiet_ = false;  // draining thread only
   // Per target PE, draining thread only: data (put, inline put, atomic)
   // handed over since the last fence covering it, and anything at all.

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GSHMEMI_TRANSPORT_ABI_VERSION 5
+#define GSHMEMI_TRANSPORT_ABI_VERSION 6
 #define GSHMEMI_TRANSPORT_OPEN_SYMBOL "gshmemi_transport_plugin_open"
 
 /* caps: what a module can do */
@@ -179,6 +179,19 @@ typedef struct gshmemi_transport_ops {
    * entries above, any thread may call it at any time (the module keeps
    * the counts in atomics), never after close. */
   int (*stats)(void *context, gshmemi_transport_stats_t *out);
+
+  /* May be NULL (read as 0). 1 when a put of `bytes` to `remote` on `pe`
+   * is carried one-sidedly and would rather copy from GPU memory than from
+   * host memory (UCX's cuda_ipc copies GPU to GPU only; a host source there
+   * falls back to UCX's software emulation, which the target serves). The
+   * proxy then hands inline values (p, signal values) over from the device
+   * copy their producer wrote (proxy_queue.h, values) instead of staging
+   * them in host memory. Any thread of the proxy's; cheap. */
+  int (*device_source)(void *context, int pe, uint64_t remote, size_t bytes);
+  /* May be NULL (signal is called instead). signal, with the value also
+   * in GPU memory at `value_device` (8 bytes that stay until the next
+   * quiet), for a module that writes a SET one-sidedly as a put. */
+  int (*signal_from)(void *context, int pe, uint64_t remote, int sig_op, uint64_t value, const void *value_device);
 } gshmemi_transport_ops_t;
 
 /* 0 and *ops filled, or a GSHMEMX_ERROR_* code after calling args->report. */

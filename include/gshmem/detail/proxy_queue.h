@@ -152,6 +152,15 @@ struct proxy_queue {
   unsigned long long *head;      // tickets below it consumed, slots free (consumer)
   unsigned long long *head_seen; // a lower bound of head kept by producers; may be NULL
   unsigned long long *completed; // tickets below it carried out (consumer)
+  // May be NULL. 2 * capacity words of device memory: the producer of
+  // ticket t also stores its request's `value` at values[t % (2 * capacity)]
+  // before publishing, so that the consumer can hand an inline value (p,
+  // a signal's value) to a transport that copies from GPU memory (the
+  // proxy's device sources, src/proxy/proxy.h). Two laps: the producer
+  // of t + capacity writes the other half, and the one of t + 2 * capacity
+  // waits (back-pressure) until t + capacity was consumed, which is a later
+  // pass of the consumer than t's, begun after t's pass was complete.
+  unsigned long long *values;
 };
 
 GSHMEM_HD_CONSTEXPR bool proxy_capacity_valid(unsigned long long c) { return c != 0 && (c & (c - 1)) == 0; }
@@ -218,6 +227,7 @@ GSHMEM_HD void proxy_publish(const proxy_queue &q, unsigned long long ticket, co
   s->aux = r.aux;
   s->sub_op = r.sub_op;
   s->flags = r.flags;
+  if (q.values != nullptr) q.values[ticket & (2 * q.capacity - 1)] = r.value;
   // Release as a fence, then a relaxed (volatile) store of seq: the same
   // instructions as a release store (MEMBAR.ALL.SYS, then a strong store;
   // SASS sm_90), and the same release pattern in the PTX model. But ptxas

@@ -54,6 +54,7 @@ GSHMEM_DEVICE proxy_queue remote_queue() {
   q.head = s.proxy.head;
   q.head_seen = s.proxy.head_seen;
   q.completed = s.proxy.completed;
+  q.values = s.proxy.values;
   return q;
 }
 

@@ -69,6 +69,8 @@ typedef struct gshmemi_device_state {
                                            the proxy writes fetched values and small get data */
     unsigned long long results_per_sm;  /* words per SM (its most resident threads) */
     unsigned long long result_sms;      /* SM ids covered (larger ids wrap around) */
+    unsigned long long *values;         /* device memory, 2 * capacity words: each request's value
+                                           (proxy_queue.h), or NULL */
   } proxy;
   unsigned long long peer_reach[GSHMEMI_MAX_PES + 1]; /* bytes of symmetric addresses (from heap_base) that
                                           reach PE pe through its mapping: symmetric_span where

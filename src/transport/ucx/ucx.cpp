@@ -1103,8 +1103,9 @@ int ucx_amo(void *c, int pe, uint64_t remote, int op, int width, uint64_t operan
   }
 }
 
-int ucx_signal(void *c, int pe, uint64_t remote, int sig_op, uint64_t value) {
-  Ucx *u = static_cast<Ucx *>(c);
+// signal and signal_from: `value_device` (may be NULL) holds the value in
+// GPU memory, the source of a SET written one-sidedly on GPU memory.
+int signal_impl(Ucx *u, int pe, uint64_t remote, int sig_op, uint64_t value, const void *value_device) {
   if (sig_op != GSHMEM_SIGNAL_SET && sig_op != GSHMEM_SIGNAL_ADD)
     return fail(u, GSHMEMX_ERROR_INVALID_VALUE, "ucx signal to PE %d: unknown signal operation %d", pe, sig_op);
   const char *name = sig_op == GSHMEM_SIGNAL_SET ? "signal set" : "signal add";
@@ -1122,18 +1123,24 @@ int ucx_signal(void *c, int pe, uint64_t remote, int sig_op, uint64_t value) {
     return am_signal(u, pe, remote, sig_op, value);
   }
   if (r->device) {
-    // RMA mode, SET on GPU memory: an 8-byte put of the value, which waits
-    // in a slot until the quiet. The proxy fenced before it (P2/P3); one
-    // aligned 8-byte word, written whole by the copy that carries it.
+    // RMA mode, SET on GPU memory: an 8-byte put of the value, from its
+    // device copy where the proxy gave one (GPU to GPU: cuda_ipc on one
+    // node), else from a slot that waits until the quiet. The proxy fenced
+    // before it (P2/P3); one aligned 8-byte word, written whole by the copy
+    // that carries it.
     if ((rc = order_after_fence(u, pe, false)) != GSHMEM_SUCCESS) return rc;
     count(u->signals_one_sided);
-    u->amos.emplace_back();
-    AmoSlot &slot = u->amos.back();
-    slot.operand = value;
+    const void *source = value_device;
+    if (source == nullptr) {
+      u->amos.emplace_back();
+      AmoSlot &slot = u->amos.back();
+      slot.operand = value;
+      source = &slot.operand;
+    }
     ucp_request_param_t param{};
     return track(u,
-                 ucp_put_nbx(ep, &slot.operand, 8, r->remote_base[(size_t)pe] + (remote - r->offset),
-                             r->rkeys[(size_t)pe], &param),
+                 ucp_put_nbx(ep, source, 8, r->remote_base[(size_t)pe] + (remote - r->offset), r->rkeys[(size_t)pe],
+                             &param),
                  name, pe);
   }
   if (sig_op == GSHMEM_SIGNAL_SET)
@@ -1141,6 +1148,24 @@ int ucx_signal(void *c, int pe, uint64_t remote, int sig_op, uint64_t value) {
                   true);
   return atomic(u, name, pe, remote, GSHMEMI_TRANSPORT_AMO_ADD, UCP_ATOMIC_OP_ADD, 8, value, 0, 0, false, nullptr,
                 true);
+}
+
+int ucx_signal(void *c, int pe, uint64_t remote, int sig_op, uint64_t value) {
+  return signal_impl(static_cast<Ucx *>(c), pe, remote, sig_op, value, nullptr);
+}
+
+int ucx_signal_from(void *c, int pe, uint64_t remote, int sig_op, uint64_t value, const void *value_device) {
+  return signal_impl(static_cast<Ucx *>(c), pe, remote, sig_op, value, value_device);
+}
+
+// One-sided GPU memory (RMA mode): cuda_ipc copies from GPU memory only;
+// a host source would fall back to UCX's software emulation.
+int ucx_device_source(void *c, int pe, uint64_t remote, size_t bytes) {
+  const Ucx *u = static_cast<const Ucx *>(c);
+  if (pe < 0 || pe >= u->n_pes || !u->remote[(size_t)pe]) return 0;
+  for (const Region &r : u->regions)
+    if (remote >= r.offset && remote - r.offset < r.bytes) return bytes <= r.bytes - (remote - r.offset) && r.device && !r.messages ? 1 : 0;
+  return 0;
 }
 
 int ucx_fence(void *c, int pe) {
@@ -1702,6 +1727,8 @@ int open_ucx(const gshmemi_transport_open_args_t *args, gshmemi_transport_ops_t 
   ops->progress = &ucx_progress;
   ops->close = &ucx_close;
   ops->stats = &ucx_stats;
+  ops->device_source = &ucx_device_source;
+  ops->signal_from = &ucx_signal_from;
   return GSHMEM_SUCCESS;
 }
 
