@@ -118,6 +118,18 @@ struct Fake {
     return 0;
   }
   static int peer_failed(void *c) { return of(c).failed_peer; }
+  // device_source: PEs listed here would rather take data from the queue's
+  // value copies. signal_from records the address it was given.
+  std::vector<int> device_source_pes;
+  std::vector<const void *> signal_value_sources;
+  static int device_source(void *c, int pe, uint64_t, size_t) {
+    const std::vector<int> &v = of(c).device_source_pes;
+    return std::find(v.begin(), v.end(), pe) != v.end() ? 1 : 0;
+  }
+  static int signal_from(void *c, int pe, uint64_t remote, int sig_op, uint64_t value, const void *value_device) {
+    of(c).signal_value_sources.push_back(value_device);
+    return signal(c, pe, remote, sig_op, value);
+  }
   static int progress(void *c) {
     Fake &f = of(c);
     ++f.progress_calls;
@@ -775,6 +787,59 @@ TEST_CASE("proxy: other requests to the PE, and fences, end a run; data stays be
     CHECK(proxy.progress() == 3);
     CHECK(fake.trace() == Trace{"signal 2", "put 1", "quiet"});
     CHECK(fake.calls[1].value == 16);
+  }
+}
+
+TEST_CASE("proxy: inline values go from their device copies where the transport asks for them", "[engine]") {
+  // The queue's values in host memory stand in for the device copy: the
+  // proxy only hands their addresses on.
+  HostProxyQueue storage(8);
+  gd::proxy_queue q = storage.view();
+  std::vector<unsigned long long> values(2 * q.capacity, 0);
+  q.values = values.data();
+  Fake fake;
+  fake.queue = &q;
+  fake.device_source_pes = {1};
+  gshmemi_transport_ops_t ops = fake.ops();
+  ops.device_source = &Fake::device_source;
+  ops.signal_from = &Fake::signal_from;
+  Proxy proxy(q, ops, 4);
+  // Three passes: the tickets' copies move through both laps of values.
+  for (unsigned long long round = 0; round < 3; ++round) {
+    const unsigned long long first = round * 6;
+    fake.calls.clear();
+    fake.pending_puts.clear();
+    fake.signal_value_sources.clear();
+    fake.memory.clear();
+    issue(q, p(1, 16, 0x1111 + round));  // tickets first..first+2: one run, copies back to back
+    issue(q, p(1, 24, 0x2222 + round));
+    issue(q, p(1, 32, 0x33 + round, 4));  // 4 bytes: the low ones of its copy
+    issue(q, p(2, 0, 0x4444 + round));    // a PE without device sources: staged in host memory
+    issue(q, p(2, 8, 0x5555 + round));
+    issue(q, signal(1, 128, 9 + round, GSHMEM_SIGNAL_SET));
+    CHECK(proxy.progress() == 6);
+    CHECK(fake.trace() == Trace{"put 1", "fence 1", "signal 1", "put 2", "quiet"});
+    const unsigned long long *copy = &values[first & (2 * q.capacity - 1)];
+    CHECK(copy[0] == 0x1111 + round);  // what the producers wrote
+    REQUIRE(fake.data_at_quiet.size() >= 2);
+    const std::string &run = fake.data_at_quiet[fake.data_at_quiet.size() - 2];
+    CHECK(run.size() == 20);
+    CHECK(fake.calls[0].value == 20);
+    // The device-source run was read from the copies of its tickets.
+    unsigned long long got[3] = {0, 0, 0};
+    std::memcpy(got, run.data(), run.size());
+    CHECK(got[0] == 0x1111 + round);
+    CHECK(got[1] == 0x2222 + round);
+    CHECK((got[2] & 0xffffffffull) == 0x33 + round);
+    REQUIRE(fake.memory[2].size() >= 16);
+    unsigned long long staged[2];
+    std::memcpy(staged, fake.memory[2].data(), 16);
+    CHECK(staged[0] == 0x4444 + round);
+    CHECK(staged[1] == 0x5555 + round);
+    REQUIRE(fake.signal_value_sources.size() == 1);
+    const unsigned long long signal_ticket = first + 5;
+    CHECK(fake.signal_value_sources[0] == &values[signal_ticket & (2 * q.capacity - 1)]);
+    CHECK(*static_cast<const unsigned long long *>(fake.signal_value_sources[0]) == 9 + round);
   }
 }
 
