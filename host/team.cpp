@@ -172,23 +172,17 @@ void gshmemi_team_finalize(void) {
   rt.stream = nullptr;
 }
 
-int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, int size,
-                              const gshmem_team_config_t *config, long config_mask, gshmem_team_t *new_team) {
-  const char *fn = "gshmem_team_split_strided";
-  (void)config;
-  (void)config_mask;
-  set_last_error(GSHMEM_SUCCESS);
-  if (new_team) *new_team = GSHMEM_TEAM_INVALID;
-  if (!initialized(fn)) return GSHMEMX_ERROR_NOT_INITIALIZED;
-  if (!new_team) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: new_team is NULL", fn);
-  TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  gd::team_desc parent;
-  if (!lookup_locked(rt, parent_team, &parent)) return report_invalid_team(fn, parent_team);
-  if (const char *problem = gd::split_strided_problem(parent, start, stride, size))
-    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
-                         "%s: %s (parent team %d of %d PEs, start %d, stride %d, size %d)", fn, problem,
-                         parent_team, parent.size, start, stride, size);
+namespace gshmemi {
+namespace team {
+namespace {
+
+// One team creation over the parent team (lock held, parent valid): the
+// agreement kernel finds a slot free on every member of the parent, then
+// this PE records the team it is in, the parent's ranks start + k stride,
+// k < size (arguments valid; they may differ between members, each naming
+// its own team: team_split_2d), or nothing where it is in none.
+int split_locked(TeamRuntime &rt, gshmem_team_t parent_team, const gd::team_desc &parent, int start, int stride,
+                 int size, const char *fn, gshmem_team_t *new_team) {
   unsigned long long free_mask = 0;
   for (int slot = 0; slot < GSHMEMI_MAX_TEAMS; ++slot)
     if (rt.table[slot].size == 0) free_mask |= 1ull << slot;
@@ -219,6 +213,73 @@ int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, 
   GSHMEMI_INFO("%s: team %d = parent %d ranks %d + %d k, k < %d (world PEs %d + %d k); this PE is rank %d", fn,
                slot, parent_team, start, stride, size, made.start, made.stride, made.my_rank);
   *new_team = slot;
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+}  // namespace team
+}  // namespace gshmemi
+
+int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, int size,
+                              const gshmem_team_config_t *config, long config_mask, gshmem_team_t *new_team) {
+  const char *fn = "gshmem_team_split_strided";
+  (void)config;
+  (void)config_mask;
+  set_last_error(GSHMEM_SUCCESS);
+  if (new_team) *new_team = GSHMEM_TEAM_INVALID;
+  if (!initialized(fn)) return GSHMEMX_ERROR_NOT_INITIALIZED;
+  if (!new_team) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: new_team is NULL", fn);
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  gd::team_desc parent;
+  if (!lookup_locked(rt, parent_team, &parent)) return report_invalid_team(fn, parent_team);
+  if (const char *problem = gd::split_strided_problem(parent, start, stride, size))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: %s (parent team %d of %d PEs, start %d, stride %d, size %d)", fn, problem,
+                         parent_team, parent.size, start, stride, size);
+  return split_locked(rt, parent_team, parent, start, stride, size, fn, new_team);
+}
+
+int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange, const gshmem_team_config_t *xaxis_config,
+                         long xaxis_mask, gshmem_team_t *xaxis_team, const gshmem_team_config_t *yaxis_config,
+                         long yaxis_mask, gshmem_team_t *yaxis_team) {
+  const char *fn = "gshmem_team_split_2d";
+  (void)xaxis_config, (void)xaxis_mask, (void)yaxis_config, (void)yaxis_mask;
+  set_last_error(GSHMEM_SUCCESS);
+  if (xaxis_team) *xaxis_team = GSHMEM_TEAM_INVALID;
+  if (yaxis_team) *yaxis_team = GSHMEM_TEAM_INVALID;
+  if (!initialized(fn)) return GSHMEMX_ERROR_NOT_INITIALIZED;
+  if (!xaxis_team || !yaxis_team)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: %s is NULL", fn, !xaxis_team ? "xaxis_team" : "yaxis_team");
+  if (xrange < 1) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: xrange is %d; it must be at least 1", fn, xrange);
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  gd::team_desc parent;
+  if (!lookup_locked(rt, parent_team, &parent)) return report_invalid_team(fn, parent_team);
+  const gd::split_2d_shape shape = gd::split_2d_of(parent.size, xrange, parent.my_rank);
+  int rc = split_locked(rt, parent_team, parent, shape.x_start, 1, shape.x_size, fn, xaxis_team);
+  if (rc != GSHMEM_SUCCESS) return rc;
+  rc = split_locked(rt, parent_team, parent, shape.y_start, shape.y_stride, shape.y_size, fn, yaxis_team);
+  if (rc != GSHMEM_SUCCESS) {
+    // Every member fails alike (the agreement's answer is the same on all):
+    // the x-axis team goes too, on every member.
+    if (*xaxis_team != GSHMEM_TEAM_INVALID) {
+      rt.table[*xaxis_team] = gd::team_desc{};
+      write_device_entry_locked(rt, *xaxis_team);
+      *xaxis_team = GSHMEM_TEAM_INVALID;
+    }
+  }
+  return rc;
+}
+
+int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t *config) {
+  const char *fn = "gshmem_team_get_config";
+  set_last_error(GSHMEM_SUCCESS);
+  if (!initialized(fn)) return GSHMEMX_ERROR_NOT_INITIALIZED;
+  if (!config) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: config is NULL", fn);
+  gd::team_desc d;
+  if (!lookup(team, &d)) return report_invalid_team(fn, team);
+  if (config_mask & GSHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = 0;  // gshmem has no contexts
   return GSHMEM_SUCCESS;
 }
 

@@ -578,6 +578,7 @@ void gshmem_finalize(void) {
     gshmemi_team_finalize();
     gshmemi_host_rma_finalize();
   }
+  local_records_finalize(all_alive());
   host_state = gshmemi_device_state_t{};
   publish_to_all(host_state);
   // What kernels recorded is printed now at the latest; after a trap the

@@ -10,4 +10,10 @@ namespace gshmemi {
 // that must be resident while the others' is (gshmemx_collective_launch).
 int pes_sharing_this_gpu();
 
+// Releases the queue-pair handle arrays and forgets the registered local
+// buffers (src/local_records.cpp); gshmem_finalize calls it. Without
+// release_memory (a peer is gone: freeing pinned memory may wait for device
+// work that never ends) the arrays stay until the process exits.
+void local_records_finalize(bool release_memory);
+
 }  // namespace gshmemi

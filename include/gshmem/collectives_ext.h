@@ -52,6 +52,16 @@
   GSHMEMI_DEFINE_GROUP_FCOLLECT(NAME, TYPE, block, GSHMEMI_COLLECTIVE_GROUP_BLOCK)
 GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_GROUP_COLLECTIVES)
 #undef GSHMEMI_DEFINE_GROUP_COLLECTIVES
+/* The maxloc reduction of (value, location) pairs, block form (NVSHMEM's
+ * nvshmemx_double2_maxloc_reduce_block): dest[i].x is the largest source[i].x
+ * of the members, dest[i].y its location (.y; the smallest of those with
+ * that value). Called, ordered and checked as the block reductions above. */
+GSHMEM_DEVICE int gshmemx_double2_maxloc_reduce_block(gshmem_team_t team, double2 *dest, const double2 *source,
+                                                      size_t nreduce) {
+  GSHMEMI_COLLECTIVE_GROUP_BLOCK
+  return gshmem::detail::team_reduce<gshmem::detail::reduce_maxloc>(g, team, dest, source, nreduce,
+                                                                     "gshmemx_double2_maxloc_reduce_block");
+}
 #undef GSHMEMI_DEFINE_GROUP_FCOLLECT
 #undef GSHMEMI_DEFINE_BLOCK_REDUCE_OP
 #undef GSHMEMI_DEFINE_WARP_REDUCE_OP

@@ -195,6 +195,34 @@ GSHMEM_API void *gshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, i
  * tell, as with a freed heap block. */
 GSHMEM_API int gshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size);
 
+/* Local buffers for RMA (as NVSHMEM's nvshmemx_buffer_register): declares
+ * [addr, addr + length), memory of this process that is not symmetric, as a
+ * local source or destination of RMA. Not collective; host only. gshmem
+ * needs no registration for that: P2P stores and loads reach any memory of
+ * this PE's GPU, the host forms copy with cudaMemcpyAsync, and on the
+ * remote path the transport reads and writes the local side from the
+ * kernel's buffer or the proxy's staging (docs/remote.md). So registering
+ * changes nothing for RMA; it records the range, so that the calls are
+ * checked as NVSHMEM's are: GSHMEM_SUCCESS, or GSHMEMX_ERROR_INVALID_VALUE
+ * (NULL, length 0, a range that wraps or overlaps one registered already;
+ * unregister: an address that is not the start of a registered range) or
+ * GSHMEMX_ERROR_NOT_INITIALIZED, logged naming the PE, nothing changed.
+ * unregister_all forgets every range (and gshmem_finalize does too). The
+ * calls order nothing. */
+GSHMEM_API int gshmemx_buffer_register(void *addr, size_t length);
+GSHMEM_API int gshmemx_buffer_unregister(void *addr);
+GSHMEM_API void gshmemx_buffer_unregister_all(void);
+
+/* Queue-pair handles for the per-queue-pair forms of the NVSHMEM
+ * compatibility headers (nvshmemx_qp_create, <gshmem/compat/nvshmemx.h>):
+ * *out_qp_array receives num_qps distinct handle numbers, from
+ * GSHMEMI_QP_FIRST up, in pinned host memory that kernels can read too;
+ * gshmem_finalize releases it. GSHMEM_SUCCESS, else (NULL out_qp_array,
+ * num_qps < 1, before init, no pinned memory) an error logged naming the PE,
+ * *out_qp_array unchanged. Host only; orders nothing. */
+#define GSHMEMI_QP_FIRST 2
+GSHMEM_API int gshmemi_qp_create(int num_qps, int **out_qp_array);
+
 /* Bytes of symmetric heap handed out to users on this PE (the runtime's
  * internal region not counted); 0 before init. No ordering implied. */
 GSHMEM_API size_t gshmemx_heap_bytes_in_use(void);

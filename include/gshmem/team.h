@@ -57,6 +57,27 @@ GSHMEM_BEGIN_EXTERN_C
 GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, int size,
                                          const gshmem_team_config_t *config, long config_mask,
                                          gshmem_team_t *new_team);
+/* Splits the parent team into a grid (OpenSHMEM 1.5 shmem_team_split_2d):
+ * its ranks in rows of xrange (an xrange beyond the parent's size is the
+ * size: one row; the last row is shorter where xrange does not divide the
+ * size). *xaxis_team is this PE's row (parent ranks r - r % xrange ..., in
+ * order), *yaxis_team its column (parent ranks r % xrange + k xrange, in
+ * order): every member of the parent gets both. Collective over the parent
+ * team as gshmem_team_split_strided (same arguments on every member; two
+ * team creations, so two slots, each agreed over the parent); built on the
+ * same creation. Returns 0, or an error code on every member alike
+ * (INVALID_VALUE: xrange < 1, a NULL handle pointer, an invalid parent;
+ * OUT_OF_MEMORY: no slot), logged, with both handles GSHMEM_TEAM_INVALID.
+ * The configs and masks are accepted and ignored. */
+GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange, const gshmem_team_config_t *xaxis_config,
+                                    long xaxis_mask, gshmem_team_t *xaxis_team,
+                                    const gshmem_team_config_t *yaxis_config, long yaxis_mask,
+                                    gshmem_team_t *yaxis_team);
+/* The team's options (OpenSHMEM 1.5 shmem_team_get_config): the fields of
+ * config named by config_mask; num_contexts (GSHMEM_TEAM_NUM_CONTEXTS) is 0,
+ * gshmem having no contexts. Returns 0, or GSHMEMX_ERROR_INVALID_VALUE for
+ * an invalid team or a NULL config (logged). Host only; orders nothing. */
+GSHMEM_API int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t *config);
 /* Releases a team created by a split, on this PE (collective over its
  * members: each calls it once the team's work is done; none of them may use
  * the handle afterwards). GSHMEM_TEAM_INVALID: nothing to do. A predefined

@@ -30,6 +30,38 @@
 GSHMEMI_DEFINE_TEAM_SYNC_GROUP(_warp, GSHMEMI_TEAM_GROUP_WARP)
 GSHMEMI_DEFINE_TEAM_SYNC_GROUP(_block, GSHMEMI_TEAM_GROUP_BLOCK)
 #undef GSHMEMI_DEFINE_TEAM_SYNC_GROUP
+/* gshmemx_team_barrier_warpgroup: the team barrier called by every thread
+ * of a warpgroup, four consecutive warps (linear thread indices 128 w ..
+ * 128 w + 127; the block's last one may be shorter). The warpgroup meets at
+ * a named barrier (idea from NVSHMEM's warpgroup scope: one hardware
+ * barrier per warpgroup, here number 1 + w, leaving barrier 0 to
+ * __syncthreads), its first warp runs gshmemx_team_barrier_warp, and the
+ * warpgroup meets again: the warpgroup's earlier puts, atomics and signals
+ * are complete and visible to every member when any member returns. One
+ * warpgroup per team and PE at a time, as the other forms; named barriers
+ * 1 to 8 must not be in use by the kernel meanwhile. Returns 0, or -1 (every
+ * thread of the warpgroup; one diagnostic line) for an invalid handle. */
+GSHMEM_DEVICE void gshmemi_warpgroup_sync(unsigned wg) {
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z - wg * 128u;
+  const unsigned count = threads >= 128u ? 128u : (threads + 31u) & ~31u;
+  asm volatile("bar.sync %0, %1;" : : "r"(1u + wg), "r"(count) : "memory");
+}
+GSHMEM_DEVICE int gshmemx_team_barrier_warpgroup(gshmem_team_t team) {
+  const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned wg = tid / 128u;
+  gshmemi_warpgroup_sync(wg);
+  int rc = 0;
+  if (tid % 128u < 32u) {
+    gshmem::detail::warp_group g;
+    rc = gshmem::detail::sync_team_handle<true>(g, team, "gshmemx_team_barrier_warpgroup");
+  }
+  gshmemi_warpgroup_sync(wg);
+  if (tid % 128u >= 32u) {
+    gshmem::detail::team_desc d;
+    rc = gshmem::detail::device_team(team, &d) ? 0 : -1;
+  }
+  return rc;
+}
 #endif  // __CUDACC__
 
 /* Team barrier, one thread (device) or the host: quiet, then the team sync.

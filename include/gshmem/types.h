@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// __half and __nv_bfloat16 (host and device), two of the RMA types.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 // Point-to-point synchronization types (OpenSHMEM 1.5 Table 11): wait/test
 // families and their on-stream forms.
 #define GSHMEM_FOR_EACH_SYNC_TYPE(X)   \
@@ -35,7 +39,14 @@
 // entry). Used alone where ptrdiff has no form: NVSHMEM has no ptrdiff
 // reductions, so the NVSHMEM compatibility headers generate their reduction
 // names from this list.
+// half (__half) and bfloat16 (__nv_bfloat16) are NVSHMEM's 16-bit floating
+// types, not OpenSHMEM's: RMA, broadcast / alltoall / fcollect and the
+// sum / prod / max / min reductions and reducescatters, which add up in
+// float (gshmem::detail::reduce_acc) and round once at the end. No atomics
+// (NVSHMEM has none for them either).
 #define GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(X) \
+  X(half, __half)                      \
+  X(bfloat16, __nv_bfloat16)           \
   X(float, float)                      \
   X(double, double)                    \
   X(char, char)                        \

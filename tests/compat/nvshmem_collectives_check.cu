@@ -47,6 +47,22 @@ __global__ void step(nvshmem_team_t row, float *x, float *sum, double *all, long
   nvshmemx_broadcastmem_block(row, all, all + 64, 8, 0);
   nvshmemx_alltoallmem_block(row, all, all + 64, 8);
   nvshmemx_fcollectmem_block(row, all, all + 64, 8);
+  // half and bfloat16 (NVSHMEM's types of <cuda_fp16.h> and <cuda_bf16.h>).
+  half *h = (half *)all;
+  __nv_bfloat16 *b = (__nv_bfloat16 *)(all + 32);
+  if (threadIdx.x == 0) {
+    nvshmem_half_sum_reduce(row, h, h + 16, 8);
+    nvshmem_bfloat16_max_reducescatter(row, b, b + 16, 2);
+    nvshmem_half_fcollect(row, h, h + 64, 4);
+    nvshmem_bfloat16_broadcast(row, b, b + 64, 8, 0);
+  }
+  if (threadIdx.x < 32) {
+    nvshmemx_bfloat16_prod_reduce_warp(row, b, b + 16, 8);
+    nvshmemx_half_alltoall_warp(row, h, h + 64, 2);
+  }
+  nvshmemx_half_min_reducescatter_block(row, h, h + 16, 2);
+  nvshmemx_bfloat16_fcollect_block(row, b, b + 64, 4);
+  nvshmemx_double2_maxloc_reduce_block(row, (double2 *)all, (const double2 *)(all + 64), 4);
   if (nvshmem_team_my_pe(row) == 0 && threadIdx.x == 0)
     nvshmem_float_p(x, (float)nvshmem_team_translate_pe(row, nvshmem_team_n_pes(row) - 1, NVSHMEM_TEAM_WORLD), 0);
 }
@@ -85,6 +101,11 @@ int main() {
   nvshmemx_uint32_or_reduce_on_stream(row, (uint32_t *)bits, (const uint32_t *)bits, 8, s);
   nvshmemx_double_prod_reducescatter_on_stream(row, all, all + 64, 4, s);
   nvshmem_int64_xor_reducescatter(NVSHMEM_TEAM_WORLD, (int64_t *)bits, (const int64_t *)(bits + 8), 1);
+  nvshmemx_half_sum_reduce_on_stream(row, (half *)all, (const half *)(all + 8), 16, s);
+  nvshmemx_bfloat16_min_reducescatter_on_stream(row, (__nv_bfloat16 *)all, (const __nv_bfloat16 *)(all + 64), 4, s);
+  nvshmemx_half_broadcast_on_stream(row, (half *)all, (const half *)(all + 64), 8, 0, s);
+  nvshmem_bfloat16_alltoall(row, (__nv_bfloat16 *)all, (const __nv_bfloat16 *)(all + 64), 2);
+  nvshmem_half_prod_reduce(row, (half *)all, (const half *)all, 8);
   nvshmem_free(bits);
   nvshmem_barrier(row);
   nvshmem_team_destroy(row);
@@ -95,11 +116,11 @@ int main() {
 }
 
 #elif GSHMEM_CHECK_CASE == 1
-// A collective gshmem does not provide (the half and bfloat16 forms).
-__global__ void k(int *dest, const int *source) { nvshmem_half_broadcast(NVSHMEM_TEAM_WORLD, dest, source, 1, 0); }
+// Team routines gshmem does not provide: a team made from a unique id
+// outside any parent team.
+int f(nvshmem_team_t *team) { return nvshmemx_team_init(team, NULL, 0, 2, 0); }
 #elif GSHMEM_CHECK_CASE == 2
-// NVSHMEM's half-precision reducescatter: gshmem has no half type.
-__global__ void k(void *dest, const void *source) { nvshmem_half_sum_reducescatter(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+int f(void *id) { return nvshmemx_team_get_uniqueid(id); }
 #elif GSHMEM_CHECK_CASE == 3
 // gshmem's ptrdiff reducescatter: NVSHMEM has none, so the NVSHMEM names do
 // not declare it.

@@ -74,6 +74,67 @@ void sized_and_strided_on_host(long *data, long *local, int peer, cudaStream_t s
   nvshmemx_iget16_on_stream(local, data, 1, 3, 4, peer, s);
   nvshmemx_ulong_iput_on_stream((unsigned long *)data, (const unsigned long *)local, 1, 1, 0, peer, s);
 }
+// The per-queue-pair forms (nvshmemx_qp_*), every RMA type (half and
+// bfloat16 included), with NVSHMEM 3.5.1's signatures, and a kernel that
+// calls them with handles from nvshmemx_qp_create.
+#define CHECK_QP_GROUP(T, TYPE, GROUP)                                                                  \
+  CHECK_SIG(nvshmemx_qp_##T##_put_##GROUP, void (*)(TYPE *, const TYPE *, size_t, int, nvshmemx_qp_handle_t)); \
+  CHECK_SIG(nvshmemx_qp_##T##_get_nbi_##GROUP,                                                          \
+            void (*)(TYPE *, const TYPE *, size_t, int, nvshmemx_qp_handle_t));                         \
+  CHECK_SIG(nvshmemx_qp_##T##_put_signal_nbi_##GROUP,                                                   \
+            void (*)(TYPE *, const TYPE *, size_t, uint64_t *, uint64_t, int, int, nvshmemx_qp_handle_t));
+#define CHECK_QP(T, TYPE)                                                                               \
+  CHECK_SIG(nvshmemx_qp_##T##_p, void (*)(TYPE *, TYPE, int, nvshmemx_qp_handle_t));                    \
+  CHECK_SIG(nvshmemx_qp_##T##_g, TYPE (*)(const TYPE *, int, nvshmemx_qp_handle_t));                    \
+  CHECK_SIG(nvshmemx_qp_##T##_get, void (*)(TYPE *, const TYPE *, size_t, int, nvshmemx_qp_handle_t));  \
+  CHECK_SIG(nvshmemx_qp_##T##_put_nbi, void (*)(TYPE *, const TYPE *, size_t, int, nvshmemx_qp_handle_t)); \
+  CHECK_SIG(nvshmemx_qp_##T##_put_signal,                                                               \
+            void (*)(TYPE *, const TYPE *, size_t, uint64_t *, uint64_t, int, int, nvshmemx_qp_handle_t)); \
+  CHECK_QP_GROUP(T, TYPE, warp)                                                                         \
+  CHECK_QP_GROUP(T, TYPE, block)
+__device__ void qp_signatures() {
+  GSHMEM_FOR_EACH_RMA_TYPE(CHECK_QP)
+  CHECK_SIG(nvshmemx_qp_signal_op, void (*)(uint64_t *, uint64_t, int, int, nvshmemx_qp_handle_t));
+  CHECK_SIG(nvshmemx_qp_quiet_block, void (*)(int, nvshmemx_qp_handle_t *, int));
+  CHECK_SIG(nvshmemx_qp_fence_warp, void (*)(int, nvshmemx_qp_handle_t *, int));
+}
+static_assert(std::is_same<decltype(&nvshmemx_qp_create), int (*)(int, nvshmemx_qp_handle_t **)>::value,
+              "nvshmemx_qp_create's signature");
+static_assert(NVSHMEMX_QP_HOST == 0 && NVSHMEMX_QP_DEFAULT == 1 && NVSHMEMX_QP_ALL == 2147483647 &&
+                  NVSHMEMX_QP_ANY == NVSHMEMX_QP_ALL && NVSHMEMX_PE_ANY == (1 << 15) && NVSHMEM_PE_INVALID == -1,
+              "NVSHMEM's queue-pair and PE numbering");
+__global__ void qp_kernel(long *data, uint64_t *sig, nvshmemx_qp_handle_t *qps, int peer) {
+  const nvshmemx_qp_handle_t qp = qps[blockIdx.x % 2];
+  nvshmemx_qp_long_p(data, 1, peer, qp);
+  long v = nvshmemx_qp_long_g(data, peer, NVSHMEMX_QP_DEFAULT);
+  nvshmemx_qp_long_put_nbi_block(data, data + 8, 8, peer, qp);
+  nvshmemx_qp_half_put_signal_warp((__half *)data, (const __half *)data + 64, 8, sig, 1, NVSHMEM_SIGNAL_ADD, peer,
+                                   qp);
+  nvshmemx_qp_bfloat16_get((__nv_bfloat16 *)data, (const __nv_bfloat16 *)data + 64, 4, peer, qp);
+  nvshmemx_qp_signal_op(sig, (uint64_t)v, NVSHMEM_SIGNAL_SET, peer, qp);
+  nvshmemx_qp_fence(peer, qps, 2);
+  nvshmemx_qp_quiet_block(NVSHMEMX_PE_ALL, qps, 2);
+}
+int qp_host(long *data, uint64_t *sig, int peer) {
+  nvshmemx_qp_handle_t *qps = NULL;
+  if (nvshmemx_qp_create(2, &qps) != 0) return 1;
+  qp_kernel<<<2, 128>>>(data, sig, qps, peer);
+  return 0;
+}
+// NVSHMEM's half and bfloat16 forms (RMA, strided, on a stream, put with
+// signal): the types of <cuda_fp16.h> and <cuda_bf16.h>, as NVSHMEM's.
+__device__ void half_signatures() {
+  CHECK_SIG(nvshmem_half_p, void (*)(__half *, __half, int));
+  CHECK_SIG(nvshmem_bfloat16_g, __nv_bfloat16 (*)(const __nv_bfloat16 *, int));
+  CHECK_SIG(nvshmemx_half_put_nbi_block, void (*)(half *, const half *, size_t, int));
+  CHECK_SIG(nvshmem_bfloat16_put_signal_nbi,
+            void (*)(__nv_bfloat16 *, const __nv_bfloat16 *, size_t, uint64_t *, uint64_t, int, int));
+  CHECK_SIG(nvshmemx_half_iget_warp, void (*)(half *, const half *, ptrdiff_t, ptrdiff_t, size_t, int));
+  CHECK_SIG(nvshmemx_bfloat16_get_on_stream,
+            void (*)(__nv_bfloat16 *, const __nv_bfloat16 *, size_t, int, cudaStream_t));
+}
+#undef CHECK_QP
+#undef CHECK_QP_GROUP
 #undef CHECK_SIZED
 #undef CHECK_STRIDED
 #undef CHECK_SIG
@@ -106,12 +167,13 @@ int main() {
 }
 
 #elif GSHMEM_CHECK_CASE == 1
-// A collective gshmem does not provide.
-// (NVSHMEM's bfloat16 reductions: gshmem has no bfloat16 type.)
-__global__ void k(void *dest, const void *source) { nvshmem_bfloat16_max_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+// NVSHMEM routines gshmem does not provide: its misspelt warp/block
+// put16_signal names (its size list there reads 6 for 16).
+__global__ void k(void *dest, uint64_t *sig) { nvshmemx_put6_signal_warp(dest, dest, 1, sig, 1, NVSHMEM_SIGNAL_SET, 0); }
 #elif GSHMEM_CHECK_CASE == 2
-// A collective gshmem does not provide.
-__global__ void k(int *dest, const int *source) { nvshmem_half_alltoall(NVSHMEM_TEAM_WORLD, dest, source, 1); }
+__global__ void k(void *dest, uint64_t *sig) {
+  nvshmemx_put6_signal_nbi_block(dest, dest, 1, sig, 1, NVSHMEM_SIGNAL_SET, 0);
+}
 // Names gshmem has but NVSHMEM does not: the compatibility headers must not
 // declare them (a program that compiled against them would fail against
 // NVSHMEM).

@@ -6,6 +6,8 @@
 // launch status and does not synchronize.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,7 +15,10 @@
 namespace team_gpu {
 
 // Which barrier forms a litmus round uses.
-enum barrier_form { form_thread = 0, form_warp = 1, form_block = 2, form_mixed = 3 };
+// form_warpgroup (team litmus only): the first 128 threads, the team
+// barrier's warpgroup form (gshmemx_team_barrier_warpgroup, also for the
+// sync rounds: there is no warpgroup sync).
+enum barrier_form { form_thread = 0, form_warp = 1, form_block = 2, form_mixed = 3, form_warpgroup = 4 };
 
 // Barrier litmus (team_gpu_barrier.cu), one block of `threads` threads per PE.
 // Round r (1..rounds): the calling group (one thread, warp 0, or the whole
@@ -34,6 +39,11 @@ cudaError_t launch_barrier_litmus(uint64_t *slots, long rounds, barrier_form for
 // gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, gshmem_my_pe(), team).
 constexpr int kQueryRanks = 8;
 cudaError_t launch_team_queries(int team, int *out);
+
+// nvshmemx_double2_maxloc_reduce_block's native form on `team`, one block of
+// 128 threads: dest[i] = the (value, location) pair of largest value (the
+// smallest location on ties) over the members' source[i]; *rc its status.
+cudaError_t launch_maxloc_reduce(int team, double2 *dest, const double2 *source, size_t n, int *rc);
 
 // The barrier litmus on a team (one block of `threads` per member): round r,
 // the calling group stores r into slot [my team rank] of buffer r % 2 on every
@@ -63,8 +73,9 @@ const void *grid_rendezvous_kernel();
 
 // Small collectives (team_gpu_collectives.cu): the types tested on the GPU
 // (several sizes and signedness; the host checks every operator of the table).
-#define TEAM_GPU_COLLECTIVE_TYPES(X) \
-  X(int, int) X(long, long) X(float, float) X(double, double) X(uint8, uint8_t) X(uint64, uint64_t) X(short, short)
+#define TEAM_GPU_COLLECTIVE_TYPES(X)                                                                       \
+  X(int, int) X(long, long) X(float, float) X(double, double) X(uint8, uint8_t) X(uint64, uint64_t) X(short, short) \
+  X(half, __half) X(bfloat16, __nv_bfloat16)
 
 // One block of 128 threads calls gshmem_TYPENAME_OP_reduce (form_thread:
 // thread 0), gshmemx_TYPENAME_OP_reduce_warp (warp 0) or _block, with
@@ -111,7 +122,7 @@ enum reduction_kind { kind_reduce = 0, kind_reducescatter = 1 };
 // only (reducescatter of the arithmetic operators, floating point included).
 #define TEAM_GPU_BITWISE_TYPES(X) \
   X(uint8, uint8_t) X(ushort, unsigned short) X(int32, int32_t) X(uint64, uint64_t) X(size, size_t)
-#define TEAM_GPU_ARITH_TYPES(X) X(int, int) X(double, double) X(int8, int8_t)
+#define TEAM_GPU_ARITH_TYPES(X) X(int, int) X(double, double) X(int8, int8_t) X(half, __half) X(bfloat16, __nv_bfloat16)
 
 // One block of 128 threads calls the `kind` routine of operator `op` in
 // form `form` (form_thread: thread 0, gshmem_TYPENAME_OP_KIND; form_warp:

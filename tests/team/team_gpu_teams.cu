@@ -22,6 +22,7 @@ __device__ int team_sync_in_form(int team, int form, bool with_quiet) {
   switch (form) {
     case form_thread: return with_quiet ? gshmemx_team_barrier(team) : gshmem_team_sync(team);
     case form_warp: return with_quiet ? gshmemx_team_barrier_warp(team) : gshmemx_team_sync_warp(team);
+    case form_warpgroup: return gshmemx_team_barrier_warpgroup(team);
     default: return with_quiet ? gshmemx_team_barrier_block(team) : gshmemx_team_sync_block(team);
   }
 }
@@ -34,7 +35,10 @@ __global__ void team_litmus(int team, uint64_t *slots, long rounds, int form_mod
   for (long r = 1; r <= rounds; ++r) {
     uint64_t *buf = slots + (r & 1) * n;
     const int form = form_mode == form_mixed ? (int)((r + me) % 3) : form_mode;
-    const int group = form == form_thread ? 1 : form == form_warp ? 32 : (int)blockDim.x;
+    const int group = form == form_thread      ? 1
+                      : form == form_warp      ? 32
+                      : form == form_warpgroup ? 128
+                                               : (int)blockDim.x;
     int rc = 0;
     if (tid < group) {
       for (int rank = tid; rank < n; rank += group)
@@ -48,6 +52,11 @@ __global__ void team_litmus(int team, uint64_t *slots, long rounds, int form_mod
       if (gshmem::detail::atomic_load<memory_order::relaxed, thread_scope::system>(buf + src) != (uint64_t)r) ++bad;
   }
   atomicAdd(violations, bad);
+}
+
+__global__ void maxloc_reduce(int team, double2 *dest, const double2 *source, size_t n, int *rc) {
+  const int status = gshmemx_double2_maxloc_reduce_block(team, dest, source, n);
+  if (threadIdx.x == 0) *rc = status;
 }
 
 __global__ void team_store_round(int team, uint64_t *slots, uint64_t r) {
@@ -71,6 +80,11 @@ __global__ void team_check_round(int team, uint64_t *slots, uint64_t r, unsigned
 
 cudaError_t launch_team_queries(int team, int *out) {
   team_queries<<<1, 1>>>(team, out);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_maxloc_reduce(int team, double2 *dest, const double2 *source, size_t n, int *rc) {
+  maxloc_reduce<<<1, 128>>>(team, dest, source, n, rc);
   return cudaGetLastError();
 }
 

@@ -3,6 +3,7 @@
 // the team state, and the host routines' errors before init.
 #include <gshmem/gshmemx.h>
 
+#include <type_traits>
 #include <vector>
 
 #include "catch.hpp"
@@ -126,6 +127,12 @@ TEST_CASE("team routines and collective launch before init report NOT_INITIALIZE
   gshmem_team_t t = 12345;
   CHECK(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, &t) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(t == GSHMEM_TEAM_INVALID);
+  gshmem_team_t x = 12345, y = 12345;
+  CHECK(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 2, nullptr, 0, &x, nullptr, 0, &y) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(x == GSHMEM_TEAM_INVALID);
+  CHECK(y == GSHMEM_TEAM_INVALID);
+  gshmem_team_config_t config;
+  CHECK(gshmem_team_get_config(GSHMEM_TEAM_WORLD, GSHMEM_TEAM_NUM_CONTEXTS, &config) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmem_team_sync(GSHMEM_TEAM_WORLD) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_team_barrier(GSHMEM_TEAM_WORLD) == GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_team_sync_on_stream(GSHMEM_TEAM_WORLD, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
@@ -151,6 +158,60 @@ TEST_CASE("reduction operators: wrap in the type, max/min by <", "[team][collect
   CHECK(gd::reduce_max::apply<double>(1.5, -2.0) == 1.5);
   CHECK(gd::reduce_min::apply<float>(1.5f, -2.0f) == -2.0f);
   CHECK(gd::reduce_sum::apply<double>(0.25, 0.5) == 0.75);
+}
+
+TEST_CASE("half and bfloat16 reductions add up in float, rounding once; maxloc keeps the smallest location",
+          "[team][collectives]") {
+  static_assert(std::is_same<gd::reduce_acc_t<__half>, float>::value, "half adds up in float");
+  static_assert(std::is_same<gd::reduce_acc_t<__nv_bfloat16>, float>::value, "bfloat16 adds up in float");
+  static_assert(std::is_same<gd::reduce_acc_t<int>, int>::value, "integers keep their type (wrap)");
+  // 2048 + 1 + 1: in half each step rounds (2049 is not a half, 2048 + 1
+  // gives 2048 twice); in float the sum is 2050, a half.
+  float acc = (float)__float2half(2048.0f);
+  for (int k = 0; k < 2; ++k) acc = gd::reduce_sum::apply(acc, (float)__float2half(1.0f));
+  CHECK(__half2float((__half)acc) == 2050.0f);
+  CHECK(__half2float(gd::reduce_sum::apply(gd::reduce_sum::apply(__float2half(2048.0f), __float2half(1.0f)),
+                                           __float2half(1.0f))) == 2048.0f);
+  const double2 a{3.0, 7.0}, b{3.0, 2.0}, c{5.0, 9.0};
+  CHECK(gd::reduce_maxloc::apply(a, b).y == 2.0);  // equal values: the smaller location
+  CHECK(gd::reduce_maxloc::apply(b, a).y == 2.0);
+  CHECK(gd::reduce_maxloc::apply(a, c).x == 5.0);
+  CHECK(gd::reduce_maxloc::apply(c, b).y == 9.0);
+}
+
+TEST_CASE("team_split_2d's grid: rows of xrange, columns across them, every rank in one of each", "[team]") {
+  for (int n : {1, 2, 3, 4, 7, 8}) {
+    for (int xrange : {1, 2, 3, 4, 9}) {
+      const int x = xrange < n ? xrange : n;
+      std::vector<int> in_row(n, 0), in_col(n, 0);
+      for (int r = 0; r < n; ++r) {
+        INFO("n " << n << ", xrange " << xrange << ", rank " << r);
+        const gd::split_2d_shape s = gd::split_2d_of(n, xrange, r);
+        // The row holds r at position r - x_start; the column at (r - y_start) / y_stride.
+        CHECK(s.x_start <= r);
+        CHECK(r < s.x_start + s.x_size);
+        CHECK(s.x_start % x == 0);
+        CHECK(s.x_size == (n - s.x_start < x ? n - s.x_start : x));
+        CHECK(s.y_start == r % x);
+        CHECK(s.y_stride == x);
+        CHECK((r - s.y_start) % s.y_stride == 0);
+        CHECK(s.y_start + (s.y_size - 1) * s.y_stride < n);  // the column stays in the parent
+        CHECK(s.y_start + s.y_size * s.y_stride >= n);       // and takes every rank of it
+        // split_strided would accept both.
+        gd::team_desc parent{0, 1, n, r};
+        CHECK(gd::split_strided_problem(parent, s.x_start, 1, s.x_size) == nullptr);
+        CHECK(gd::split_strided_problem(parent, s.y_start, s.y_stride, s.y_size) == nullptr);
+        ++in_row[s.x_start];
+        ++in_col[s.y_start];
+      }
+      // Each row start counts its row's members, each column its own.
+      for (int start = 0; start < n; ++start) {
+        if (start % x == 0) CHECK(in_row[start] == (n - start < x ? n - start : x));
+        else CHECK(in_row[start] == 0);
+        if (start < x) CHECK(in_col[start] == (n - start + x - 1) / x);
+      }
+    }
+  }
 }
 
 TEST_CASE("collectives before init report NOT_INITIALIZED", "[team][collectives]") {

@@ -98,7 +98,11 @@ void check_team_sync(gshmem_team_t team, int size) {
   const struct {
     barrier_form form;
     const char *name;
-  } forms[] = {{form_thread, "thread"}, {form_warp, "warp"}, {form_block, "block"}, {form_mixed, "mixed"}};
+  } forms[] = {{form_thread, "thread"},
+               {form_warp, "warp"},
+               {form_block, "block"},
+               {form_mixed, "mixed"},
+               {form_warpgroup, "warpgroup"}};
   for (const auto &f : forms) {
     for (bool with_quiet : {true, false}) {
       INFO("team " << team << ", form " << f.name << (with_quiet ? ", barrier" : ", sync"));
@@ -189,6 +193,46 @@ TEST_CASE("teams: predefined teams, strided splits, queries and syncs on host, d
     gshmem_team_destroy(evens);
     gshmem_team_destroy(odds);
     CHECK(gshmem_team_n_pes(mine) == -1);
+    gshmem_barrier_all();
+  }
+
+  SECTION("2d splits: every PE in its row (x) and column (y), for several row lengths; the team's config") {
+    for (int xrange : {1, 2, 3, n, n + 1}) {
+      INFO("xrange " << xrange);
+      gshmem_team_t x = 12345, y = 12345;
+      REQUIRE(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, xrange, nullptr, 0, &x, nullptr, 0, &y) == 0);
+      REQUIRE(x != GSHMEM_TEAM_INVALID);
+      REQUIRE(y != GSHMEM_TEAM_INVALID);
+      CHECK(x != y);
+      const int row = xrange < n ? xrange : n;  // an xrange beyond n is n: one row
+      const int row_start = me - me % row, col = me % row;
+      const int row_size = n - row_start < row ? n - row_start : row;
+      const int col_size = (n - col + row - 1) / row;
+      check_team_queries(x, row_start, 1, row_size);
+      check_team_queries(y, col, row, col_size);
+      CHECK(gshmem_team_my_pe(x) == col);
+      CHECK(gshmem_team_my_pe(y) == me / row);
+      CHECK(gshmem_team_sync(x) == 0);
+      CHECK(gshmem_team_sync(y) == 0);
+      gshmem_team_config_t config;
+      config.num_contexts = 7;
+      CHECK(gshmem_team_get_config(x, GSHMEM_TEAM_NUM_CONTEXTS, &config) == 0);
+      CHECK(config.num_contexts == 0);
+      gshmem_team_destroy(x);
+      gshmem_team_destroy(y);
+      CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+    }
+    gshmem_team_t x = 12345, y = 12345;
+    CHECK(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 0, nullptr, 0, &x, nullptr, 0, &y) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(x == GSHMEM_TEAM_INVALID);
+    CHECK(y == GSHMEM_TEAM_INVALID);
+    CHECK(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 2, nullptr, 0, &x, nullptr, 0, nullptr) ==
+          GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_split_2d(40, 2, nullptr, 0, &x, nullptr, 0, &y) == GSHMEMX_ERROR_INVALID_VALUE);
+    gshmem_team_config_t config;
+    CHECK(gshmem_team_get_config(40, GSHMEM_TEAM_NUM_CONTEXTS, &config) == GSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(gshmem_team_get_config(GSHMEM_TEAM_WORLD, GSHMEM_TEAM_NUM_CONTEXTS, nullptr) ==
+          GSHMEMX_ERROR_INVALID_VALUE);
     gshmem_barrier_all();
   }
 
@@ -318,17 +362,20 @@ T source_value(int rank, size_t i) {
   return (T)(((rank + 1) * 7 + (int)(i % 13)) % 17 + 1);
 }
 
+// In rank order, in the type the library adds up in (float for half and
+// bfloat16: one rounding at the end), then converted to T.
 template <class T>
 T expected_reduce(int op, int size, size_t i) {
-  T acc = source_value<T>(0, i);
+  using A = gd::reduce_acc_t<T>;
+  A acc = (A)source_value<T>(0, i);
   for (int r = 1; r < size; ++r) {
-    const T v = source_value<T>(r, i);
+    const A v = (A)source_value<T>(r, i);
     acc = op == 0 ? gd::reduce_sum::apply(acc, v)
           : op == 1 ? gd::reduce_prod::apply(acc, v)
           : op == 2 ? gd::reduce_max::apply(acc, v)
                     : gd::reduce_min::apply(acc, v);
   }
-  return acc;
+  return (T)acc;
 }
 
 template <class T>
@@ -478,6 +525,59 @@ TEST_CASE("small collectives: sum/prod/max/min reductions and fcollect, every fo
   CHECK((evens == GSHMEM_TEAM_INVALID) == (me % 2 == 1));
   gshmem_team_destroy(evens);
   gshmem_barrier_all();
+}
+
+TEST_CASE("double2 maxloc reduction (block form): largest value, smallest location on ties, world and a split",
+          "[team][collectives][gpu]") {
+  runtime_scope rt;
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  const size_t max_n = 700;  // past the in-place staging chunk of 16-byte elements
+  double2 *source = (double2 *)gshmem_malloc(max_n * sizeof(double2));
+  double2 *dest = (double2 *)gshmem_malloc(max_n * sizeof(double2));
+  REQUIRE(source);
+  REQUIRE(dest);
+  gshmem_team_t evens = GSHMEM_TEAM_INVALID;
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &evens) == 0);
+  // Element i of rank r: value (r * 5 + i) % 4 (ties between members for
+  // most i), location 100 r + i % 7 (a member's own, so the tie rule shows).
+  auto value = [](int r, size_t i) { return double2{(double)((r * 5 + (int)i) % 4), (double)(100 * r + i % 7)}; };
+  managed_ints rc(1);
+  for (gshmem_team_t team : {(gshmem_team_t)GSHMEM_TEAM_WORLD, evens}) {
+    if (team == GSHMEM_TEAM_INVALID) continue;
+    const int rank = gshmem_team_my_pe(team), size = gshmem_team_n_pes(team);
+    for (size_t n_elems : {(size_t)1, (size_t)100, max_n}) {
+      for (bool in_place : {false, true}) {
+        INFO("team " << team << ", n " << n_elems << (in_place ? ", in place" : ""));
+        std::vector<double2> mine(n_elems);
+        for (size_t i = 0; i < n_elems; ++i) mine[i] = value(rank, i);
+        upload(source, mine);
+        GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+        REQUIRE(gshmem_team_sync(team) == 0);
+        rc.p[0] = -7;
+        double2 *dst = in_place ? source : dest;
+        GSHMEM_TEST_CUDA(launch_maxloc_reduce(team, dst, source, n_elems, rc.p));
+        GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+        CHECK(rc.p[0] == 0);
+        const std::vector<double2> got = download(dst, n_elems);
+        size_t wrong = 0;
+        for (size_t i = 0; i < n_elems; ++i) {
+          double2 best = value(0, i);
+          for (int r = 1; r < size; ++r) {
+            const double2 v = value(r, i);
+            if (v.x > best.x || (v.x == best.x && v.y < best.y)) best = v;
+          }
+          if (got[i].x != best.x || got[i].y != best.y) ++wrong;
+        }
+        CHECK(wrong == 0);
+      }
+    }
+    REQUIRE(gshmem_team_sync(team) == 0);
+  }
+  (void)me;
+  gshmem_team_destroy(evens);
+  gshmem_barrier_all();
+  gshmem_free(dest);
+  gshmem_free(source);
 }
 
 TEST_CASE("small collectives: bad arguments are refused before anything runs", "[team][collectives][gpu]") {
@@ -854,9 +954,10 @@ T apply_op(int op, T a, T b) {
 // order (j = i for a reduction, my_rank * n + i for a reducescatter).
 template <class T>
 T expected_reduction(int op, int size, size_t j) {
-  T acc = reduction_value<T>(op, 0, j);
-  for (int r = 1; r < size; ++r) acc = apply_op<T>(op, acc, reduction_value<T>(op, r, j));
-  return acc;
+  using A = gd::reduce_acc_t<T>;  // as expected_reduce
+  A acc = (A)reduction_value<T>(op, 0, j);
+  for (int r = 1; r < size; ++r) acc = apply_op<A>(op, acc, (A)reduction_value<T>(op, r, j));
+  return (T)acc;
 }
 
 template <class T>

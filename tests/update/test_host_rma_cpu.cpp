@@ -52,6 +52,17 @@ TEST_CASE("host RMA before init: an error, nothing written, 0 fetched") {
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
 }
 
+TEST_CASE("local buffer registration and queue-pair handles before init: NOT_INITIALIZED, nothing made") {
+  REQUIRE(gshmemx_initialized() == 0);
+  long buffer[8];
+  CHECK(gshmemx_buffer_register(buffer, sizeof(buffer)) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(gshmemx_buffer_unregister(buffer) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  int *handles = nullptr;
+  CHECK(gshmemi_qp_create(2, &handles) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(handles == nullptr);
+}
+
 TEST_CASE("host RMA argument checks") {
   alignas(64) static char heap[4096];
   const HeapRange range{reinterpret_cast<std::uintptr_t>(heap), sizeof(heap)};

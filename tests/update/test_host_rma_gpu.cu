@@ -157,6 +157,41 @@ TEST_CASE("host p and g for every RMA type") {
   gshmem_free(slots);
 }
 
+TEST_CASE("local buffers for RMA: registered ranges are recorded and checked; RMA to and from them works") {
+  REQUIRE(ensure_init());
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  long *local = nullptr;
+  GSHMEM_TEST_CUDA(cudaMalloc(&local, 64 * sizeof(long)));
+  long *sym = static_cast<long *>(gshmem_calloc(64, sizeof(long)));
+  REQUIRE(sym);
+  CHECK(gshmemx_buffer_register(local, 32 * sizeof(long)) == GSHMEM_SUCCESS);
+  CHECK(gshmemx_buffer_register(local + 32, 32 * sizeof(long)) == GSHMEM_SUCCESS);  // adjacent: fine
+  CHECK(gshmemx_buffer_register(local + 16, 8) == GSHMEMX_ERROR_INVALID_VALUE);      // inside the first
+  CHECK(gshmemx_buffer_register(local + 31, 16) == GSHMEMX_ERROR_INVALID_VALUE);     // across both
+  CHECK(gshmemx_buffer_register(nullptr, 8) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_buffer_register(local, 0) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemx_buffer_unregister(local + 1) == GSHMEMX_ERROR_INVALID_VALUE);  // not a start
+  // A registered buffer as the local side of RMA: its values reach the peer.
+  std::vector<long> mine(64);
+  for (int i = 0; i < 64; ++i) mine[i] = me * 1000 + i;
+  GSHMEM_TEST_CUDA(cudaMemcpy(local, mine.data(), sizeof(long) * 64, cudaMemcpyHostToDevice));
+  gshmem_long_put(sym, local, 64, right);
+  gshmem_barrier_all();
+  std::vector<long> got(64);
+  gshmem_long_get(got.data(), sym, 64, me);  // this PE's own copy of what the left PE put
+  for (int i = 0; i < 64; ++i) CHECK(got[i] == left * 1000 + i);
+  CHECK(gshmemx_buffer_unregister(local) == GSHMEM_SUCCESS);
+  CHECK(gshmemx_buffer_unregister(local) == GSHMEMX_ERROR_INVALID_VALUE);  // twice
+  CHECK(gshmemx_buffer_register(local + 16, 8) == GSHMEM_SUCCESS);         // free again
+  gshmemx_buffer_unregister_all();
+  CHECK(gshmemx_buffer_unregister(local + 32) == GSHMEMX_ERROR_INVALID_VALUE);  // all forgotten
+  CHECK(gshmemx_buffer_unregister(local + 16) == GSHMEMX_ERROR_INVALID_VALUE);
+  gshmem_barrier_all();
+  gshmem_free(sym);
+  GSHMEM_TEST_CUDA(cudaFree(local));
+}
+
 TEST_CASE("a kernel polling on the peer sees a host put's data before the flag that follows it") {
   REQUIRE(ensure_init());
   const int me = gshmem_my_pe();

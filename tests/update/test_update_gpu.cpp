@@ -88,6 +88,46 @@ void check_rma_type(const char *name, rma_launcher<T> thread_forms, rma_launcher
   gshmem_free(dst);
 }
 
+// ------------------------------------------- per-queue-pair forms x type
+// NVSHMEM's nvshmemx_qp_* names do what the plain forms do (same layout,
+// same reference), with handles from nvshmemx_qp_create (its library half,
+// gshmemi_qp_create), which refuses bad arguments on the host.
+void check_qp_forms() {
+  int *none = nullptr;
+  CHECK(gshmemi_qp_create(0, &none) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(gshmemi_qp_create(-3, &none) == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(none == nullptr);
+  CHECK(gshmemi_qp_create(1, nullptr) == GSHMEMX_ERROR_INVALID_VALUE);
+  int *a = nullptr, *b = nullptr;
+  REQUIRE(gshmemi_qp_create(2, &a) == GSHMEM_SUCCESS);
+  REQUIRE(gshmemi_qp_create(3, &b) == GSHMEM_SUCCESS);
+  REQUIRE(a != nullptr);
+  REQUIRE(b != nullptr);
+  std::vector<int> all = {a[0], a[1], b[0], b[1], b[2]};
+  for (size_t i = 0; i < all.size(); ++i) {
+    CHECK(all[i] >= GSHMEMI_QP_FIRST);  // past NVSHMEMX_QP_HOST (0) and NVSHMEMX_QP_DEFAULT (1)
+    for (size_t j = 0; j < i; ++j) CHECK(all[i] != all[j]);
+  }
+  set_rma_qp_handles(a[1], b[2]);
+#define RUN_RMA_QP(NAME, TYPE) \
+  check_rma_type<TYPE>(#NAME " (qp forms)", launch_rma_qp_thread_##NAME, launch_rma_qp_coop_##NAME);
+  GSHMEM_FOR_EACH_RMA_TYPE(RUN_RMA_QP)
+#undef RUN_RMA_QP
+  // nvshmemx_qp_signal_op: ADD twice, then SET, on the next PE's word.
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  uint64_t *sig = (uint64_t *)gshmem_calloc(2, sizeof(uint64_t));
+  gshmem_barrier_all();
+  cuda_ok(launch_qp_signal_op(sig, 3, GSHMEM_SIGNAL_ADD, (me + 1) % n), "launch (qp signal)");
+  cuda_ok(launch_qp_signal_op(sig, 4, GSHMEM_SIGNAL_ADD, (me + 1) % n), "launch (qp signal)");
+  cuda_ok(launch_qp_signal_op(sig + 1, 9, GSHMEM_SIGNAL_SET, (me + 1) % n), "launch (qp signal)");
+  cuda_ok(cudaDeviceSynchronize(), "qp signal kernels");
+  gshmem_barrier_all();
+  auto s = to_host(sig, 2);
+  CHECK(s[0] == 7);
+  CHECK(s[1] == 9);
+  gshmem_free(sig);
+}
+
 // -------------------------------------------------------- atomics x type
 template <class T, bool bitwise, bool floating>
 void check_amo_type(const char *name, cudaError_t (*launch)(T *, T *, int)) {
@@ -408,6 +448,7 @@ TEST_CASE("remote updates on GPUs", "[update][gpu]") {
 #define RUN_RMA(NAME, TYPE) check_rma_type<TYPE>(#NAME, launch_rma_thread_##NAME, launch_rma_coop_##NAME);
   GSHMEM_FOR_EACH_RMA_TYPE(RUN_RMA)
 #undef RUN_RMA
+  check_qp_forms();
 #define RUN_AMO(NAME, TYPE) check_amo_type<TYPE, false, false>(#NAME, launch_amo_##NAME);
   GSHMEM_FOR_EACH_AMO_TYPE(RUN_AMO)
 #undef RUN_AMO

@@ -43,6 +43,19 @@ constexpr T pattern(int pe, int k) { return (T)(pe * 20 + (k % 19) + 1); }
 GSHMEM_FOR_EACH_RMA_TYPE(UPDATE_GPU_DECLARE_RMA)
 #undef UPDATE_GPU_DECLARE_RMA
 
+// The same RMA x type through NVSHMEM's per-queue-pair names
+// (update_gpu_rma_qp.cu): launch_rma_qp_thread_ / _coop_ write and read
+// what launch_rma_thread_ / _coop_ do; set_rma_qp_handles picks the handles
+// they pass (from nvshmemx_qp_create). launch_qp_signal_op: one
+// nvshmemx_qp_signal_op, then the qp quiet.
+#define UPDATE_GPU_DECLARE_RMA_QP(NAME, TYPE)                                                                \
+  cudaError_t launch_rma_qp_thread_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target); \
+  cudaError_t launch_rma_qp_coop_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target);
+GSHMEM_FOR_EACH_RMA_TYPE(UPDATE_GPU_DECLARE_RMA_QP)
+#undef UPDATE_GPU_DECLARE_RMA_QP
+void set_rma_qp_handles(int thread_qp, int coop_qp);
+cudaError_t launch_qp_signal_op(uint64_t *sig, uint64_t value, int op, int target);
+
 // Atomics x type, one thread.
 #define UPDATE_GPU_DECLARE_AMO(NAME, TYPE) cudaError_t launch_amo_##NAME(TYPE *dst, TYPE *out, int target);
 #define UPDATE_GPU_DECLARE_AMO_BITWISE(NAME, TYPE) \

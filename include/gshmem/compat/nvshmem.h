@@ -53,6 +53,10 @@
 #define NVSHMEM_CMP_LE GSHMEM_CMP_LE
 #define NVSHMEM_SIGNAL_SET GSHMEM_SIGNAL_SET
 #define NVSHMEM_SIGNAL_ADD GSHMEM_SIGNAL_ADD
+/* NVSHMEM's enumeration types of these constants, as int: the constants
+ * are macros here, so a variable of either type takes them as with NVSHMEM. */
+typedef int nvshmemx_cmp_type_t;
+typedef int nvshmemx_signal_op_t;
 
 #if defined(__CUDACC__)
 #define GSHMEMI_NV_HD static inline __host__ __device__
@@ -83,6 +87,34 @@ static inline void nvshmem_init(void) {
             gshmemx_error_string(status), status);
 }
 static inline void nvshmem_finalize(void) { gshmem_finalize(); }
+/* Thread levels (NVSHMEM's values and type). gshmem's host routines may be
+ * called from several host threads at once, collectives by one thread per
+ * PE at a time in the same order on every PE (docs/api.md, "Threads"): the
+ * OpenSHMEM rules of NVSHMEM_THREAD_MULTIPLE, the level provided whatever
+ * is requested. nvshmem_init_thread initializes as nvshmem_init and returns
+ * gshmem's status (0 on success; NVSHMEM's ends the process on failure);
+ * a requested level outside SINGLE .. MULTIPLE is refused with a message
+ * and GSHMEMX_ERROR_INVALID_VALUE, nothing initialized. provided may be NULL. */
+typedef enum {
+  NVSHMEM_THREAD_SINGLE = 0,
+  NVSHMEM_THREAD_FUNNELED,
+  NVSHMEM_THREAD_SERIALIZED,
+  NVSHMEM_THREAD_MULTIPLE,
+  NVSHMEM_THREAD_TYPE_SENTINEL = 2147483647
+} nvshmemx_thread_support_t;
+static inline int nvshmem_init_thread(int requested, int *provided) {
+  if (requested < NVSHMEM_THREAD_SINGLE || requested > NVSHMEM_THREAD_MULTIPLE) {
+    fprintf(stderr, "nvshmem_init_thread: requested thread level %d is not one of NVSHMEM_THREAD_SINGLE (0) .. "
+                    "NVSHMEM_THREAD_MULTIPLE (3); not initialized\n", requested);
+    return GSHMEMX_ERROR_INVALID_VALUE;
+  }
+  const int status = gshmemx_initialized() ? GSHMEM_SUCCESS : gshmem_init();
+  if (status == GSHMEM_SUCCESS && provided) *provided = NVSHMEM_THREAD_MULTIPLE;
+  return status;
+}
+static inline void nvshmem_query_thread(int *provided) {
+  if (provided) *provided = NVSHMEM_THREAD_MULTIPLE;
+}
 static inline void *nvshmem_malloc(size_t size) { return gshmem_malloc(size); }
 static inline void *nvshmem_calloc(size_t count, size_t size) { return gshmem_calloc(count, size); }
 static inline void nvshmem_free(void *ptr) { gshmem_free(ptr); }
@@ -92,6 +124,13 @@ static inline void *nvshmem_align(size_t alignment, size_t size) { return gshmem
 GSHMEMI_NV_HD int nvshmem_my_pe(void) { return gshmem_my_pe(); }
 GSHMEMI_NV_HD int nvshmem_n_pes(void) { return gshmem_n_pes(); }
 GSHMEMI_NV_HD void *nvshmem_ptr(const void *dest, int pe) { return gshmem_ptr(dest, pe); }
+/* The multicast address of ptr for a team: NULL, gshmem having no
+ * multicast objects (NVSHMEM's own result where multicast is not
+ * supported); programs then use nvshmem_ptr or RMA. */
+GSHMEMI_NV_HD void *nvshmemx_mc_ptr(int team, const void *ptr) {
+  (void)team, (void)ptr;
+  return NULL;
+}
 GSHMEMI_NV_HD void nvshmem_quiet(void) { gshmem_quiet(); }
 GSHMEMI_NV_HD void nvshmem_fence(void) { gshmem_fence(); }
 
@@ -324,6 +363,7 @@ typedef gshmemx_uniqueid_t nvshmemx_uniqueid_t;
 #define NVSHMEM_STATUS_LIMITED_MPG     3
 #define NVSHMEM_STATUS_FULL_MPG        4
 #define NVSHMEM_STATUS_INVALID         2147483647
+typedef int nvshmemx_init_status_t;
 static inline int nvshmemx_init_status(void) {
   return gshmemx_initialized() ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
 }
@@ -381,6 +421,7 @@ GSHMEMI_NV_HD void nvshmem_sync_all(void) {
  * nvshmem_team_sync / nvshmem_barrier: host and device; in device code
  * called by one thread (warp/block forms in <nvshmemx.h>). */
 typedef gshmem_team_t nvshmem_team_t;
+typedef nvshmem_team_t nvshmemx_team_t;
 typedef gshmem_team_config_t nvshmem_team_config_t;
 #define NVSHMEM_TEAM_INVALID GSHMEM_TEAM_INVALID
 #define NVSHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD
@@ -393,6 +434,18 @@ static inline int nvshmem_team_split_strided(nvshmem_team_t parent_team, int sta
                                              const nvshmem_team_config_t *config, long config_mask,
                                              nvshmem_team_t *new_team) {
   return gshmem_team_split_strided(parent_team, start, stride, size, config, config_mask, new_team);
+}
+static inline int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange,
+                                        const nvshmem_team_config_t *xaxis_config, long xaxis_mask,
+                                        nvshmem_team_t *xaxis_team, const nvshmem_team_config_t *yaxis_config,
+                                        long yaxis_mask, nvshmem_team_t *yaxis_team) {
+  return gshmem_team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, yaxis_mask,
+                              yaxis_team);
+}
+/* NVSHMEM's form has no mask: every field gshmem knows (num_contexts, 0).
+ * An invalid team or NULL config is logged and config left unchanged. */
+static inline void nvshmem_team_get_config(nvshmem_team_t team, nvshmem_team_config_t *config) {
+  (void)gshmem_team_get_config(team, GSHMEM_TEAM_NUM_CONTEXTS, config);
 }
 static inline void nvshmem_team_destroy(nvshmem_team_t team) { gshmem_team_destroy(team); }
 GSHMEMI_NV_HD int nvshmem_team_my_pe(nvshmem_team_t team) { return gshmem_team_my_pe(team); }

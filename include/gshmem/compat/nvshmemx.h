@@ -173,6 +173,14 @@ static inline int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nr
 static inline int nvshmemx_set_attr_mpi_comm_args(void *mpi_comm, nvshmemx_init_attr_t *attr) {
   return gshmemx_set_attr_mpi_comm_args(mpi_comm, attr);
 }
+/* NVSHMEM's host-library init and finalize (for a program that does not
+ * link NVSHMEM's device library): gshmem's device routines are inline in
+ * the headers, so there is one library and these are nvshmemx_init_attr and
+ * nvshmem_finalize. */
+static inline int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr) {
+  return gshmemx_init_attr(flags, attr);
+}
+static inline void nvshmemx_hostlib_finalize(void) { gshmem_finalize(); }
 /* ======================================================= end init with attributes */
 
 /* ============================================================ registered buffers
@@ -187,6 +195,12 @@ static inline void *nvshmemx_buffer_register_symmetric(void *buf_ptr, size_t siz
 static inline int nvshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size) {
   return gshmemx_buffer_unregister_symmetric(mmap_ptr, size);
 }
+/* Local buffers for RMA (gshmemx_buffer_register in <gshmem/runtime.h>):
+ * gshmem's transports need no registration of a local source or
+ * destination, so these only record and check the ranges (0 on success). */
+static inline int nvshmemx_buffer_register(void *addr, size_t length) { return gshmemx_buffer_register(addr, length); }
+static inline int nvshmemx_buffer_unregister(void *addr) { return gshmemx_buffer_unregister(addr); }
+static inline void nvshmemx_buffer_unregister_all(void) { gshmemx_buffer_unregister_all(); }
 /* ======================================================= end registered buffers */
 
 #if defined(__CUDACC__)
@@ -323,6 +337,170 @@ GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_COOP_STRIDED_GROUPS)
 #undef GSHMEMI_NV_COOP_STRIDED
 #endif  // __CUDACC__
 
+/* ============================================================ queue pairs
+ * NVSHMEM 3.5's per-queue-pair forms (nvshmemx_qp_*): the RMA, put-with-
+ * signal, signal, quiet and fence routines with an extra handle that picks
+ * one of the network queue pairs NVSHMEM's transports keep per peer. Over
+ * gshmem's transports (NVLink P2P, the proxy's one queue) there is no queue
+ * pair to pick, so each form is the plain form of the same name without
+ * qp_ (the nvshmem_ / nvshmemx_ routine above, generated from the same
+ * type table): the same operation, the same ordering guarantee, whatever
+ * the handle. quiet and fence with handles complete or order all of the
+ * calling thread's (warp's, block's) operations, to every PE: more than
+ * they promise for the named queue pairs and PE, never less.
+ * Handles: nvshmemx_qp_create(num_qps, &array) returns distinct handles
+ * (from 2 up, past NVSHMEMX_QP_HOST and NVSHMEMX_QP_DEFAULT) in an array
+ * that host and device code can read, released at finalize; NVSHMEMX_QP_
+ * DEFAULT is accepted too, as in NVSHMEM. Bad arguments to nvshmemx_qp_create
+ * (num_qps < 1, a NULL array pointer, before init) are refused there, on
+ * the host, with a message naming the PE and a nonzero status. The device
+ * forms do not check the handle: it selects nothing here, and a test in
+ * every inlined call would cost each kernel registers and a branch. */
+typedef int nvshmemx_qp_handle_t;
+typedef enum {
+  NVSHMEMX_QP_HOST = 0,
+  NVSHMEMX_QP_DEFAULT = 1,
+  NVSHMEMX_QP_ANY = 2147483647,
+  NVSHMEMX_QP_ALL = 2147483647
+} nvshmemx_qp_handle_index_t;
+/* PE numbers with a meaning of their own (NVSHMEM's values): quiet and
+ * fence with handles accept them as the PE. */
+typedef enum { NVSHMEM_PE_INVALID = -1, NVSHMEMX_PE_ANY = (1 << 15), NVSHMEMX_PE_ALL = (1 << 15) } nvshmem_pe_index_t;
+static inline int nvshmemx_qp_create(int num_qps, nvshmemx_qp_handle_t **out_qp_array) {
+  return gshmemi_qp_create(num_qps, out_qp_array);
+}
+#if defined(__CUDACC__)
+#define GSHMEMI_NV_QP_GROUP(T, TYPE, GROUP)                                                                 \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_put_##GROUP(TYPE *dest, const TYPE *source, size_t n, int pe,   \
+                                                       nvshmemx_qp_handle_t qp) {                          \
+    (void)qp;                                                                                               \
+    nvshmemx_##T##_put_##GROUP(dest, source, n, pe);                                                        \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_get_##GROUP(TYPE *dest, const TYPE *source, size_t n, int pe,   \
+                                                       nvshmemx_qp_handle_t qp) {                          \
+    (void)qp;                                                                                               \
+    nvshmemx_##T##_get_##GROUP(dest, source, n, pe);                                                        \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_put_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t n, int pe, \
+                                                           nvshmemx_qp_handle_t qp) {                      \
+    (void)qp;                                                                                               \
+    nvshmemx_##T##_put_nbi_##GROUP(dest, source, n, pe);                                                    \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_get_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t n, int pe, \
+                                                           nvshmemx_qp_handle_t qp) {                      \
+    (void)qp;                                                                                               \
+    nvshmemx_##T##_get_nbi_##GROUP(dest, source, n, pe);                                                    \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_put_signal_##GROUP(TYPE *dest, const TYPE *source, size_t n,    \
+                                                              uint64_t *sig_addr, uint64_t signal,         \
+                                                              int sig_op, int pe, nvshmemx_qp_handle_t qp) { \
+    (void)qp;                                                                                               \
+    nvshmemx_##T##_put_signal_##GROUP(dest, source, n, sig_addr, signal, sig_op, pe);                       \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_put_signal_nbi_##GROUP(TYPE *dest, const TYPE *source, size_t n, \
+                                                                  uint64_t *sig_addr, uint64_t signal,     \
+                                                                  int sig_op, int pe,                      \
+                                                                  nvshmemx_qp_handle_t qp) {               \
+    (void)qp;                                                                                               \
+    nvshmemx_##T##_put_signal_nbi_##GROUP(dest, source, n, sig_addr, signal, sig_op, pe);                   \
+  }
+#define GSHMEMI_NV_QP(T, TYPE)                                                                              \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_p(TYPE *dest, const TYPE value, int pe, nvshmemx_qp_handle_t qp) { \
+    (void)qp;                                                                                               \
+    nvshmem_##T##_p(dest, value, pe);                                                                       \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE TYPE nvshmemx_qp_##T##_g(const TYPE *source, int pe, nvshmemx_qp_handle_t qp) {         \
+    (void)qp;                                                                                               \
+    return nvshmem_##T##_g(source, pe);                                                                     \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_put(TYPE *dest, const TYPE *source, size_t n, int pe,            \
+                                               nvshmemx_qp_handle_t qp) {                                  \
+    (void)qp;                                                                                               \
+    nvshmem_##T##_put(dest, source, n, pe);                                                                 \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_get(TYPE *dest, const TYPE *source, size_t n, int pe,            \
+                                               nvshmemx_qp_handle_t qp) {                                  \
+    (void)qp;                                                                                               \
+    nvshmem_##T##_get(dest, source, n, pe);                                                                 \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_put_nbi(TYPE *dest, const TYPE *source, size_t n, int pe,        \
+                                                   nvshmemx_qp_handle_t qp) {                              \
+    (void)qp;                                                                                               \
+    nvshmem_##T##_put_nbi(dest, source, n, pe);                                                             \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_get_nbi(TYPE *dest, const TYPE *source, size_t n, int pe,        \
+                                                   nvshmemx_qp_handle_t qp) {                              \
+    (void)qp;                                                                                               \
+    nvshmem_##T##_get_nbi(dest, source, n, pe);                                                             \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_put_signal(TYPE *dest, const TYPE *source, size_t n,             \
+                                                      uint64_t *sig_addr, uint64_t signal, int sig_op,     \
+                                                      int pe, nvshmemx_qp_handle_t qp) {                   \
+    (void)qp;                                                                                               \
+    nvshmem_##T##_put_signal(dest, source, n, sig_addr, signal, sig_op, pe);                                \
+  }                                                                                                         \
+  GSHMEMI_NV_DEVICE void nvshmemx_qp_##T##_put_signal_nbi(TYPE *dest, const TYPE *source, size_t n,         \
+                                                          uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                                          int pe, nvshmemx_qp_handle_t qp) {               \
+    (void)qp;                                                                                               \
+    nvshmem_##T##_put_signal_nbi(dest, source, n, sig_addr, signal, sig_op, pe);                            \
+  }                                                                                                         \
+  GSHMEMI_NV_QP_GROUP(T, TYPE, warp)                                                                        \
+  GSHMEMI_NV_QP_GROUP(T, TYPE, block)
+GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_NV_QP)
+#undef GSHMEMI_NV_QP
+#undef GSHMEMI_NV_QP_GROUP
+GSHMEMI_NV_DEVICE void nvshmemx_qp_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                             nvshmemx_qp_handle_t qp) {
+  (void)qp;
+  nvshmemx_signal_op(sig_addr, signal, sig_op, pe);
+}
+/* quiet / fence for a PE and a list of queue pairs: all of the caller's
+ * operations (gshmem_quiet / gshmem_fence). The warp and block forms are
+ * called by every thread of the warp or block: the group synchronizes
+ * (which orders every member's earlier stores before what one member does
+ * next), one member completes or orders them, and the group synchronizes
+ * again, so none returns before that; as the put warp/block forms end. */
+GSHMEMI_NV_DEVICE void nvshmemx_qp_quiet(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) {
+  (void)pe, (void)qp_handle, (void)num_qps;
+  nvshmem_quiet();
+}
+GSHMEMI_NV_DEVICE void nvshmemx_qp_fence(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) {
+  (void)pe, (void)qp_handle, (void)num_qps;
+  nvshmem_fence();
+}
+#if defined(__cplusplus)
+/* One member of group g runs quiet (or fence) for the whole group, between
+ * two group synchronizations. */
+template <bool Quiet, class Group>
+GSHMEM_DEVICE void gshmemi_nv_qp_group_complete(Group g) {
+  g.sync();
+  if (g.rank() == 0) {
+    if (Quiet) nvshmem_quiet();
+    else nvshmem_fence();
+  }
+  g.sync();
+}
+#endif
+GSHMEMI_NV_DEVICE void nvshmemx_qp_quiet_warp(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) {
+  (void)pe, (void)qp_handle, (void)num_qps;
+  gshmemi_nv_qp_group_complete<true>(gshmem::detail::group_warp{});
+}
+GSHMEMI_NV_DEVICE void nvshmemx_qp_fence_warp(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) {
+  (void)pe, (void)qp_handle, (void)num_qps;
+  gshmemi_nv_qp_group_complete<false>(gshmem::detail::group_warp{});
+}
+GSHMEMI_NV_DEVICE void nvshmemx_qp_quiet_block(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) {
+  (void)pe, (void)qp_handle, (void)num_qps;
+  gshmemi_nv_qp_group_complete<true>(gshmem::detail::group_block{});
+}
+GSHMEMI_NV_DEVICE void nvshmemx_qp_fence_block(int pe, nvshmemx_qp_handle_t *qp_handle, int num_qps) {
+  (void)pe, (void)qp_handle, (void)num_qps;
+  gshmemi_nv_qp_group_complete<false>(gshmem::detail::group_block{});
+}
+#endif  // __CUDACC__
+/* ======================================================= end queue pairs */
+
 /* ============================================================ barriers
  * Warp and block forms of the device barrier (<nvshmem.h> maps the
  * one-thread nvshmem_barrier_all / nvshmem_sync_all). */
@@ -346,6 +524,7 @@ GSHMEMI_NV_DEVICE int nvshmemx_team_sync_warp(nvshmem_team_t team) { return gshm
 GSHMEMI_NV_DEVICE int nvshmemx_team_sync_block(nvshmem_team_t team) { return gshmemx_team_sync_block(team); }
 GSHMEMI_NV_DEVICE int nvshmemx_barrier_warp(nvshmem_team_t team) { return gshmemx_team_barrier_warp(team); }
 GSHMEMI_NV_DEVICE int nvshmemx_barrier_block(nvshmem_team_t team) { return gshmemx_team_barrier_block(team); }
+GSHMEMI_NV_DEVICE int nvshmemx_barrier_warpgroup(nvshmem_team_t team) { return gshmemx_team_barrier_warpgroup(team); }
 #endif  // __CUDACC__
 
 /* ==================================================== collective launch */
@@ -402,6 +581,10 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_STREAM_FCOLLECT)
   }
 GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(GSHMEMI_NV_GROUP_REDUCTIONS)
 GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_NV_GROUP_FCOLLECT)
+GSHMEMI_NV_DEVICE int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2 *dest, const double2 *src,
+                                                           size_t nreduce) {
+  return gshmemx_double2_maxloc_reduce_block(team, dest, src, nreduce);
+}
 #undef GSHMEMI_NV_GROUP_FCOLLECT
 #undef GSHMEMI_NV_GROUP_REDUCTIONS
 #undef GSHMEMI_NV_GROUP_REDUCE_OP

@@ -24,6 +24,8 @@
 #include <gshmem/detail/team_sync.h>
 #include <gshmem/detail/update_access.h>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stddef.h>
 
 namespace gshmem {
@@ -63,6 +65,27 @@ struct reduce_xor {
   GSHMEM_HD static T apply(T a, T b) { return (T)(a ^ b); }
 };
 
+// maxloc over (value, location) pairs (NVSHMEM's double2 maxloc: x the
+// value, y the location): the larger value; on equal values the smaller
+// location, as MPI_MAXLOC. NaN handling unspecified, as max.
+struct reduce_maxloc {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) {
+    if (a.x < b.x) return b;
+    if (b.x < a.x) return a;
+    return b.y < a.y ? b : a;
+  }
+};
+
+// The type a reduction adds up in: the element type itself, but float for
+// the 16-bit floating types (__half, __nv_bfloat16), whose own arithmetic
+// would round at every member; the result is rounded to the type once.
+// Integers keep their own type (sum and prod wrap in it, as above).
+template <class T> struct reduce_acc { using type = T; };
+template <> struct reduce_acc<__half> { using type = float; };
+template <> struct reduce_acc<__nv_bfloat16> { using type = float; };
+template <class T> using reduce_acc_t = typename reduce_acc<T>::type;
+
 // Reducescatter's source length, n_members * nreduce elements of `elem`
 // bytes, in bytes; false when it does not fit a size_t (no such buffer can
 // exist). Host and device checks share it.
@@ -76,14 +99,16 @@ GSHMEM_HD bool reducescatter_source_bytes(size_t nreduce, int n_members, size_t 
 #if defined(__CUDACC__)
 
 // Op over element i of every member's source, in rank order.
+// Accumulated in reduce_acc_t<T>, converted to T at the end.
 template <class Op, class T>
 GSHMEM_DEVICE T reduce_element(const team_desc& team, const T* source, size_t i, const char* routine) {
-  T acc = load_object<memory_order::relaxed, thread_scope::system>(
+  using A = reduce_acc_t<T>;
+  A acc = (A)load_object<memory_order::relaxed, thread_scope::system>(
       peer_address(source + i, team_member_pe(team, 0), routine));
   for (int r = 1; r < team.size; ++r)
-    acc = Op::apply(acc, load_object<memory_order::relaxed, thread_scope::system>(
+    acc = Op::apply(acc, (A)load_object<memory_order::relaxed, thread_scope::system>(
                              peer_address(source + i, team_member_pe(team, r), routine)));
-  return acc;
+  return (T)acc;
 }
 
 template <class Op, class T, class Group>

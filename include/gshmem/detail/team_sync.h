@@ -170,6 +170,22 @@ GSHMEM_HD_CONSTEXPR team_desc split_strided_desc(const team_desc& parent, int st
                    team_rank_of(team_desc{team_member_pe(parent, start), parent.stride * stride, size, -1}, my_pe)};
 }
 
+// team_split_2d (OpenSHMEM 1.5 shmem_team_split_2d) seen from the parent's
+// rank `rank` of a parent of `n` members: the parent's ranks as a grid of
+// rows of xrange (the last row shorter where xrange does not divide n; an
+// xrange beyond n is n, one row). The x-axis team is the row of `rank`
+// (consecutive ranks x_start .. x_start + x_size - 1), the y-axis team its
+// column (ranks y_start + k y_stride, k < y_size). xrange >= 1, 0 <= rank < n.
+struct split_2d_shape {
+  int x_start, x_size, y_start, y_stride, y_size;
+};
+GSHMEM_HD_CONSTEXPR split_2d_shape split_2d_of(int n, int xrange, int rank) {
+  const int x = xrange < n ? xrange : n;
+  const int col = rank % x, row_start = rank - col;
+  const int row_size = n - row_start < x ? n - row_start : x;
+  return split_2d_shape{row_start, row_size, col, x, (n - col + x - 1) / x};
+}
+
 // The lowest slot set in `mask`, or -1.
 GSHMEM_HD_CONSTEXPR int lowest_slot(unsigned long long mask) {
   int slot = 0;

@@ -1,0 +1,79 @@
+// RMA x type through NVSHMEM's per-queue-pair names (nvshmemx_qp_*, the
+// compatibility headers): the same writes and reads as the thread and
+// cooperative kernels (update_gpu_rma_thread.cu, update_gpu_rma_coop.cu),
+// into the same layout, so test_update_gpu.cpp checks them with the same
+// reference. The handles come from nvshmemx_qp_create (set_rma_qp_handles).
+#include "update_gpu_kernels.h"
+
+#include <nvshmemx.h>
+
+namespace update_gpu {
+namespace {
+
+int g_thread_qp = NVSHMEMX_QP_DEFAULT, g_coop_qp = NVSHMEMX_QP_DEFAULT;
+
+#define RMA_QP_KERNELS(NAME, TYPE)                                                                            \
+  __global__ void rma_qp_thread_kernel_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target, \
+                                              nvshmemx_qp_handle_t qp) {                                     \
+    nvshmemx_qp_##NAME##_p(dst + kP, src[0], target, qp);                                                     \
+    nvshmemx_qp_##NAME##_put(dst + kPut, src, kMsg, target, qp);                                              \
+    nvshmemx_qp_##NAME##_put_nbi(dst + kPutNbi, src + 1, kMsg, target, qp);                                   \
+    nvshmemx_qp_##NAME##_put(dst + kPutmem, src + 2, kMsg, target, NVSHMEMX_QP_DEFAULT);                      \
+    nvshmemx_qp_##NAME##_put_signal(dst + kPutSig, src + 3, kMsg, sig + 0, 7, NVSHMEM_SIGNAL_SET, target, qp); \
+    nvshmemx_qp_##NAME##_put_signal_nbi(dst + kPutSig, src + 3, kMsg, sig + 1, 5, NVSHMEM_SIGNAL_ADD, target, qp); \
+    got[0] = nvshmemx_qp_##NAME##_g(src, target, qp);                                                          \
+    nvshmemx_qp_##NAME##_get(got + 1, src, kMsg, target, qp);                                                 \
+    nvshmemx_qp_##NAME##_get_nbi(got + 1 + kMsg, src + 1, kMsg, target, qp);                                  \
+    nvshmemx_qp_##NAME##_get(got + 1 + 2 * kMsg, src + 2, kMsg, target, qp);                                  \
+    got[kGotWeakG] = nvshmemx_qp_##NAME##_g(src + 3, target, qp);                                              \
+    nvshmemx_qp_quiet(target, &qp, 1);                                                                        \
+  }                                                                                                           \
+  __global__ void rma_qp_coop_kernel_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target,   \
+                                            nvshmemx_qp_handle_t qp) {                                       \
+    if (threadIdx.x < 32) {                                                                                   \
+      nvshmemx_qp_##NAME##_put_warp(dst + kPutWarp, src + 4, kWarpElems, target, qp);                         \
+      nvshmemx_qp_##NAME##_get_nbi_warp(got + 100, src + 4, kWarpElems, target, qp);                          \
+      nvshmemx_qp_fence_warp(target, &qp, 1);                                                                 \
+    }                                                                                                         \
+    nvshmemx_qp_##NAME##_put_nbi_block(dst + kPutBlock, src + 5, kBlockElems, target, qp);                    \
+    nvshmemx_qp_##NAME##_put_signal_nbi_block(dst + kPutSigBlock, src + 6, kBlockElems, sig + 2, 1,           \
+                                              NVSHMEM_SIGNAL_ADD, target, qp);                                \
+    nvshmemx_qp_##NAME##_get_block(got + 200, src + 5, kBlockElems, target, qp);                              \
+    if (threadIdx.x < 32) nvshmemx_qp_##NAME##_get_warp(got + 1200, src + 6, 10, target, qp);                 \
+    nvshmemx_qp_quiet_block(NVSHMEMX_PE_ALL, &qp, 1);                                                         \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(RMA_QP_KERNELS)
+#undef RMA_QP_KERNELS
+
+}  // namespace
+
+void set_rma_qp_handles(int thread_qp, int coop_qp) {
+  g_thread_qp = thread_qp;
+  g_coop_qp = coop_qp;
+}
+
+#define RMA_QP_LAUNCH(NAME, TYPE)                                                                             \
+  cudaError_t launch_rma_qp_thread_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target) { \
+    rma_qp_thread_kernel_##NAME<<<1, 1>>>(dst, src, got, sig, target, g_thread_qp);                           \
+    return cudaGetLastError();                                                                                \
+  }                                                                                                           \
+  cudaError_t launch_rma_qp_coop_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target) {   \
+    rma_qp_coop_kernel_##NAME<<<1, 256>>>(dst, src, got, sig, target, g_coop_qp);                             \
+    return cudaGetLastError();                                                                                \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(RMA_QP_LAUNCH)
+#undef RMA_QP_LAUNCH
+
+// The signal of a qp form: nvshmemx_qp_signal_op, one thread.
+namespace {
+__global__ void qp_signal_kernel(uint64_t *sig, uint64_t value, int op, int target, nvshmemx_qp_handle_t qp) {
+  nvshmemx_qp_signal_op(sig, value, op, target, qp);
+  nvshmemx_qp_quiet(target, &qp, 1);
+}
+}  // namespace
+cudaError_t launch_qp_signal_op(uint64_t *sig, uint64_t value, int op, int target) {
+  qp_signal_kernel<<<1, 1>>>(sig, value, op, target, g_thread_qp);
+  return cudaGetLastError();
+}
+
+}  // namespace update_gpu
