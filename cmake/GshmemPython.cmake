@@ -60,6 +60,25 @@ set_tests_properties(python_cpu PROPERTIES
   LABELS "cpu;python" TIMEOUT 300 SKIP_RETURN_CODE 77
   ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION}")
 
+# gshmem.triton without a GPU (python/tests/triton/triton_cpu_checks.py):
+# Triton kernels calling each routine compiled for sm_90 against the device
+# library, their PTX checked. Skipped (77, saying why) where the device
+# library was not built (no clang recent enough) or Triton is not installed.
+get_property(_bitcode GLOBAL PROPERTY GSHMEM_TRITON_BITCODE)
+get_property(_bitcode_why GLOBAL PROPERTY GSHMEM_TRITON_BITCODE_WHY)
+if(NOT _bitcode)
+  add_test(NAME python_triton_cpu
+           COMMAND sh -c "echo 'python_triton_cpu skipped: no Triton device library: ${_bitcode_why}'; exit 77")
+else()
+  add_test(NAME python_triton_cpu
+           COMMAND sh -c "\"$0\" -c 'import triton' 2>/dev/null || { echo \"python_triton_cpu skipped: Triton is not \
+installed for $0 ($0 -m pip install triton)\"; exit 77; }; exec \"$0\" -m pytest -q -p no:cacheprovider \"$1\""
+                   ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests/triton/triton_cpu_checks.py)
+endif()
+set_tests_properties(python_triton_cpu PROPERTIES
+  LABELS "cpu;python;triton" TIMEOUT 600 SKIP_RETURN_CODE 77
+  ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;TRITON_CACHE_DIR=${PROJECT_BINARY_DIR}/triton-cache;TRITON_DEFAULT_FP_FUSION=1")
+
 # `pip install ./python` as a user runs it (scripts/python_pip_install.sh:
 # this build installed into a prefix, the package built by pip against it,
 # without build isolation or an index), then the same CPU tests over the
