@@ -14,8 +14,10 @@
 // every thread with the same arguments. The routines are written for that:
 //   per thread  my_pe, n_pes, ptr, the waits, fence, quiet: each thread does
 //               what the routine says for itself (element-wise on tensors).
-//   per CTA     put, put_signal (gshmemx_putmem*_block: the threads share
-//               the copy and synchronize; one thread writes the signal),
+//   per CTA     put, put_signal (the CTA synchronizes first, so the source
+//               may be what its threads just stored (tl.store), then
+//               gshmemx_putmem*_block: the threads share the copy and
+//               synchronize; one thread writes the signal),
 //               signal_op (the CTA synchronizes, then its thread 0 updates
 //               the signal), barrier_all (gshmemx_barrier_all_block): every
 //               thread of the CTA calls them, with scalar arguments, in
@@ -56,11 +58,13 @@ GSHMEMT_API uint64_t gshmem_triton_ptr(uint64_t dest, int32_t pe) {
   return (uint64_t)(uintptr_t)gshmem_ptr((const void *)(uintptr_t)dest, pe);
 }
 
-/* Per CTA: gshmemx_putmem_block. Copies nbytes from source (local) to dest
+/* Per CTA: a CTA barrier (the CTA's earlier stores to source are visible to
+ * all its threads), then gshmemx_putmem_block. Copies nbytes from source (local) to dest
  * (symmetric) on PE pe, the CTA's threads sharing the copy; returns when
  * source may be reused. Delivery is ordered by fence/quiet as any put; the
  * CTA synchronizes before returning. */
 GSHMEMT_API int32_t gshmem_triton_putmem_block(uint64_t dest, uint64_t source, uint64_t nbytes, int32_t pe) {
+  __syncthreads();  // the source may be what other threads of the CTA just stored
   gshmemx_putmem_block((void *)(uintptr_t)dest, (const void *)(uintptr_t)source, (size_t)nbytes, pe);
   return 0;
 }
@@ -68,11 +72,12 @@ GSHMEMT_API int32_t gshmem_triton_putmem_block(uint64_t dest, uint64_t source, u
 /* Per CTA: gshmemx_putmem_nbi_block: as putmem_block, but source may be
  * reused only after quiet. */
 GSHMEMT_API int32_t gshmem_triton_putmem_nbi_block(uint64_t dest, uint64_t source, uint64_t nbytes, int32_t pe) {
+  __syncthreads();  // the source may be what other threads of the CTA just stored
   gshmemx_putmem_nbi_block((void *)(uintptr_t)dest, (const void *)(uintptr_t)source, (size_t)nbytes, pe);
   return 0;
 }
 
-/* Per CTA: gshmemx_putmem_signal_block. The CTA copies nbytes to PE pe, then
+/* Per CTA: a CTA barrier, then gshmemx_putmem_signal_block. The CTA copies nbytes to PE pe, then
  * synchronizes, then one thread updates the signal sig on PE pe (sig_op
  * GSHMEM_SIGNAL_SET: st.release.sys; GSHMEM_SIGNAL_ADD: red.release.sys.add)
  * with release at system scope: a PE that observes the signal (with acquire:
@@ -80,6 +85,7 @@ GSHMEMT_API int32_t gshmem_triton_putmem_nbi_block(uint64_t dest, uint64_t sourc
  * the call. */
 GSHMEMT_API int32_t gshmem_triton_putmem_signal_block(uint64_t dest, uint64_t source, uint64_t nbytes, uint64_t sig,
                                                       uint64_t signal, int32_t sig_op, int32_t pe) {
+  __syncthreads();  // the source may be what other threads of the CTA just stored
   gshmemx_putmem_signal_block((void *)(uintptr_t)dest, (const void *)(uintptr_t)source, (size_t)nbytes,
                               (uint64_t *)(uintptr_t)sig, signal, sig_op, pe);
   return 0;
@@ -89,6 +95,7 @@ GSHMEMT_API int32_t gshmem_triton_putmem_signal_block(uint64_t dest, uint64_t so
  * and signal; source may be reused only after quiet. */
 GSHMEMT_API int32_t gshmem_triton_putmem_signal_nbi_block(uint64_t dest, uint64_t source, uint64_t nbytes,
                                                           uint64_t sig, uint64_t signal, int32_t sig_op, int32_t pe) {
+  __syncthreads();  // the source may be what other threads of the CTA just stored
   gshmemx_putmem_signal_nbi_block((void *)(uintptr_t)dest, (const void *)(uintptr_t)source, (size_t)nbytes,
                                   (uint64_t *)(uintptr_t)sig, signal, sig_op, pe);
   return 0;

@@ -207,8 +207,10 @@ def _put(symbol, routine, dest, source, nbytes, pe, _semantic):
 @tl.core.extern
 def put(dest, source, nbytes, pe, _semantic=None):
     """CTA-wide gshmemx_putmem_block: nbytes from source (local) to dest
-    (symmetric) on PE pe, copied by all the CTA's threads; returns when
-    source may be reused. Ordered towards that PE by fence / quiet."""
+    (symmetric) on PE pe, copied by all the CTA's threads after a CTA
+    barrier (so source may be what the CTA just stored with tl.store);
+    returns when source may be reused. Ordered towards that PE by fence /
+    quiet."""
     return _put("gshmem_triton_putmem_block", "put", dest, source, nbytes, pe, _semantic)
 
 
@@ -229,7 +231,8 @@ def _put_signal(symbol, routine, dest, source, nbytes, sig, value, sig_op, pe, _
 
 @tl.core.extern
 def put_signal(dest, source, nbytes, sig, value, sig_op, pe, _semantic=None):
-    """CTA-wide gshmemx_putmem_signal_block: the CTA copies nbytes to PE pe,
+    """CTA-wide gshmemx_putmem_signal_block: after a CTA barrier (source may
+    be what the CTA just stored), the CTA copies nbytes to PE pe,
     synchronizes, then one thread updates the uint64 signal `sig` there
     (SIGNAL_SET / SIGNAL_ADD) with release at system scope: a PE that sees
     the signal (signal_wait_until) sees the data and every store the CTA
