@@ -54,18 +54,20 @@ endif()
 # The CPU tests: import, version, errors before init, init without a GPU
 # (CUDA_VISIBLE_DEVICES is emptied, so the result is the same on a GPU
 # machine), argument checks.
+# With the Triton device library built, both package tests expect it shipped.
+get_property(_bitcode GLOBAL PROPERTY GSHMEM_TRITON_BITCODE)
+get_property(_bitcode_why GLOBAL PROPERTY GSHMEM_TRITON_BITCODE_WHY)
+set(_expect_bitcode "GSHMEM_EXPECT_TRITON_BITCODE=$<IF:$<BOOL:${_bitcode}>,1,0>")
 add_test(NAME python_cpu
          COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider ${PROJECT_SOURCE_DIR}/python/tests)
 set_tests_properties(python_cpu PROPERTIES
   LABELS "cpu;python" TIMEOUT 300 SKIP_RETURN_CODE 77
-  ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION}")
+  ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION};${_expect_bitcode}")
 
 # gshmem.triton without a GPU (python/tests/triton/triton_cpu_checks.py):
 # Triton kernels calling each routine compiled for sm_90 against the device
 # library, their PTX checked. Skipped (77, saying why) where the device
 # library was not built (no clang recent enough) or Triton is not installed.
-get_property(_bitcode GLOBAL PROPERTY GSHMEM_TRITON_BITCODE)
-get_property(_bitcode_why GLOBAL PROPERTY GSHMEM_TRITON_BITCODE_WHY)
 if(NOT _bitcode)
   add_test(NAME python_triton_cpu
            COMMAND sh -c "echo 'python_triton_cpu skipped: no Triton device library: ${_bitcode_why}'; exit 77")
@@ -92,4 +94,4 @@ exec \"$3\" -m pytest -q -p no:cacheprovider \"$4\""
                  ${PROJECT_BINARY_DIR}/python-pip ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests)
 set_tests_properties(python_pip_install PROPERTIES
   LABELS "cpu;python;install" TIMEOUT 600 SKIP_RETURN_CODE 77
-  ENVIRONMENT "CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION}")
+  ENVIRONMENT "CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION};${_expect_bitcode}")

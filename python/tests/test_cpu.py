@@ -337,3 +337,14 @@ def test_triton_module_fails_clearly_without_triton():
             "try:\n    import gshmem.triton\nexcept ImportError as e:\n    print('ImportError:', e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "gshmem.triton needs Triton" in out.stdout, out.stdout + out.stderr
+
+
+def test_triton_device_library_shipped_where_built():
+    # GSHMEM_EXPECT_TRITON_BITCODE=1 (set by CTest where the build made the
+    # device library): the package, as built or as pip installed it, has it.
+    if os.environ.get("GSHMEM_EXPECT_TRITON_BITCODE") != "1":
+        pytest.skip("this build has no Triton device library (no clang recent enough)")
+    path = os.path.join(os.path.dirname(os.path.realpath(gshmem.__file__)), "gshmem_triton.bc")
+    assert os.path.isfile(path), f"{path} is missing"
+    with open(path, "rb") as f:
+        assert f.read(4) == b"BC\xc0\xde"
