@@ -2,9 +2,10 @@
 # gshmem_triton.cu compiled by clang into LLVM bitcode, gshmem_triton.bc,
 # which Triton links into the kernels that call gshmem (python/gshmem/
 # triton.py). nvcc emits no LLVM bitcode, so this needs a clang whose CUDA
-# support parses this toolkit's headers: clang 14 to 19 fail on CUDA 13's
+# support parses this toolkit's headers: clang 14 and 19 fail on CUDA 13's
 # (their CUDA wrapper headers still use the texture references CUDA 13
-# removed, and clang 14 knows no sm_90); clang 22 works. Each candidate is
+# removed, and clang 14 knows no sm_90; with -nocudainc the intrinsics CCCL
+# uses, such as __nanosleep, are undeclared); clang 22 works. Each candidate is
 # tried on a small file that includes what the shim includes, and the first
 # that compiles it is used.
 #
