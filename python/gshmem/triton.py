@@ -131,6 +131,11 @@ def _on_kernel_unload(module, function, name, metadata_group, hash):  # noqa: A0
 
 def install_load_hook():
     """Adds the kernel-load and -unload hooks to Triton (done at import)."""
+    for name in ("kernel_load_end_hook", "kernel_unload_hook"):
+        if not hasattr(getattr(_knobs.runtime, name, None), "add"):
+            raise ImportError(f"gshmem.triton: this Triton ({triton.__version__}) has no hook chain "
+                              f"knobs.runtime.{name}, which gshmem.triton uses to set up each loaded kernel "
+                              "(Triton 3.9 has it)")
     _knobs.runtime.kernel_load_end_hook.add(_on_kernel_load)
     _knobs.runtime.kernel_unload_hook.add(_on_kernel_unload)
 

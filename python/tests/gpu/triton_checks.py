@@ -111,6 +111,12 @@ if _missing is None:
         gt.sync_all()
 
     @triton.jit
+    def ids_kernel(out, TAG: tl.constexpr):
+        # Only the state's fields (no barrier: safe with a zeroed state).
+        tl.store(out, gt.my_pe())
+        tl.store(out + 1, gt.n_pes())
+
+    @triton.jit
     def waits_kernel(i32, i64, u64, value):
         # The next PE's ivars get `value` (int32/int64 stored through gt.ptr
         # then quiet; uint64 by signal_op), then this PE waits for its own.
@@ -207,18 +213,19 @@ def waits(me, n):
         gshmem.barrier_all()
 
 
-@check("Triton init_module on a kernel loaded without the load hook")
+@check("Triton kernel loaded without the load hook: zero state, then init_module fills it")
 def explicit_init(me, n):
-    # init_module on a kernel the hook already set up is a no-op; on one the
-    # hook did not see (hook removed) it fills the state.
     gt.remove_load_hook()
     try:
         out = torch.full((2,), -7, device="cuda", dtype=torch.int32)
-        kernel = ids_barrier_kernel.warmup(out, BLOCK=64, grid=(1,), extern_libs=LIBS)
-        gt.init_module(kernel)
-        ids_barrier_kernel[(1,)](out, BLOCK=64, extern_libs=LIBS)
+        kernel = ids_kernel[(1,)](out, TAG=1, extern_libs=LIBS)
         torch.cuda.synchronize()
-        expect(out.tolist() == [me, n], f"kernel saw {out.tolist()}, expected {[me, n]}")
+        expect(out.tolist() == [0, 0], f"without init_module the kernel saw {out.tolist()}, expected the "
+               "zeroed state [0, 0]")
+        gt.init_module(kernel)
+        ids_kernel[(1,)](out, TAG=1, extern_libs=LIBS)
+        torch.cuda.synchronize()
+        expect(out.tolist() == [me, n], f"after init_module the kernel saw {out.tolist()}, expected {[me, n]}")
     finally:
         gt.install_load_hook()
 
