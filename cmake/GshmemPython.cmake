@@ -54,11 +54,32 @@ endif()
 # The CPU tests: import, version, errors before init, init without a GPU
 # (CUDA_VISIBLE_DEVICES is emptied, so the result is the same on a GPU
 # machine), argument checks.
+# With the Triton device library built, both package tests expect it shipped.
+get_property(_bitcode GLOBAL PROPERTY GSHMEM_TRITON_BITCODE)
+get_property(_bitcode_why GLOBAL PROPERTY GSHMEM_TRITON_BITCODE_WHY)
+set(_expect_bitcode "GSHMEM_EXPECT_TRITON_BITCODE=$<IF:$<BOOL:${_bitcode}>,1,0>")
 add_test(NAME python_cpu
          COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider ${PROJECT_SOURCE_DIR}/python/tests)
 set_tests_properties(python_cpu PROPERTIES
   LABELS "cpu;python" TIMEOUT 300 SKIP_RETURN_CODE 77
-  ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION}")
+  ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION};${_expect_bitcode}")
+
+# gshmem.triton without a GPU (python/tests/triton/triton_cpu_checks.py):
+# Triton kernels calling each routine compiled for sm_90 against the device
+# library, their PTX checked. Skipped (77, saying why) where the device
+# library was not built (no clang recent enough) or Triton is not installed.
+if(NOT _bitcode)
+  add_test(NAME python_triton_cpu
+           COMMAND sh -c "echo 'python_triton_cpu skipped: no Triton device library: ${_bitcode_why}'; exit 77")
+else()
+  add_test(NAME python_triton_cpu
+           COMMAND sh -c "\"$0\" -c 'import triton' 2>/dev/null || { echo \"python_triton_cpu skipped: Triton is not \
+installed for $0 ($0 -m pip install triton)\"; exit 77; }; exec \"$0\" -m pytest -q -p no:cacheprovider \"$1\""
+                   ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests/triton/triton_cpu_checks.py)
+endif()
+set_tests_properties(python_triton_cpu PROPERTIES
+  LABELS "cpu;python;triton" TIMEOUT 600 SKIP_RETURN_CODE 77
+  ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;TRITON_CACHE_DIR=${PROJECT_BINARY_DIR}/triton-cache;TRITON_DEFAULT_FP_FUSION=1")
 
 # `pip install ./python` as a user runs it (scripts/python_pip_install.sh:
 # this build installed into a prefix, the package built by pip against it,
@@ -73,4 +94,4 @@ exec \"$3\" -m pytest -q -p no:cacheprovider \"$4\""
                  ${PROJECT_BINARY_DIR}/python-pip ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests)
 set_tests_properties(python_pip_install PROPERTIES
   LABELS "cpu;python;install" TIMEOUT 600 SKIP_RETURN_CODE 77
-  ENVIRONMENT "CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION}")
+  ENVIRONMENT "CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION};${_expect_bitcode}")

@@ -240,6 +240,11 @@ if [[ -z "${UCX_ROOT:-}" && -f build-ucx/include/ucp/api/ucp.h ]]; then
   fi
 fi
 summary+=("ucx|${UCX_ROOT:-not found (no UCX_ROOT, no build-ucx/)}|the UCX transport module is built where UCX is found|")
+# The Triton device library built elsewhere (this machine may have no clang
+# recent enough): .triton/gshmem_triton.bc, when it travelled with the tree.
+if [[ -f .triton/gshmem_triton.bc && "${CMAKE_ARGS:-}" != *GSHMEM_TRITON_BITCODE_FILE* ]]; then
+  CMAKE_ARGS="${CMAKE_ARGS:-} -DGSHMEM_TRITON_BITCODE_FILE=$PWD/.triton/gshmem_triton.bc"
+fi
 echo "== configure + build ($jobs jobs)"
 start=$(date +%s)
 build_limit=$(stage_timeout "${BUILD_TIMEOUT:-300}")

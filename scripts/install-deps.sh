@@ -9,7 +9,9 @@
 #             nanobind + pytest (the Python package's CPU test, python_cpu;
 #             scikit-build-core too, for `pip install ./python`),
 #             OpenSHMEM (oshcc: the OpenSHMEM bootstrap's tests over a real library),
-#             cuobjdump (the register checks of tests/launch; pip: nvidia-cuda-cuobjdump)
+#             cuobjdump (the register checks of tests/launch; pip: nvidia-cuda-cuobjdump),
+#             clang 22 (the Triton device library: apt-get clang-22) and Triton
+#             (pip: its CPU test, python_triton_cpu)
 # Where something is missing it uses apt-get (as root, on Debian/Ubuntu, when a
 # package registry answers); otherwise it prints exactly what to install. A
 # missing optional piece is reported and the script goes on; a missing
@@ -174,6 +176,32 @@ fi
 # libucx-cu12/-cu13 wheels, which CMake then finds through -DUCX_ROOT= or the environment)
 if h=$(have_header ucp/api/ucp.h ${UCX_ROOT:+$UCX_ROOT/include}); then say "UCX: $h"
 else missing_pkgs+=(libucx-dev); missing_optional+=("UCX headers (apt-get install libucx-dev, or UCX_ROOT=<prefix>): the UCX transport module and its tests are not built without them")
+fi
+
+# ---- optional: a clang that compiles CUDA device code with this toolkit's
+# headers (the Triton device library, gshmem_triton.bc: clang 14 to 19 fail
+# on CUDA 13's headers, clang 22 works), and Triton (python_triton_cpu
+# compiles kernels with it; no GPU needed). On their own, after the rest:
+# clang-22 is not in every Debian release, and a failed install must not
+# hold up the other packages.
+triton_clang() { local c; for c in clang++-22 clang++-21 clang++-20; do command -v $c >/dev/null 2>&1 && { command -v $c; return 0; }; done; return 1; }
+if c=$(triton_clang); then say "clang for the Triton device library: $c"
+elif [[ $after_install == no && $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1 &&
+     { apt-cache show clang-22 >/dev/null 2>&1 || { timeout 180 apt-get update -qq && apt-cache show clang-22 >/dev/null 2>&1; }; } &&
+     DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends clang-22 >/dev/null 2>&1 &&
+     c=$(triton_clang); then
+  say "clang for the Triton device library: installed with apt-get: $c"
+else
+  missing_optional+=("clang 22 (apt-get install clang-22): the Triton device library (gshmem_triton.bc) is not built without it")
+fi
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import triton' >/dev/null 2>&1; then
+  say "Triton: $(python3 -c 'import triton; print(triton.__version__)') for $(command -v python3)"
+elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VIRTUAL_ENV:-}" ]]; } &&
+     [[ $after_install == no ]] && timeout 300 python3 -m pip install --quiet --retries 1 --timeout 20 'triton==3.9.*' >/dev/null 2>&1 &&
+     python3 -c 'import triton' >/dev/null 2>&1; then
+  say "Triton: installed with pip for $(command -v python3)"
+else
+  missing_optional+=("Triton for $(command -v python3 || echo python3) (python_triton_cpu; python3 -m pip install 'triton==3.9.*')")
 fi
 
 # ---- install what apt-get can provide, where it can

@@ -7,9 +7,11 @@
 # build's install (scripts/python_pip_install.sh), and that copy is tested.
 # Then under torchrun
 # with 2 PEs: the GPU checks (python/tests/gpu/torchrun_checks.py), the
-# dead-peer jobs, the ring example, and the benchmarks beside PyTorch's
+# dead-peer jobs, the Triton checks (python/tests/gpu/triton_checks.py,
+# where Triton is installed), the ring example, and the benchmarks beside PyTorch's
 # symmetric memory (python/benchmarks/bench_vs_torch_symm_mem.py, CUDA
-# graphs; bench_eager_loop.py, loops issued from Python), then the Python
+# graphs; bench_eager_loop.py, loops issued from Python; with Triton,
+# bench_triton_vs_cuda.py), then the Python
 # layer's host time per call (bench_host_overhead.py, no CUDA work).
 # With one GPU the 2 PEs share it (GSHMEM_ALLOW_GPU_SHARING=1; under MPS when
 # the caller started a daemon, as device_run.sh does with SHARE_GPUS_MPS=1).
@@ -74,8 +76,11 @@ if [[ -z "$build" ]]; then
   else
     build=build-python
     echo "== configure + build the library and the extension for $py in $build"
+    # A device library built elsewhere (no recent clang here): .triton/gshmem_triton.bc.
+    bitcode=()
+    [[ -f .triton/gshmem_triton.bc ]] && bitcode=(-DGSHMEM_TRITON_BITCODE_FILE="$PWD/.triton/gshmem_triton.bc")
     if ! { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_BUILD_TESTS=OFF -DGSHMEM_BUILD_PERFTEST=OFF \
-             -DGSHMEM_BUILD_EXAMPLES=OFF -DGSHMEM_BUILD_PYTHON=ON -DPython_EXECUTABLE="$py" > "$out/configure.log" 2>&1 &&
+             -DGSHMEM_BUILD_EXAMPLES=OFF -DGSHMEM_BUILD_PYTHON=ON -DPython_EXECUTABLE="$py" "${bitcode[@]}" > "$out/configure.log" 2>&1 &&
            cmake --build "$build" --target _gshmem -j"$(nproc)" > "$out/build.log" 2>&1; }; then
       tail -n 30 "$out/configure.log" "$out/build.log" 2>/dev/null
       echo "python|build FAILED (configure.log, build.log)|" > "$out/summary-line.txt"
@@ -145,6 +150,22 @@ for victim in 1 0; do
   fi
 done
 
+# gshmem.triton: Triton kernels calling gshmem's device routines (needs
+# Triton in this Python and the package's device library).
+if "$py" -c 'import triton' >/dev/null 2>&1; then
+  echo "== Triton: torchrun ... python/tests/gpu/triton_checks.py"
+  run_2pe triton python/tests/gpu/triton_checks.py
+  rc=$?
+  grep -E '\] (PASS|FAIL) ' "$out/triton.log"
+  passes=$(grep -c '\] PASS ' "$out/triton.log")
+  fails=$(grep -c '\] FAIL ' "$out/triton.log")
+  if [[ $rc -ne 0 || $fails -gt 0 ]]; then failures=$((failures + 1)); fi
+  verdicts+=("triton rc=$rc: $passes PASS, $fails FAIL lines")
+else
+  echo "== Triton: not installed for $py (gshmem.triton not checked)"
+  verdicts+=("triton: not installed, not checked")
+fi
+
 echo "== python/examples/ring.py"
 run_2pe ring python/examples/ring.py
 rc=$?
@@ -165,6 +186,14 @@ if [[ $bench == 1 ]]; then
   grep -E '^(\||#)' "$out/bench-eager.log" | head -20
   [[ $rc -eq 0 ]] || failures=$((failures + 1))
   verdicts+=("bench-eager rc=$rc")
+  if "$py" -c 'import triton' >/dev/null 2>&1; then
+    echo "== gshmem.triton beside the same kernels in CUDA C"
+    run_2pe bench-triton python/benchmarks/bench_triton_vs_cuda.py
+    rc=$?
+    grep -E '^(\||#)' "$out/bench-triton.log" | head -12
+    [[ $rc -eq 0 ]] || failures=$((failures + 1))
+    verdicts+=("bench-triton rc=$rc")
+  fi
   echo "== host time per call of the Python layer (no CUDA work)"
   "$py" python/benchmarks/bench_host_overhead.py --json "$out/bench_host_overhead.jsonl" > "$out/bench-host.log" 2>&1
   rc=$?

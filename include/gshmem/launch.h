@@ -43,17 +43,43 @@ GSHMEM_API int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block
 GSHMEM_API int gshmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args, size_t shmem,
                                                         int *gridsize);
 
-/* Accepted for programs that load kernels as CUDA modules: gshmem needs no
- * per-module set-up (no -rdc, no device library to link). Kernels in a
- * module loaded through the driver API (cuModuleLoad) do not get the runtime
- * state published, though: compile them into the program instead. */
-static inline int gshmemx_cumodule_init(void *module) {
-  (void)module;
-  return GSHMEM_SUCCESS;
-}
-static inline int gshmemx_cumodule_finalize(void *module) {
-  (void)module;
-  return GSHMEM_SUCCESS;
-}
+/* Kernels in CUDA modules that the driver API loads (cuModuleLoad*), such
+ * as Triton's kernels that call gshmem's device library (gshmem.triton):
+ * their device code reads the runtime state from the module's own copy,
+ * which gshmem must fill. gshmemx_cumodule_init(module) (a CUmodule) finds
+ * that copy (the global GSHMEMI_DEVICE_STATE_SYMBOL, which device code
+ * compiled with GSHMEMI_STATE_EXPORTED defines, as the Triton library does),
+ * copies the runtime's state into it, and keeps it current: the runtime
+ * rewrites it whenever it publishes its state (at gshmem_init, when the
+ * state changes, at finalize), until gshmemx_cumodule_finalize(module).
+ * Call it once the module is loaded, before or after gshmem_init, and call
+ * finalize before unloading the module. Programs whose kernels nvcc compiles
+ * into them need neither (no -rdc, no device library to link: each
+ * translation unit's state is published by gshmem itself).
+ * ORDERING: the copy is synchronous: kernels of the module launched after
+ * init returns (from any stream) read the state; so do those launched after
+ * a later gshmem_init returns.
+ * Returns 0, or (logged with the cause; gshmemx_get_last_error):
+ *   GSHMEMX_ERROR_INVALID_VALUE  module NULL; a module without the state
+ *                                (it calls no gshmem device routine, or
+ *                                its state is a translation unit's own);
+ *                                a state larger than this library's (newer
+ *                                headers); finalize of a module never
+ *                                initialized
+ *   GSHMEMX_ERROR_NO_DEVICE      no CUDA driver
+ *   GSHMEMX_ERROR_CUDA           the lookup or the copy failed. */
+GSHMEM_API int gshmemx_cumodule_init(void *module);
+GSHMEM_API int gshmemx_cumodule_finalize(void *module);
+
+/* The same for a CUlibrary (cuLibraryLoad*): the state of the library in the
+ * CUDA context current at init (one call per context that launches its
+ * kernels). Also GSHMEMX_ERROR_NOT_SUPPORTED where the driver has no
+ * cuLibraryGetGlobal. */
+GSHMEM_API int gshmemx_culibrary_init(void *library);
+GSHMEM_API int gshmemx_culibrary_finalize(void *library);
+
+/* Internal (the Python package's kernel-load hook): 1 when the CUmodule
+ * holds GSHMEMI_DEVICE_STATE_SYMBOL, else 0; logs nothing. */
+GSHMEM_API int gshmemi_cumodule_has_state(void *module);
 
 GSHMEM_END_EXTERN_C

@@ -239,6 +239,10 @@ NB_MODULE(_gshmem, m) {
   m.def("free", &free_, nb::call_guard<nb::gil_scoped_release>());
   m.def("agree_on_set", &agree_on_set, nb::call_guard<nb::gil_scoped_release>());
   m.def("ptr", [](addr_t p, int pe) { return reinterpret_cast<addr_t>(gshmem_ptr(as_ptr<const void>(p), pe)); });
+  // Kernels in driver-loaded modules (Triton's): the module's copy of the state.
+  m.def("cumodule_init", [](addr_t mod) { return gshmemx_cumodule_init(as_ptr<void>(mod)); });
+  m.def("cumodule_finalize", [](addr_t mod) { return gshmemx_cumodule_finalize(as_ptr<void>(mod)); });
+  m.def("cumodule_has_state", [](addr_t mod) { return gshmemi_cumodule_has_state(as_ptr<void>(mod)) != 0; });
   m.def("describe", &describe);
   m.def("make_tensor", &make_tensor);
   m.def("current_device", &current_device);

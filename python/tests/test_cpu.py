@@ -321,3 +321,30 @@ def test_torch_tensors_checked_without_dlpack():
     assert (v.dtype, v.nbytes, v.device_type) == ("int16", 8, 1)
     with pytest.raises(ValueError, match="dest: not CUDA memory on the symmetric heap"):
         gshmem.put(t, t, 0, stream=0)
+
+
+def test_cumodule_init_refuses_what_is_not_a_module_with_the_state():
+    # gshmemx_cumodule_init (what gshmem.triton's load hook calls): a NULL
+    # module, and finalize of a module never set up, are refused by name.
+    assert gshmem._C.cumodule_init(0) == gshmem._C.ERROR_INVALID_VALUE
+    assert gshmem._C.cumodule_finalize(0x1234) == gshmem._C.ERROR_INVALID_VALUE
+    assert gshmem._C.cumodule_has_state(0) is False
+
+
+def test_triton_module_fails_clearly_without_triton():
+    # A fresh interpreter in which `triton` cannot be imported.
+    code = ("import sys; sys.modules['triton'] = None\n"
+            "try:\n    import gshmem.triton\nexcept ImportError as e:\n    print('ImportError:', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "gshmem.triton needs Triton" in out.stdout, out.stdout + out.stderr
+
+
+def test_triton_device_library_shipped_where_built():
+    # GSHMEM_EXPECT_TRITON_BITCODE=1 (set by CTest where the build made the
+    # device library): the package, as built or as pip installed it, has it.
+    if os.environ.get("GSHMEM_EXPECT_TRITON_BITCODE") != "1":
+        pytest.skip("this build has no Triton device library (no clang recent enough)")
+    path = os.path.join(os.path.dirname(os.path.realpath(gshmem.__file__)), "gshmem_triton.bc")
+    assert os.path.isfile(path), f"{path} is missing"
+    with open(path, "rb") as f:
+        assert f.read(4) == b"BC\xc0\xde"

@@ -95,6 +95,10 @@ static inline void gshmemi_set_peer_reach(gshmemi_device_state_t *state) {
   state->peer_reach[GSHMEMI_MAX_PES] = 0ull;
 }
 
+// The name of the state in a module built with GSHMEMI_STATE_EXPORTED (see
+// below), as cuModuleGetGlobal looks it up.
+#define GSHMEMI_DEVICE_STATE_SYMBOL "gshmemi_device_state"
+
 typedef int (*gshmemi_state_publisher_t)(const gshmemi_device_state_t *state);
 
 GSHMEM_BEGIN_EXTERN_C
@@ -108,6 +112,17 @@ GSHMEM_END_EXTERN_C
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
 
+#if defined(GSHMEMI_STATE_EXPORTED)
+// Device code for modules that the driver API loads (the Triton bitcode,
+// device/triton/): the module's one copy of the state under the unmangled
+// name GSHMEMI_DEVICE_STATE_SYMBOL, with external linkage so that it keeps
+// that name through linking and shows in the loaded module, where
+// gshmemx_cumodule_init (<gshmem/launch.h>) finds it and keeps it published.
+// No registrar: such a unit has no host code.
+extern "C" {
+__constant__ gshmemi_device_state_t gshmemi_device_state;
+}
+#else
 static __constant__ gshmemi_device_state_t gshmemi_device_state;
 
 static int gshmemi_publish_device_state(const gshmemi_device_state_t *state) {
@@ -121,6 +136,7 @@ struct gshmemi_state_registrar {
 };
 gshmemi_state_registrar gshmemi_state_registrar_instance;
 }  // namespace
+#endif
 
 GSHMEM_HD const gshmemi_device_state_t &gshmemi_state() {
 #if GSHMEM_IN_DEVICE_CODE
