@@ -110,6 +110,27 @@ __global__ void __launch_bounds__(kBurstThreads) block_p_burst(uint64_t *dst, in
   }
 }
 
+// A 256-thread block p's round r into all n words of the peer, then
+// waits for the peer's ack; the peer's one thread waits until every word
+// holds r (wait_until_all), then p's the ack. A round trip per iteration:
+// the block's p's (coalesced by the proxy on a remote peer), their
+// delivery, the scan, the ack.
+__global__ void __launch_bounds__(kBurstThreads) block_p_all_ping(uint64_t *dst, int n, uint64_t *ack, int peer,
+                                                                  uint64_t iters) {
+  for (uint64_t r = 1; r <= iters; ++r) {
+    for (int i = (int)threadIdx.x; i < n; i += kBurstThreads) gshmem_uint64_p(dst + i, r, peer);
+    __syncthreads();
+    if (threadIdx.x == 0) gshmem_uint64_wait_until(ack, GSHMEM_CMP_GE, r);
+    __syncthreads();
+  }
+}
+__global__ void block_p_all_pong(uint64_t *dst, int n, uint64_t *ack, int peer, uint64_t iters) {
+  for (uint64_t r = 1; r <= iters; ++r) {
+    gshmem_uint64_wait_until_all(dst, (size_t)n, nullptr, GSHMEM_CMP_GE, r);
+    gshmem_uint64_p(ack, r, peer);
+  }
+}
+
 const char *piece_name(Piece p) {
   switch (p) {
     case Piece::fence_quiet: return "fence+quiet[remote]";
@@ -408,6 +429,33 @@ int main(int argc, char **argv) {
     }
     host_barrier();
     gshmem_free(burst);
+  }
+
+  // ---- a block's p's to every word, the peer's wait_until_all, an ack: round trip
+  {
+    rep.section("a 256-thread block p's n 8-byte values to PE 1; PE 1 wait_until_all, then acks (us a round)");
+    const int max_words = 8192;
+    uint64_t *words = (uint64_t *)gshmem_malloc((max_words + 1) * sizeof(uint64_t));
+    if (!words) {
+      std::fprintf(stderr, "PE %d: gshmem_malloc failed (%zu bytes)\n", ctx.pe, (max_words + 1) * sizeof(uint64_t));
+      return 1;
+    }
+    uint64_t *ack = words + max_words;
+    for (int n : {1024, max_words}) {
+      const uint64_t iters = remote ? std::min<uint64_t>(ctx.opt.iterations(100, 30), 500) : ctx.opt.iterations(2000, 500);
+      const uint64_t warm = remote ? std::min<uint64_t>(ctx.opt.warmup_iterations(10, 5), 50)
+                                   : ctx.opt.warmup_iterations(200, 50);
+      const std::vector<double> ns = time_loop(
+          ctx, iters, warm, [&] { PERF_CUDA(cudaMemset(words, 0, (max_words + 1) * sizeof(uint64_t))); },
+          [&](uint64_t k) {
+            if (ctx.pe == 0) block_p_all_ping<<<1, kBurstThreads, 0, ctx.stream>>>(words, n, ack, peer, k);
+            else if (ctx.pe == 1) block_p_all_pong<<<1, 1, 0, ctx.stream>>>(words, n, ack, 0, k);
+          });
+      add_row(ctx, "block_p+wait_until_all" + suffix, "n", (uint64_t)n, kBurstThreads, "round_trip", us_stats(ns),
+              nullptr, iters);
+    }
+    host_barrier();
+    gshmem_free(words);
   }
 
   // ---- the remote path, piece by piece (PE 0's one thread; PE 1 idle but for its proxy)
