@@ -1,5 +1,5 @@
 # The Triton device library (GSHMEM_BUILD_TRITON_BITCODE): device/triton/
-# gshmem_triton.cu compiled by clang into LLVM bitcode, gshmem_triton.bc,
+# gshmem_triton.cu compiled by clang into LLVM IR (text), gshmem_triton.ll,
 # which Triton links into the kernels that call gshmem (python/gshmem/
 # triton.py). nvcc emits no LLVM bitcode, so this needs a clang whose CUDA
 # support parses this toolkit's headers: clang 14 and 19 fail on CUDA 13's
@@ -17,11 +17,11 @@
 #   GSHMEM_TRITON_ARCH           the GPU the bitcode is compiled for (sm_90;
 #                                the functions carry no target attribute, so
 #                                they inline into kernels for later GPUs)
-#   GSHMEM_TRITON_BITCODE_FILE   a gshmem_triton.bc built elsewhere from the
+#   GSHMEM_TRITON_BITCODE_FILE   a gshmem_triton.ll built elsewhere from the
 #                                same sources (for a machine without such a
 #                                clang): used as it is, no clang needed
 #
-# Output: <build>/python/gshmem/gshmem_triton.bc (beside the build tree's
+# Output: <build>/python/gshmem/gshmem_triton.ll (beside the build tree's
 # Python package, where gshmem.triton looks first), target gshmem_triton_bitcode,
 # and GSHMEM_TRITON_BITCODE (its path; empty when not built) for the Python
 # package's install and the tests.
@@ -29,7 +29,7 @@ set(GSHMEM_BUILD_TRITON_BITCODE AUTO CACHE STRING
     "Build the Triton device library (LLVM bitcode, needs a recent clang): AUTO, ON, OFF")
 set_property(CACHE GSHMEM_BUILD_TRITON_BITCODE PROPERTY STRINGS AUTO ON OFF)
 set(GSHMEM_TRITON_ARCH sm_90 CACHE STRING "GPU architecture the Triton bitcode is compiled for")
-set(GSHMEM_TRITON_BITCODE_FILE "" CACHE FILEPATH "A prebuilt gshmem_triton.bc to use instead of compiling one")
+set(GSHMEM_TRITON_BITCODE_FILE "" CACHE FILEPATH "A prebuilt gshmem_triton.ll to use instead of compiling one")
 set(GSHMEM_TRITON_BITCODE "")
 set(GSHMEM_TRITON_BITCODE_WHY "")
 
@@ -53,7 +53,7 @@ if(GSHMEM_TRITON_BITCODE_FILE AND NOT GSHMEM_BUILD_TRITON_BITCODE STREQUAL "OFF"
   if(NOT EXISTS ${GSHMEM_TRITON_BITCODE_FILE})
     message(FATAL_ERROR "gshmem: GSHMEM_TRITON_BITCODE_FILE=${GSHMEM_TRITON_BITCODE_FILE} does not exist")
   endif()
-  set(GSHMEM_TRITON_BITCODE ${PROJECT_BINARY_DIR}/python/gshmem/gshmem_triton.bc)
+  set(GSHMEM_TRITON_BITCODE ${PROJECT_BINARY_DIR}/python/gshmem/gshmem_triton.ll)
   add_custom_command(OUTPUT ${GSHMEM_TRITON_BITCODE}
                      COMMAND ${CMAKE_COMMAND} -E copy ${GSHMEM_TRITON_BITCODE_FILE} ${GSHMEM_TRITON_BITCODE}
                      DEPENDS ${GSHMEM_TRITON_BITCODE_FILE}
@@ -100,21 +100,22 @@ elseif(NOT GSHMEM_BUILD_TRITON_BITCODE STREQUAL "OFF")
   else()
     set(_src ${PROJECT_SOURCE_DIR}/device/triton/gshmem_triton.cu)
     set(_dir ${PROJECT_BINARY_DIR}/device/triton)
-    set(GSHMEM_TRITON_BITCODE ${PROJECT_BINARY_DIR}/python/gshmem/gshmem_triton.bc)
+    set(GSHMEM_TRITON_BITCODE ${PROJECT_BINARY_DIR}/python/gshmem/gshmem_triton.ll)
     file(GLOB _gshmem_headers ${PROJECT_SOURCE_DIR}/include/gshmem/*.h ${PROJECT_SOURCE_DIR}/include/gshmem/detail/*.h)
-    # clang's IR, rewritten (device/triton/rewrite_bitcode_ir.cmake), then
-    # assembled into bitcode by the same clang.
+    # clang's IR, rewritten (device/triton/rewrite_bitcode_ir.cmake), kept as
+    # text: Triton links LLVM IR in either form, and text written by a newer
+    # LLVM release stays readable by the older LLVM snapshot a Triton
+    # carries (Triton 3.6's "22.0.0git" refuses clang 22.1's bitcode).
     add_custom_command(
       OUTPUT ${GSHMEM_TRITON_BITCODE}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${_dir} ${PROJECT_BINARY_DIR}/python/gshmem
       COMMAND ${_clang} ${_gshmem_triton_flags} -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include
               -S ${_src} -o ${_dir}/gshmem_triton.raw.ll
-      COMMAND ${CMAKE_COMMAND} -DIN=${_dir}/gshmem_triton.raw.ll -DOUT=${_dir}/gshmem_triton.ll
+      COMMAND ${CMAKE_COMMAND} -DIN=${_dir}/gshmem_triton.raw.ll -DOUT=${GSHMEM_TRITON_BITCODE}
               -P ${PROJECT_SOURCE_DIR}/device/triton/rewrite_bitcode_ir.cmake
-      COMMAND ${_clang} --target=nvptx64-nvidia-cuda -c -emit-llvm ${_dir}/gshmem_triton.ll -o ${GSHMEM_TRITON_BITCODE}
       DEPENDS ${_src} ${PROJECT_SOURCE_DIR}/device/triton/rewrite_bitcode_ir.cmake ${_gshmem_headers}
               ${PROJECT_BINARY_DIR}/include/gshmem/version.h
-      COMMENT "Triton device library: ${_clang} -> gshmem_triton.bc (${GSHMEM_TRITON_ARCH})"
+      COMMENT "Triton device library: ${_clang} -> gshmem_triton.ll (${GSHMEM_TRITON_ARCH})"
       VERBATIM)
     add_custom_target(gshmem_triton_bitcode ALL DEPENDS ${GSHMEM_TRITON_BITCODE})
     message(STATUS "gshmem: Triton bitcode built with ${_clang} (${GSHMEM_TRITON_ARCH})")

@@ -241,9 +241,9 @@ if [[ -z "${UCX_ROOT:-}" && -f build-ucx/include/ucp/api/ucp.h ]]; then
 fi
 summary+=("ucx|${UCX_ROOT:-not found (no UCX_ROOT, no build-ucx/)}|the UCX transport module is built where UCX is found|")
 # The Triton device library built elsewhere (this machine may have no clang
-# recent enough): .triton/gshmem_triton.bc, when it travelled with the tree.
-if [[ -f .triton/gshmem_triton.bc && "${CMAKE_ARGS:-}" != *GSHMEM_TRITON_BITCODE_FILE* ]]; then
-  CMAKE_ARGS="${CMAKE_ARGS:-} -DGSHMEM_TRITON_BITCODE_FILE=$PWD/.triton/gshmem_triton.bc"
+# recent enough): .triton/gshmem_triton.ll, when it travelled with the tree.
+if [[ -f .triton/gshmem_triton.ll && "${CMAKE_ARGS:-}" != *GSHMEM_TRITON_BITCODE_FILE* ]]; then
+  CMAKE_ARGS="${CMAKE_ARGS:-} -DGSHMEM_TRITON_BITCODE_FILE=$PWD/.triton/gshmem_triton.ll"
 fi
 echo "== configure + build ($jobs jobs)"
 start=$(date +%s)

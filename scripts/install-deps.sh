@@ -179,7 +179,7 @@ else missing_pkgs+=(libucx-dev); missing_optional+=("UCX headers (apt-get instal
 fi
 
 # ---- optional: a clang that compiles CUDA device code with this toolkit's
-# headers (the Triton device library, gshmem_triton.bc: clang 14 to 19 fail
+# headers (the Triton device library, gshmem_triton.ll: clang 14 to 19 fail
 # on CUDA 13's headers, clang 22 works), and Triton (python_triton_cpu
 # compiles kernels with it; no GPU needed). On their own, after the rest:
 # clang-22 is not in every Debian release, and a failed install must not
@@ -192,7 +192,7 @@ elif [[ $after_install == no && $(id -u) -eq 0 ]] && command -v apt-get >/dev/nu
      c=$(triton_clang); then
   say "clang for the Triton device library: installed with apt-get: $c"
 else
-  missing_optional+=("clang 22 (apt-get install clang-22): the Triton device library (gshmem_triton.bc) is not built without it")
+  missing_optional+=("clang 22 (apt-get install clang-22): the Triton device library (gshmem_triton.ll) is not built without it")
 fi
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import triton' >/dev/null 2>&1; then
   say "Triton: $(python3 -c 'import triton; print(triton.__version__)') for $(command -v python3)"

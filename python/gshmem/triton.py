@@ -10,7 +10,7 @@
 
     ring[(1,)](x, y, sig, n, BLOCK=1024, extern_libs=gt.extern_libs())
 
-The routines are LLVM bitcode (gshmem_triton.bc, built from
+The routines are LLVM bitcode (gshmem_triton.ll, built from
 device/triton/gshmem_triton.cu, shipped in this package) that Triton links
 into the kernel: pass `extern_libs=gshmem.triton.extern_libs()` to every
 launch (or compile) of a kernel that calls them. The idea, a device library
@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 LIB_NAME = "gshmem"
-_BITCODE = "gshmem_triton.bc"
+_BITCODE = "gshmem_triton.ll"
 
 # The constants, usable inside @triton.jit code.
 CMP_EQ = tl.constexpr(_C.CMP_EQ)
@@ -71,7 +71,7 @@ SIGNAL_ADD = tl.constexpr(_C.SIGNAL_ADD)
 
 
 def bitcode_path():
-    """The path of the device library (gshmem_triton.bc, beside this file).
+    """The path of the device library (gshmem_triton.ll, beside this file).
     FileNotFoundError, saying how to get it, where the package was built
     without it (no clang recent enough for the CUDA headers)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _BITCODE)
@@ -79,7 +79,7 @@ def bitcode_path():
         raise FileNotFoundError(
             f"gshmem.triton: the device library {path} is missing: this gshmem was built without it "
             "(it needs clang 22 or later for the CUDA headers, found at configure time; or configure "
-            "with -DGSHMEM_TRITON_BITCODE_FILE=<a gshmem_triton.bc built elsewhere from the same sources>)")
+            "with -DGSHMEM_TRITON_BITCODE_FILE=<a gshmem_triton.ll built elsewhere from the same sources>)")
     return path
 
 
@@ -129,21 +129,29 @@ def _on_kernel_unload(module, function, name, metadata_group, hash):  # noqa: A0
         _C.cumodule_finalize(module)
 
 
+def _has_hook_chain(name):
+    return hasattr(getattr(_knobs.runtime, name, None), "add")
+
+
 def install_load_hook():
-    """Adds the kernel-load and -unload hooks to Triton (done at import)."""
-    for name in ("kernel_load_end_hook", "kernel_unload_hook"):
-        if not hasattr(getattr(_knobs.runtime, name, None), "add"):
-            raise ImportError(f"gshmem.triton: this Triton ({triton.__version__}) has no hook chain "
-                              f"knobs.runtime.{name}, which gshmem.triton uses to set up each loaded kernel "
-                              "(Triton 3.9 has it)")
+    """Adds the kernel-load and -unload hooks to Triton (done at import).
+    Triton before 3.7 (3.6, PyTorch 2.11's) has the load hook and no unload
+    hook: it never unloads a kernel's module either, so a module stays on
+    gshmem's list, kept current, until gshmem finalizes."""
+    if not _has_hook_chain("kernel_load_end_hook"):
+        raise ImportError(f"gshmem.triton: this Triton ({triton.__version__}) has no hook chain "
+                          "knobs.runtime.kernel_load_end_hook, which gshmem.triton uses to set up each loaded "
+                          "kernel (Triton 3.6 and later have it)")
     _knobs.runtime.kernel_load_end_hook.add(_on_kernel_load)
-    _knobs.runtime.kernel_unload_hook.add(_on_kernel_unload)
+    if _has_hook_chain("kernel_unload_hook"):
+        _knobs.runtime.kernel_unload_hook.add(_on_kernel_unload)
 
 
 def remove_load_hook():
     """Removes them; kernels loaded afterwards need init_module."""
     _knobs.runtime.kernel_load_end_hook.remove(_on_kernel_load)
-    _knobs.runtime.kernel_unload_hook.remove(_on_kernel_unload)
+    if _has_hook_chain("kernel_unload_hook"):
+        _knobs.runtime.kernel_unload_hook.remove(_on_kernel_unload)
 
 
 install_load_hook()

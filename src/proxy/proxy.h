@@ -182,6 +182,7 @@ class GSHMEM_API Proxy {
              unsigned long long order);
   int transport_put(int pe, unsigned long long remote, const void *local, unsigned long long bytes);
   int put_one(int pe, const HeldPut &h);
+  int put_one_staged(int pe, const HeldPut &h);  // an inline put from host staging, its device copy aside
   int put_staged(int pe, const HeldPut *first, const HeldPut *last, unsigned long long start, unsigned long long end);
   int put_run(int pe, HeldPut *first, HeldPut *last, bool overlap);
   int flush_pe(int pe);   // hands over the puts held back for pe

@@ -40,6 +40,7 @@ struct Fake {
   const gd::proxy_queue *queue = nullptr;
   std::vector<Call> calls;
   std::vector<std::pair<const void *, size_t>> pending_puts;
+  std::vector<const void *> put_sources;  // every put's source, in order (never cleared)
   std::vector<std::pair<int, unsigned long long>> pending_put_targets;  // PE and offset of each
   std::vector<std::string> data_at_quiet;  // what each pending put's source held at quiet
   std::map<int, std::vector<unsigned char>> memory;  // each PE's symmetric space, puts applied at quiet
@@ -63,6 +64,7 @@ struct Fake {
       return GSHMEMX_ERROR_PEER_LOST;
     }
     f.pending_puts.push_back({local, bytes});
+    f.put_sources.push_back(local);
     f.pending_put_targets.push_back({pe, remote});
     return 0;
   }
@@ -841,6 +843,52 @@ TEST_CASE("proxy: inline values go from their device copies where the transport 
     CHECK(fake.signal_value_sources[0] == &values[signal_ticket & (2 * q.capacity - 1)]);
     CHECK(*static_cast<const unsigned long long *>(fake.signal_value_sources[0]) == 9 + round);
   }
+}
+
+TEST_CASE("proxy: a stretch whose device copies would take many puts goes staged, as one", "[engine]") {
+  HostProxyQueue storage(16);
+  gd::proxy_queue q = storage.view();
+  std::vector<unsigned long long> values(2 * q.capacity, 0);
+  q.values = values.data();
+  Fake fake;
+  fake.queue = &q;
+  fake.device_source_pes = {1};
+  gshmemi_transport_ops_t ops = fake.ops();
+  ops.device_source = &Fake::device_source;
+  ops.signal_from = &Fake::signal_from;
+  Proxy proxy(q, ops, 4);
+  // Six words written last to first: sorted by target, each copy lies
+  // before the previous one's, six pieces (more than the proxy sends
+  // one-sided one by one).
+  for (int k = 5; k >= 0; --k) issue(q, p(1, 8 * (unsigned long long)k, 0x100 + (unsigned long long)k));
+  CHECK(proxy.progress() == 6);
+  CHECK(fake.trace() == Trace{"put 1", "quiet"});
+  CHECK(fake.calls[0].value == 48);
+  REQUIRE(fake.data_at_quiet.size() == 1);
+  unsigned long long got[6];
+  std::memcpy(got, fake.data_at_quiet[0].data(), 48);
+  for (int k = 0; k < 6; ++k) CHECK(got[k] == 0x100 + (unsigned long long)k);
+  // Not read from the value copies: a host staging copy.
+  const auto in_copies = [&](const void *ptr) {
+    return ptr >= (const void *)values.data() && ptr < (const void *)(values.data() + values.size());
+  };
+  REQUIRE(fake.put_sources.size() == 1);
+  CHECK_FALSE(in_copies(fake.put_sources[0]));
+  // Four pieces or fewer still go one-sided from the copies: two warps'
+  // worth in reverse order of two words each.
+  fake.calls.clear();
+  fake.data_at_quiet.clear();
+  issue(q, p(1, 16, 0x202));
+  issue(q, p(1, 24, 0x203));
+  issue(q, p(1, 0, 0x200));
+  issue(q, p(1, 8, 0x201));
+  CHECK(proxy.progress() == 4);
+  CHECK(fake.trace() == Trace{"put 1", "put 1", "quiet"});
+  CHECK(fake.calls[0].value == 16);
+  CHECK(fake.calls[1].value == 16);
+  REQUIRE(fake.put_sources.size() == 3);
+  CHECK(in_copies(fake.put_sources[1]));
+  CHECK(in_copies(fake.put_sources[2]));
 }
 
 TEST_CASE("proxy: a failing coalesced put names its PE and ends the pass", "[engine]") {

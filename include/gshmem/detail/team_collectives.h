@@ -193,20 +193,6 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
   return 0;
 }
 
-template <class T, class Group>
-GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, size_t nelems, const char* routine) {
-  team_desc d;
-  if (!device_team(team, &d)) {
-    report_invalid_team(g, team, routine);
-    return -1;
-  }
-  sync_team<false>(g, team, d, routine);
-  for (int r = 0; r < d.size && nelems > 0; ++r)
-    copy_bytes<false, true>(dest + (size_t)r * nelems, peer_address(source, team_member_pe(d, r), routine),
-                            nelems * sizeof(T), g);
-  sync_team<false>(g, team, d, routine);
-  return 0;
-}
 
 #endif  // __CUDACC__
 
@@ -283,6 +269,29 @@ GSHMEM_DEVICE void report_overlap(Group& g, const void* dest, const void* source
     f.u1 = (unsigned long long)source;
     report_device_failure(routine, f);
   }
+}
+
+// fcollect: every member pulls each member's source into its block of
+// dest. dest and source may not overlap at all (as the host form checks).
+template <class T, class Group>
+GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, size_t nelems, const char* routine) {
+  team_desc d;
+  if (!device_team(team, &d)) {
+    report_invalid_team(g, team, routine);
+    return -1;
+  }
+  if (!collective_bytes_overflow(nelems, sizeof(T), (size_t)d.size) &&
+      collective_overlap((unsigned long long)dest, (unsigned long long)(nelems * sizeof(T) * (size_t)d.size),
+                         (unsigned long long)source, (unsigned long long)(nelems * sizeof(T)), false)) {
+    report_overlap(g, dest, source, false, routine);
+    return -1;
+  }
+  sync_team<false>(g, team, d, routine);
+  for (int r = 0; r < d.size && nelems > 0; ++r)
+    copy_bytes<false, true>(dest + (size_t)r * nelems, peer_address(source, team_member_pe(d, r), routine),
+                            nelems * sizeof(T), g);
+  sync_team<false>(g, team, d, routine);
+  return 0;
 }
 
 template <class Group>

@@ -6,7 +6,7 @@ Triton kernels that call gshmem's device routines (gshmem.triton), checked
 against data computed with PyTorch. Each check prints one line per PE,
 "PASS <check>" or "FAIL <check>: why" (as torchrun_checks.py), and the
 program exits non-zero when any check failed on this PE. Needs Triton and
-the package's device library (gshmem_triton.bc); without them it prints
+the package's device library (gshmem_triton.ll); without them it prints
 one FAIL line saying what is missing.
 """
 
