@@ -25,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <string>
 #include <cstddef>
 #include <cstring>
 #include <deque>
@@ -32,6 +33,7 @@
 #include <type_traits>
 
 #include "../src/cuda_util.h"
+#include "../src/env.h"
 #include "../src/heap.h"
 #include "../src/log.h"
 #include "remote_ops.h"
@@ -87,6 +89,9 @@ struct DeviceCaps {
   MemopSupport wait;
   bool write64 = false;
   bool flush_remote_writes = false;
+  // GSHMEM_STREAM_OPS=auto: while the stream is being captured, signal_op
+  // and the waits run as kernels rather than memops (measured: docs/python.md).
+  bool kernels_when_capturing = false;
 };
 
 // Every routine reads the caps: the hot path is one acquire load of
@@ -124,6 +129,19 @@ int find_caps(const char *heap_base, DeviceCaps *out) {
   caps.wait.nor = have_dev && device_attribute(api, dev, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR);
   caps.write64 = have_dev && api.write64 && device_attribute(api, dev, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS);
   caps.flush_remote_writes = have_dev && device_attribute(api, dev, CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES);
+  // GSHMEM_STREAM_OPS=kernels: no stream memory operation at all, every
+  // wait, signal and barrier a kernel (the paths taken where the device
+  // lacks a memop).
+  const std::string &ops = env().STREAM_OPS;
+  if (ops == "kernels") {
+    caps.wait.wait32 = caps.wait.wait64 = caps.wait.nor = false;
+    caps.write64 = false;
+  } else if (ops == "auto") {
+    caps.kernels_when_capturing = true;
+  } else if (ops != "memops") {
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_ENVIRONMENT, "GSHMEM_STREAM_OPS='%s': expected auto, memops or kernels",
+                         ops.c_str());
+  }
   GSHMEMI_INFO("on-stream: device %d memops wait32=%d wait64=%d nor=%d write64=%d flush=%d", caps.device,
                caps.wait.wait32, caps.wait.wait64, caps.wait.nor, caps.write64, caps.flush_remote_writes);
   *out = caps;
@@ -151,6 +169,7 @@ struct Context {
   const gshmemi_device_state_t *state = nullptr;
   HeapRange user_heap;
   DeviceCaps caps;  // a copy: a few words, cheaper than keeping the record pinned
+  bool capturing = false;  // the stream is being captured (found only where caps.kernels_when_capturing)
 };
 
 bool report(const char *fn, Verdict v) {
@@ -200,6 +219,11 @@ bool begin(const char *fn, cudaStream_t stream, Context *ctx) {
   const DeviceCaps *caps = nullptr;
   if (current_caps(ctx->state->heap_base, &caps) != GSHMEM_SUCCESS) return false;
   ctx->caps = *caps;
+  if (caps->kernels_when_capturing) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) (void)cudaGetLastError();
+    ctx->capturing = status != cudaStreamCaptureStatusNone;
+  }
   if (!is_special_stream(stream) && last_checked_stream.stream == stream && last_checked_stream.caps == caps)
     return true;
 #if CUDART_VERSION >= 12080
@@ -263,7 +287,10 @@ void wait_until_impl(const char *fn, T *ivar, int cmp, T value, cudaStream_t str
   const WaitMapping m = map_wait(cmp, sizeof(T), std::is_signed<T>::value, bits_of(value), ctx.caps.wait);
   switch (m.plan) {
     case WaitPlan::no_wait: return;  // every value satisfies it: nothing to wait for
-    case WaitPlan::memop: enqueue_memop_wait(fn, ivar, m, ctx.caps, stream); return;
+    case WaitPlan::memop:
+      if (ctx.capturing) break;  // GSHMEM_STREAM_OPS=auto in a graph: the kernel
+      enqueue_memop_wait(fn, ivar, m, ctx.caps, stream);
+      return;
     case WaitPlan::never_true:
       GSHMEMI_WARN("%s: no value satisfies cmp %d with this cmp_value: the stream waits until GSHMEM_WAIT_TIMEOUT", fn, cmp);
       break;
@@ -313,15 +340,17 @@ bool check_signal_args(const char *fn, const Context &ctx, std::uint64_t *sig_ad
          report(fn, check_target(*ctx.state, pe));
 }
 
+// after_copy: put_signal's signal, behind its data copy; there the memop
+// stays in graphs too (measured faster than a kernel after the copy).
 void enqueue_signal(const char *fn, const Context &ctx, std::uint64_t *sig_addr, std::uint64_t signal, int sig_op,
-                    int pe, cudaStream_t stream) {
+                    int pe, cudaStream_t stream, bool after_copy = false) {
   if (is_remote_target(*ctx.state, pe)) {
     report_cuda(fn, "remote signal kernel launch",
                 remote_ops::launch_put(sig_addr, nullptr, 0, pe, sig_addr, signal, sig_op, stream));
     return;
   }
   std::uint64_t *target = peer_address(ctx, sig_addr, pe);
-  if (sig_op == GSHMEM_SIGNAL_SET && ctx.caps.write64) {
+  if (sig_op == GSHMEM_SIGNAL_SET && ctx.caps.write64 && !(ctx.capturing && !after_copy)) {
     // Default flags: a stream-scoped system fence precedes the write (release).
     report_driver(fn, "cuStreamWriteValue64",
                   driver().write64(stream, reinterpret_cast<CUdeviceptr>(target), signal, CU_STREAM_WRITE_VALUE_DEFAULT));
@@ -349,7 +378,7 @@ void put_signal_impl(const char *fn, void *dest, const void *source, size_t nele
       !report_cuda(fn, "cudaMemcpyAsync",
                    cudaMemcpyAsync(peer_address(ctx, dest, pe), source, nelems * elem_size, cudaMemcpyDefault, stream)))
     return;
-  enqueue_signal(fn, ctx, sig_addr, signal, sig_op, pe, stream);
+  enqueue_signal(fn, ctx, sig_addr, signal, sig_op, pe, stream, true);
 }
 
 // ------------------------------------------------------------ RMA
