@@ -792,20 +792,32 @@ TEST_CASE("proxy: other requests to the PE, and fences, end a run; data stays be
   }
 }
 
-TEST_CASE("proxy: inline values go from their device copies where the transport asks for them", "[engine]") {
-  // The queue's values in host memory stand in for the device copy: the
-  // proxy only hands their addresses on.
-  HostProxyQueue storage(8);
-  gd::proxy_queue q = storage.view();
-  std::vector<unsigned long long> values(2 * q.capacity, 0);
-  q.values = values.data();
+// A queue whose value copies live in host memory (standing in for the
+// device copy: the proxy only hands their addresses on), and a transport
+// that asks for device sources for PE 1.
+struct DeviceSourceRig {
+  explicit DeviceSourceRig(unsigned long long capacity)
+      : storage(capacity), q(storage.view()), values(2 * capacity, 0) {
+    q.values = values.data();
+    fake.queue = &q;
+    fake.device_source_pes = {1};
+    ops = fake.ops();
+    ops.device_source = &Fake::device_source;
+    ops.signal_from = &Fake::signal_from;
+  }
+  HostProxyQueue storage;
+  gd::proxy_queue q;
+  std::vector<unsigned long long> values;
   Fake fake;
-  fake.queue = &q;
-  fake.device_source_pes = {1};
-  gshmemi_transport_ops_t ops = fake.ops();
-  ops.device_source = &Fake::device_source;
-  ops.signal_from = &Fake::signal_from;
-  Proxy proxy(q, ops, 4);
+  gshmemi_transport_ops_t ops{};
+};
+
+TEST_CASE("proxy: inline values go from their device copies where the transport asks for them", "[engine]") {
+  DeviceSourceRig rig(8);
+  gd::proxy_queue &q = rig.q;
+  std::vector<unsigned long long> &values = rig.values;
+  Fake &fake = rig.fake;
+  Proxy proxy(q, rig.ops, 4);
   // Three passes: the tickets' copies move through both laps of values.
   for (unsigned long long round = 0; round < 3; ++round) {
     const unsigned long long first = round * 6;
@@ -846,17 +858,11 @@ TEST_CASE("proxy: inline values go from their device copies where the transport 
 }
 
 TEST_CASE("proxy: a stretch whose device copies would take many puts goes staged, as one", "[engine]") {
-  HostProxyQueue storage(16);
-  gd::proxy_queue q = storage.view();
-  std::vector<unsigned long long> values(2 * q.capacity, 0);
-  q.values = values.data();
-  Fake fake;
-  fake.queue = &q;
-  fake.device_source_pes = {1};
-  gshmemi_transport_ops_t ops = fake.ops();
-  ops.device_source = &Fake::device_source;
-  ops.signal_from = &Fake::signal_from;
-  Proxy proxy(q, ops, 4);
+  DeviceSourceRig rig(16);
+  gd::proxy_queue &q = rig.q;
+  std::vector<unsigned long long> &values = rig.values;
+  Fake &fake = rig.fake;
+  Proxy proxy(q, rig.ops, 4);
   // Six words written last to first: sorted by target, each copy lies
   // before the previous one's, six pieces (more than the proxy sends
   // one-sided one by one).

@@ -27,47 +27,13 @@ import os
 import signal
 import sys
 import time
-import traceback
 
 import torch
 
 import gshmem
+from check_harness import check, expect, finish, say, sym
 
 ERROR_PEER_LOST = -17
-
-results = []
-
-
-def say(text):
-    print(f"[PE {os.environ.get('RANK', '?')}] {text}", flush=True)
-
-
-def check(name):
-    """Decorator: runs the check, records PASS or FAIL (with the exception)."""
-    def wrap(fn):
-        def run(*args):
-            start = time.perf_counter()
-            try:
-                detail = fn(*args)
-                results.append((name, True))
-                say(f"PASS {name}" + (f" ({detail})" if detail else "") +
-                    f" [{time.perf_counter() - start:.2f} s]")
-            except Exception as e:  # noqa: BLE001 - every failure is reported the same way
-                results.append((name, False))
-                say(f"FAIL {name}: {type(e).__name__}: {e}")
-                traceback.print_exc()
-        return run
-    return wrap
-
-
-def expect(cond, text):
-    if not cond:
-        raise AssertionError(text)
-
-
-def sym(shape, dtype):
-    return torch.from_dlpack(gshmem.zeros(shape, dtype))
-
 
 def u64(t):
     """An int64 tensor seen as uint64 (what signals and result indices are):
@@ -270,10 +236,7 @@ def main():
         faulthandler.dump_traceback_later(args.timeout, exit=True)
     gshmem.barrier_all()
     gshmem.finalize()
-    failed = [name for name, ok in results if not ok]
-    say(f"{'PASS' if not failed else 'FAIL'} all: {len(results) - len(failed)} of {len(results)} checks passed"
-        + (f"; failed: {', '.join(failed)}" if failed else ""))
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 if __name__ == "__main__":
