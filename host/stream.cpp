@@ -132,16 +132,15 @@ int find_caps(const char *heap_base, DeviceCaps *out) {
   // GSHMEM_STREAM_OPS=kernels: no stream memory operation at all, every
   // wait, signal and barrier a kernel (the paths taken where the device
   // lacks a memop).
-  const std::string &ops = env().STREAM_OPS;
-  if (ops == "kernels") {
+  StreamOps ops = StreamOps::automatic;
+  if (!parse_stream_ops(env().STREAM_OPS.c_str(), &ops))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_ENVIRONMENT, "GSHMEM_STREAM_OPS='%s': expected auto, memops or kernels",
+                         env().STREAM_OPS.c_str());
+  if (ops == StreamOps::kernels) {
     caps.wait.wait32 = caps.wait.wait64 = caps.wait.nor = false;
     caps.write64 = false;
-  } else if (ops == "auto") {
-    caps.kernels_when_capturing = true;
-  } else if (ops != "memops") {
-    return GSHMEMI_ERROR(GSHMEMX_ERROR_ENVIRONMENT, "GSHMEM_STREAM_OPS='%s': expected auto, memops or kernels",
-                         ops.c_str());
   }
+  caps.kernels_when_capturing = ops == StreamOps::automatic;
   GSHMEMI_INFO("on-stream: device %d memops wait32=%d wait64=%d nor=%d write64=%d flush=%d", caps.device,
                caps.wait.wait32, caps.wait.wait64, caps.wait.nor, caps.write64, caps.flush_remote_writes);
   *out = caps;

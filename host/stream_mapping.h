@@ -183,5 +183,24 @@ inline bool compare_values(int cmp, T x, T v) {
   return gshmem::detail::compare(cmp, x, v);
 }
 
+// GSHMEM_STREAM_OPS (src/env.def): which mechanism the on-stream routines
+// use. auto: memops, but kernels for signal_op and the waits while the stream
+// is captured (a memop node in a graph is the slower one; measured in
+// docs/python.md). False for any other text.
+enum class StreamOps : int { memops, kernels, automatic };
+inline bool parse_stream_ops(const char *text, StreamOps *out) {
+  const auto same = [](const char *a, const char *b) {
+    for (; *a != '\0' && *a == *b; ++a, ++b) {
+    }
+    return *a == *b;
+  };
+  if (text == nullptr) return false;
+  if (same(text, "memops")) *out = StreamOps::memops;
+  else if (same(text, "kernels")) *out = StreamOps::kernels;
+  else if (same(text, "auto")) *out = StreamOps::automatic;
+  else return false;
+  return true;
+}
+
 }  // namespace stream
 }  // namespace gshmemi

@@ -222,3 +222,19 @@ TEST_CASE("mapping table: the documented cases", "[stream][mapping]") {
   CHECK(map_wait(99, 8, false, 3).plan == WaitPlan::invalid_cmp);
   CHECK(map_wait(-1, 4, true, 3).plan == WaitPlan::invalid_cmp);
 }
+
+TEST_CASE("GSHMEM_STREAM_OPS: the three modes, nothing else", "[stream][mapping]") {
+  StreamOps ops = StreamOps::memops;
+  CHECK(parse_stream_ops("auto", &ops));
+  CHECK(ops == StreamOps::automatic);
+  CHECK(parse_stream_ops("kernels", &ops));
+  CHECK(ops == StreamOps::kernels);
+  CHECK(parse_stream_ops("memops", &ops));
+  CHECK(ops == StreamOps::memops);
+  ops = StreamOps::kernels;
+  for (const char *bad : {"", "Auto", "memop", "kernel", "memops ", "autox", "au"}) {
+    CHECK_FALSE(parse_stream_ops(bad, &ops));
+    CHECK(ops == StreamOps::kernels);  // untouched on refusal
+  }
+  CHECK_FALSE(parse_stream_ops(nullptr, &ops));
+}
