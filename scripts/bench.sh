@@ -36,7 +36,12 @@
 # (one core a rank: what `mpirun -np 2` gives users; the proxy thread then
 # leaves that core, docs/remote.md "The proxy under CPU binding"): rows
 # "[remote,bound]", results in latency-remote-bound-np2.* and
-# bw-remote-bound-np2.*. --build-only builds (both builds with --vs-nvshmem)
+# bw-remote-bound-np2.*. Where a UCX with CUDA support is at hand
+# ($UCX_CUDA_PREFIX, or .ucx-cuda/ beside the tree: scripts/ucx_cuda_prefix.sh),
+# they run a third time in RMA mode through it (GPU memory one-sided over
+# cuda_ipc, on a cudaMalloc heap: GSHMEM_DISABLE_VMM=1, docs/remote.md):
+# rows "[remote,rma]", results in latency-remote-rma-np2.* and
+# bw-remote-rma-np2.*. --build-only builds (both builds with --vs-nvshmem)
 # and stops before looking for GPUs.
 set -uo pipefail
 
@@ -187,6 +192,9 @@ for b in gshmem_perf_barrier gshmem_perf_fan; do
 done
 [ "$REMOTE" = 1 ] && STEPS+=("gshmem_perf_latency:2:remote" "gshmem_perf_bw:2:remote"
                              "gshmem_perf_latency:2:remote-bound" "gshmem_perf_bw:2:remote-bound")
+UCX_CUDA=${UCX_CUDA_PREFIX:-}
+[ -z "$UCX_CUDA" ] && [ -f "$ROOT/.ucx-cuda/lib/ucx/libuct_cuda.so.0" ] && UCX_CUDA=$ROOT/.ucx-cuda
+[ "$REMOTE" = 1 ] && [ -n "$UCX_CUDA" ] && STEPS+=("gshmem_perf_latency:2:remote-rma" "gshmem_perf_bw:2:remote-rma")
 
 MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
 # Open MPI's own binding (no --bind-to, no oversubscription), reported in the log.
@@ -249,6 +257,12 @@ for step in "${STEPS[@]}"; do
       -x GSHMEM_REMOTE_PEERS=all -x "UCX_TLS=${REMOTE_UCX_TLS:-self,posix,cma,tcp}" -x UCX_WARN_UNUSED_ENV_VARS=n
     LAUNCH=("${MPIRUN[@]}")
     [ -f "$RES/$tag.jsonl" ] && sed -i 's/\[remote\]/[remote,bound]/g' "$RES/$tag.jsonl"
+  elif [ "$variant" = remote-rma ]; then
+    tag="${b#gshmem_perf_}-remote-rma-np$np"
+    run_binary "[$k/$total] $b np=$np, every peer remote, RMA mode through $UCX_CUDA" "$tag" "$np" "$BIN_DIR/$b" \
+      -x GSHMEM_REMOTE_PEERS=all -x GSHMEM_DISABLE_VMM=1 -x "LD_LIBRARY_PATH=$UCX_CUDA/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      -x UCX_TLS=self,posix,cma,tcp,cuda_copy,cuda_ipc -x UCX_WARN_UNUSED_ENV_VARS=n
+    [ -f "$RES/$tag.jsonl" ] && sed -i 's/\[remote\]/[remote,rma]/g' "$RES/$tag.jsonl"
   else
     run_binary "[$k/$total] $b np=$np" "${b#gshmem_perf_}-np$np" "$np" "$BIN_DIR/$b"
   fi

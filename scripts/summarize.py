@@ -240,42 +240,64 @@ def comparison_section(rows):
 REMOTE_SUFFIX = "[remote]"
 # The same rows under mpirun's default binding (bench.sh --remote: one core a rank).
 BOUND_SUFFIX = "[remote,bound]"
+# The same rows in RMA mode through a UCX with CUDA support (bench.sh --remote
+# where one is at hand: GPU memory one-sided over cuda_ipc).
+RMA_SUFFIX = "[remote,rma]"
+# Columns beside the remote one: (suffix, column title, sentence for the header).
+REMOTE_VARIANTS = [
+    (BOUND_SUFFIX, "remote, bound", "Bound: the remote run again under mpirun's default binding (one core a rank)."),
+    (RMA_SUFFIX, "remote, RMA", "RMA: the remote run again in RMA mode (UCX with CUDA support, GPU memory "
+     "one-sided over cuda_ipc, a cudaMalloc heap)."),
+]
 
 
-def remote_section(rows, remote, bound=()):
+def is_remote_row(r):
+    return r["name"].endswith(REMOTE_SUFFIX) or any(r["name"].endswith(s) for s, _, _ in REMOTE_VARIANTS)
+
+
+def remote_section(rows, remote, variants=None):
     """Rows measured with every peer remote (bench.sh --remote) beside the
     same benchmark over P2P from the same run, and, where there are any,
-    the same remote rows under mpirun's default binding."""
-    p2p = {row_key(r): r for r in rows if not r["name"].endswith(REMOTE_SUFFIX)}
-    bound_by_key = {row_key(dict(r, name=r["name"][:-len(BOUND_SUFFIX)])): r for r in bound}
+    the same remote rows of each variant run (REMOTE_VARIANTS: under
+    mpirun's default binding, in RMA mode) in a column of their own.
+    `variants`: suffix -> its rows."""
+    variants = variants or {}
+    present = [(s, title, why) for s, title, why in REMOTE_VARIANTS if variants.get(s)]
+    p2p = {row_key(r): r for r in rows if not is_remote_row(r)}
+    by_key = {s: {row_key(dict(r, name=r["name"][:-len(s)])): r for r in variants[s]} for s, _, _ in present}
     out = ["", "## Remote peers beside P2P (same run)", "",
            "Remote: GSHMEM_REMOTE_PEERS=all, the same device routines through the proxy thread and the UCX "
            "transport (this node's host shared memory); P2P: the mapped heap over NVLink/PCIe. "
            "Latency in us (lower is better), bandwidth in GB/s (higher is better)."
-           + (" Bound: the remote run again under mpirun's default binding (one core a rank)." if bound else ""), "",
+           + "".join(" " + why for _, _, why in present), "",
            "| benchmark | PEs | size/n | issuer | metric | P2P | remote | remote / P2P |"
-           + (" remote, bound |" if bound else ""),
-           "|---|---|---|---|---|---|---|---|" + ("---|" if bound else "")]
+           + "".join(f" {title} |" for _, title, _ in present),
+           "|---|---|---|---|---|---|---|---|" + "---|" * len(present)]
+
+    def cell(r):
+        return f" {fmt(r['value']) + ' ' + r['unit'] if r else '-'} |"
+
     seen = set()
     for r in remote:
         base = r["name"][:-len(REMOTE_SUFFIX)]
         key = row_key(dict(r, name=base))
+        seen.add(key)
         q = p2p.get(key)
         ratio = r["value"] / q["value"] if q and q.get("value") else None
         line = (f"| {base} | {r['pes']} | {size_of(r)} | {width(r)} | {r['metric']} | "
                 f"{fmt(q['value']) + ' ' + q['unit'] if q else '-'} | {fmt(r['value'])} {r['unit']} | "
                 f"{fmt(ratio, 2) if ratio is not None else '-'} |")
-        if bound:
-            b = bound_by_key.get(key)
-            seen.add(key)
-            line += f" {fmt(b['value']) + ' ' + b['unit'] if b else '-'} |"
+        line += "".join(cell(by_key[s].get(key)) for s, _, _ in present)
         out.append(line)
-    for key, b in bound_by_key.items():
-        if key in seen:
-            continue
-        base = b["name"][:-len(BOUND_SUFFIX)]
-        out.append(f"| {base} | {b['pes']} | {size_of(b)} | {width(b)} | {b['metric']} | - | - | - | "
-                   f"{fmt(b['value'])} {b['unit']} |")
+    # Variant rows without a remote row of their own, once per key.
+    for s, _, _ in present:
+        for key, v in by_key[s].items():
+            if key in seen:
+                continue
+            seen.add(key)
+            base = v["name"][:-len(s)]
+            out.append(f"| {base} | {v['pes']} | {size_of(v)} | {width(v)} | {v['metric']} | - | - | - |"
+                       + "".join(cell(by_key[t].get(key)) for t, _, _ in present))
     return out
 
 
@@ -341,11 +363,10 @@ def build(rows, title):
                    f"{fmt(r['floor'])} | {fmt(r['ratio'], 2)} | {fmt(nvshmem_anchor(r))} | "
                    f"{'yes' if ok else 'NO'} |")
     remote = [r for r in rows if r["name"].endswith(REMOTE_SUFFIX)]
-    bound = [r for r in rows if r["name"].endswith(BOUND_SUFFIX)]
-    if remote or bound:
-        out += remote_section(rows, remote, bound)
-    without = [r for r in rows if r.get("floor") is None and not r["name"].endswith(REMOTE_SUFFIX)
-               and not r["name"].endswith(BOUND_SUFFIX)]
+    variants = {s: [r for r in rows if r["name"].endswith(s)] for s, _, _ in REMOTE_VARIANTS}
+    if remote or any(variants.values()):
+        out += remote_section(rows, remote, variants)
+    without = [r for r in rows if r.get("floor") is None and not is_remote_row(r)]
     if without:
         out += ["", "## Figures without a floor", "",
                 "| binary | benchmark | PEs | size/n | issuer | metric | value | min | max |",

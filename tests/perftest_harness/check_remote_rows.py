@@ -5,7 +5,7 @@ the P2P row of the same benchmark, size, issuer and metric (remote / P2P for
 both latency and bandwidth), says "-" where the P2P run has no such row, and
 keeps remote rows out of the list of figures without a floor; the rows of
 the run under mpirun's default binding ("...[remote,bound]") get a column
-of their own.
+of their own, and so do the rows of the run in RMA mode ("...[remote,rma]").
 usage: check_remote_rows.py SCRIPTS_DIR WORKDIR"""
 import json
 import os
@@ -72,4 +72,26 @@ check("| putmem_signal | 2 | 4 KiB | thread | one_way | - | - | - | 25.000 us |"
       "a bound row without a remote row")
 without = summary.split("## Figures without a floor")[1] if "## Figures without a floor" in summary else ""
 check("[remote,bound]" not in without, "bound rows are not repeated among the figures without a floor")
+
+# With the RMA-mode rows as well: a third column, after the bound one.
+rows.append(row("putmem_signal[remote,rma]", 8, 1, "one_way", 9.0))
+rows.append(row("putmem_block[remote,rma]", 1048576, 1024, "bandwidth", 54.0, "GB/s"))
+rows.append(row("putmem_signal[remote,rma]", 512, 1, "one_way", 11.0))  # in no other run
+with open(os.path.join(work, "rows.jsonl"), "w") as f:
+    f.write("".join(json.dumps(r) + "\n" for r in rows))
+subprocess.run([sys.executable, os.path.join(scripts, "summarize.py"), work], check=True)
+summary = open(os.path.join(work, "summary.md")).read()
+section = summary.split("## Remote peers beside P2P (same run)")[1]
+check("| remote / P2P | remote, bound | remote, RMA |" in section, "the RMA column after the bound one")
+check("| putmem_signal | 2 | 8 B | thread | one_way | 0.900 us | 18.000 us | 20.00 | 21.000 us | 9.000 us |" in section,
+      "RMA beside bound and remote")
+bw = [ln for ln in section.splitlines() if ln.startswith("| putmem_block |")]
+check(len(bw) == 1 and bw[0].endswith("| - | 54.000 GB/s |"), "bandwidth: no bound row, the RMA one")
+check("| putmem_signal | 2 | 4 KiB | thread | one_way | - | - | - | 25.000 us | - |" in section,
+      "a bound-only row has '-' for RMA")
+check("| putmem_signal | 2 | 512 B | thread | one_way | - | - | - | - | 11.000 us |" in section,
+      "an RMA-only row")
+check(section.count("| putmem_signal | 2 | 512 B |") == 1, "an RMA-only row once")
+without = summary.split("## Figures without a floor")[1] if "## Figures without a floor" in summary else ""
+check("[remote,rma]" not in without, "RMA rows are not repeated among the figures without a floor")
 print("remote rows: ok")
