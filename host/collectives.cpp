@@ -19,18 +19,25 @@ namespace {
 
 namespace gd = gshmem::detail;
 
+// The first checks of every collective: init, and a team this PE is in
+// (its descriptor into *d).
+int check_team(const char *fn, int team, gd::team_desc *d) {
+  set_last_error(GSHMEM_SUCCESS);
+  if (!gshmemx_initialized())
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_INITIALIZED, "%s called before gshmem_init (or after gshmem_finalize)", fn);
+  if (!find_team(team, d))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: team %d is not a valid team on this PE (not created, destroyed, or this PE is not a "
+                         "member)", fn, team);
+  return GSHMEM_SUCCESS;
+}
+
 // Checks shared by every collective; `source_bytes` of source must lie in
 // the symmetric heap (peers read it), `dest_bytes` of dest are written here.
 int check(const char *fn, int team, const void *dest, std::size_t dest_bytes, const void *source,
           std::size_t source_bytes, bool in_place_allowed) {
-  set_last_error(GSHMEM_SUCCESS);
-  if (!gshmemx_initialized())
-    return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_INITIALIZED, "%s called before gshmem_init (or after gshmem_finalize)", fn);
   gd::team_desc d;
-  if (!find_team(team, &d))
-    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
-                         "%s: team %d is not a valid team on this PE (not created, destroyed, or this PE is not a "
-                         "member)", fn, team);
+  if (const int rc = check_team(fn, team, &d)) return rc;
   if (source_bytes == 0) return GSHMEM_SUCCESS;
   if (!dest || !source)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: %s is NULL with a count > 0", fn, dest ? "source" : "dest");
@@ -152,14 +159,8 @@ bool symmetric_range(const void *p, std::size_t bytes) {
 // nelems (docs/api.md).
 int check_data(const char *fn, data_collective kind, int team, const void *dest, const void *source,
                std::size_t nelems, std::size_t elem_bytes, int root, std::size_t *unit_bytes) {
-  set_last_error(GSHMEM_SUCCESS);
-  if (!gshmemx_initialized())
-    return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_INITIALIZED, "%s called before gshmem_init (or after gshmem_finalize)", fn);
   gd::team_desc d;
-  if (!find_team(team, &d))
-    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
-                         "%s: team %d is not a valid team on this PE (not created, destroyed, or this PE is not a "
-                         "member)", fn, team);
+  if (const int rc = check_team(fn, team, &d)) return rc;
   if (kind == data_broadcast && (root < 0 || root >= d.size))
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: PE_root %d is not a rank of team %d (size %d: 0 .. %d)", fn,
                          root, team, d.size, d.size - 1);
@@ -278,7 +279,7 @@ int gshmemi_host_fcollectmem(gshmem_team_t team, void *dest, const void *source,
   return data_entry("gshmem_fcollectmem", data_fcollect, team, dest, source, nelems, 1, 0, nullptr);
 }
 // KIND: reduce or reducescatter (check_KIND, launch_..._KIND).
-#define GSHMEMI_DEFINE_REDUCTION_ENTRY(NAME, TYPE, OP, KIND)                                               \
+#define GSHMEMI_REDUCTION_X(NAME, TYPE, OP, KIND)                                               \
   int gshmemx_##NAME##_##OP##_##KIND##_on_stream(gshmem_team_t team, TYPE *dest, const TYPE *source,      \
                                                  size_t nreduce, cudaStream_t stream) {                    \
     const char *fn = "gshmemx_" #NAME "_" #OP "_" #KIND "_on_stream";                                     \
@@ -295,20 +296,7 @@ int gshmemi_host_fcollectmem(gshmem_team_t team, void *dest, const void *source,
       return launch_##NAME##_##OP##_##KIND(team, dest, source, nreduce, s);                               \
     });                                                                                                    \
   }
-#define GSHMEMI_DEFINE_BITWISE_REDUCE_ENTRY(NAME, TYPE, OP) GSHMEMI_DEFINE_REDUCTION_ENTRY(NAME, TYPE, OP, reduce)
-#define GSHMEMI_DEFINE_REDUCESCATTER_ENTRY(NAME, TYPE, OP) \
-  GSHMEMI_DEFINE_REDUCTION_ENTRY(NAME, TYPE, OP, reducescatter)
-#define GSHMEMI_DEFINE_BITWISE_ENTRIES(NAME, TYPE)                                    \
-  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_BITWISE_REDUCE_ENTRY, NAME, TYPE) \
-  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_REDUCESCATTER_ENTRY, NAME, TYPE)
-#define GSHMEMI_DEFINE_REDUCESCATTER_ENTRIES(NAME, TYPE) \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_REDUCESCATTER_ENTRY, NAME, TYPE)
-GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_DEFINE_BITWISE_ENTRIES)
-GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_REDUCESCATTER_ENTRIES)
-#undef GSHMEMI_DEFINE_REDUCESCATTER_ENTRIES
-#undef GSHMEMI_DEFINE_BITWISE_ENTRIES
-#undef GSHMEMI_DEFINE_REDUCESCATTER_ENTRY
-#undef GSHMEMI_DEFINE_BITWISE_REDUCE_ENTRY
-#undef GSHMEMI_DEFINE_REDUCTION_ENTRY
+GSHMEMI_FOR_EACH_BITWISE_REDUCTION_AND_REDUCESCATTER
+#undef GSHMEMI_REDUCTION_X
 
 }  // extern "C"

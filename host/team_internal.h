@@ -72,25 +72,11 @@ cudaError_t launch_fcollect_bytes(int team, void *dest, const void *source, size
 cudaError_t preload_data_collective_kernels();
 // The and/or/xor reductions and the reducescatters
 // (device/reduction_kernels.cu), as above: one block of kCollectiveThreads.
-#define GSHMEMI_DECLARE_REDUCTION_LAUNCHER(NAME, TYPE, OP, KIND)                                       \
+#define GSHMEMI_REDUCTION_X(NAME, TYPE, OP, KIND)                                       \
   cudaError_t launch_##NAME##_##OP##_##KIND(int team, TYPE *dest, const TYPE *source, size_t n,      \
                                             cudaStream_t stream);
-#define GSHMEMI_DECLARE_BITWISE_REDUCE_LAUNCHER(NAME, TYPE, OP) \
-  GSHMEMI_DECLARE_REDUCTION_LAUNCHER(NAME, TYPE, OP, reduce)
-#define GSHMEMI_DECLARE_REDUCESCATTER_LAUNCHER(NAME, TYPE, OP) \
-  GSHMEMI_DECLARE_REDUCTION_LAUNCHER(NAME, TYPE, OP, reducescatter)
-#define GSHMEMI_DECLARE_BITWISE_LAUNCHERS(NAME, TYPE)                                        \
-  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DECLARE_BITWISE_REDUCE_LAUNCHER, NAME, TYPE)     \
-  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DECLARE_REDUCESCATTER_LAUNCHER, NAME, TYPE)
-#define GSHMEMI_DECLARE_REDUCESCATTER_LAUNCHERS(NAME, TYPE) \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DECLARE_REDUCESCATTER_LAUNCHER, NAME, TYPE)
-GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_DECLARE_BITWISE_LAUNCHERS)
-GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_REDUCESCATTER_LAUNCHERS)
-#undef GSHMEMI_DECLARE_REDUCESCATTER_LAUNCHERS
-#undef GSHMEMI_DECLARE_BITWISE_LAUNCHERS
-#undef GSHMEMI_DECLARE_REDUCESCATTER_LAUNCHER
-#undef GSHMEMI_DECLARE_BITWISE_REDUCE_LAUNCHER
-#undef GSHMEMI_DECLARE_REDUCTION_LAUNCHER
+GSHMEMI_FOR_EACH_BITWISE_REDUCTION_AND_REDUCESCATTER
+#undef GSHMEMI_REDUCTION_X
 cudaError_t preload_reduction_kernels();
 
 }  // namespace team

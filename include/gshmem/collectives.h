@@ -167,23 +167,11 @@ GSHMEM_HD int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *sou
  * GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE). */
 GSHMEM_BEGIN_EXTERN_C
 /* Host halves of the host+device inline functions below. */
-#define GSHMEMI_DECLARE_HOST_BITWISE_REDUCE_OP(NAME, TYPE, OP)                                          \
-  GSHMEM_API int gshmemi_host_##NAME##_##OP##_reduce(gshmem_team_t team, TYPE *dest, const TYPE *source, \
+#define GSHMEMI_REDUCTION_X(NAME, TYPE, OP, KIND)                                                     \
+  GSHMEM_API int gshmemi_host_##NAME##_##OP##_##KIND(gshmem_team_t team, TYPE *dest, const TYPE *source, \
                                                      size_t nreduce);
-#define GSHMEMI_DECLARE_HOST_REDUCESCATTER_OP(NAME, TYPE, OP)                                           \
-  GSHMEM_API int gshmemi_host_##NAME##_##OP##_reducescatter(gshmem_team_t team, TYPE *dest,            \
-                                                            const TYPE *source, size_t nreduce);
-#define GSHMEMI_DECLARE_HOST_BITWISE(NAME, TYPE)                                                        \
-  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DECLARE_HOST_BITWISE_REDUCE_OP, NAME, TYPE)                 \
-  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DECLARE_HOST_REDUCESCATTER_OP, NAME, TYPE)
-#define GSHMEMI_DECLARE_HOST_REDUCESCATTER(NAME, TYPE) \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DECLARE_HOST_REDUCESCATTER_OP, NAME, TYPE)
-GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_DECLARE_HOST_BITWISE)
-GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DECLARE_HOST_REDUCESCATTER)
-#undef GSHMEMI_DECLARE_HOST_REDUCESCATTER
-#undef GSHMEMI_DECLARE_HOST_BITWISE
-#undef GSHMEMI_DECLARE_HOST_REDUCESCATTER_OP
-#undef GSHMEMI_DECLARE_HOST_BITWISE_REDUCE_OP
+GSHMEMI_FOR_EACH_BITWISE_REDUCTION_AND_REDUCESCATTER
+#undef GSHMEMI_REDUCTION_X
 GSHMEM_END_EXTERN_C
 
 #if GSHMEM_IN_DEVICE_CODE
@@ -194,29 +182,13 @@ GSHMEM_END_EXTERN_C
 #define GSHMEMI_REDUCTION_BODY(DEVICE_CALL, HOST_CALL) return HOST_CALL;
 #endif
 
-#define GSHMEMI_DEFINE_BITWISE_REDUCE_OP(NAME, TYPE, OP)                                                \
-  GSHMEM_HD int gshmem_##NAME##_##OP##_reduce(gshmem_team_t team, TYPE *dest, const TYPE *source,     \
-                                              size_t nreduce) {                                        \
-    GSHMEMI_REDUCTION_BODY((gshmem::detail::team_reduce<gshmem::detail::reduce_##OP>(                  \
-                               g, team, dest, source, nreduce, "gshmem_" #NAME "_" #OP "_reduce")),   \
-                           gshmemi_host_##NAME##_##OP##_reduce(team, dest, source, nreduce))           \
+#define GSHMEMI_REDUCTION_X(NAME, TYPE, OP, KIND)                                                   \
+  GSHMEM_HD int gshmem_##NAME##_##OP##_##KIND(gshmem_team_t team, TYPE *dest, const TYPE *source,     \
+                                              size_t nreduce) {                                      \
+    GSHMEMI_REDUCTION_BODY((gshmem::detail::team_##KIND<gshmem::detail::reduce_##OP>(                \
+                               g, team, dest, source, nreduce, "gshmem_" #NAME "_" #OP "_" #KIND)), \
+                           gshmemi_host_##NAME##_##OP##_##KIND(team, dest, source, nreduce))         \
   }
-#define GSHMEMI_DEFINE_REDUCESCATTER_OP(NAME, TYPE, OP)                                                 \
-  GSHMEM_HD int gshmem_##NAME##_##OP##_reducescatter(gshmem_team_t team, TYPE *dest, const TYPE *source, \
-                                                     size_t nreduce) {                                 \
-    GSHMEMI_REDUCTION_BODY((gshmem::detail::team_reducescatter<gshmem::detail::reduce_##OP>(           \
-                               g, team, dest, source, nreduce, "gshmem_" #NAME "_" #OP "_reducescatter")), \
-                           gshmemi_host_##NAME##_##OP##_reducescatter(team, dest, source, nreduce))    \
-  }
-#define GSHMEMI_DEFINE_BITWISE(NAME, TYPE)                                          \
-  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_BITWISE_REDUCE_OP, NAME, TYPE) \
-  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_DEFINE_REDUCESCATTER_OP, NAME, TYPE)
-#define GSHMEMI_DEFINE_REDUCESCATTER(NAME, TYPE) \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_REDUCESCATTER_OP, NAME, TYPE)
-GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_DEFINE_BITWISE)
-GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_REDUCESCATTER)
-#undef GSHMEMI_DEFINE_REDUCESCATTER
-#undef GSHMEMI_DEFINE_BITWISE
-#undef GSHMEMI_DEFINE_REDUCESCATTER_OP
-#undef GSHMEMI_DEFINE_BITWISE_REDUCE_OP
+GSHMEMI_FOR_EACH_BITWISE_REDUCTION_AND_REDUCESCATTER
+#undef GSHMEMI_REDUCTION_X
 #undef GSHMEMI_REDUCTION_BODY

@@ -147,6 +147,28 @@
 #define GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(X, TYPENAME, TYPE) \
   X(TYPENAME, TYPE, and) X(TYPENAME, TYPE, or) X(TYPENAME, TYPE, xor)
 
+// Every reduction routine beside the arithmetic reduce (which the small
+// collectives spell out with GSHMEM_FOR_EACH_REDUCE_OP): and/or/xor reduce
+// and reducescatter over GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE, and
+// sum/prod/max/min reducescatter over GSHMEM_FOR_EACH_REDUCE_TYPE. Expands
+// GSHMEMI_REDUCTION_X(TYPENAME, TYPE, OP, KIND), KIND reduce or
+// reducescatter, which the user defines before and #undefs after:
+//   #define GSHMEMI_REDUCTION_X(NAME, TYPE, OP, KIND) ...
+//   GSHMEMI_FOR_EACH_BITWISE_REDUCTION_AND_REDUCESCATTER
+//   #undef GSHMEMI_REDUCTION_X
+// (one list of which routines exist, for declarations, definitions,
+// kernels and host entries alike).
+#define GSHMEMI_REDUCTION_X_REDUCE(NAME, TYPE, OP) GSHMEMI_REDUCTION_X(NAME, TYPE, OP, reduce)
+#define GSHMEMI_REDUCTION_X_REDUCESCATTER(NAME, TYPE, OP) GSHMEMI_REDUCTION_X(NAME, TYPE, OP, reducescatter)
+#define GSHMEMI_REDUCTION_X_BITWISE(NAME, TYPE)                                \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_REDUCTION_X_REDUCE, NAME, TYPE)    \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(GSHMEMI_REDUCTION_X_REDUCESCATTER, NAME, TYPE)
+#define GSHMEMI_REDUCTION_X_ARITHMETIC(NAME, TYPE) \
+  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_REDUCTION_X_REDUCESCATTER, NAME, TYPE)
+#define GSHMEMI_FOR_EACH_BITWISE_REDUCTION_AND_REDUCESCATTER          \
+  GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE(GSHMEMI_REDUCTION_X_BITWISE) \
+  GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_REDUCTION_X_ARITHMETIC)
+
 // Comparison operators for wait/test. OpenSHMEM asks only for distinct
 // integer constants; these are the values of NVSHMEM (nvshmemx_cmp_type_t)
 // and of Open MPI's OpenSHMEM, so that code passing the numbers themselves
