@@ -153,6 +153,7 @@ gshmemx_remote_stats_t stats_delta(const gshmemx_remote_stats_t &a, const gshmem
   d.apply_ns -= a.apply_ns;
   d.transport_puts -= a.transport_puts;
   d.puts_coalesced -= a.puts_coalesced;
+  d.put_runs -= a.put_runs;
   return d;
 }
 

@@ -152,6 +152,7 @@ struct RemoteRuntime {
   unsigned long long *counters_host = nullptr;  // cudaHostAlloc: head, completed (a line each)
   unsigned long long *counters_device = nullptr;  // cudaMalloc: tail, head_seen (a line each)
   unsigned long long *values_device = nullptr;    // cudaMalloc: each request's value, 2 * capacity words
+  unsigned long long *run_values_host = nullptr;  // cudaHostAlloc: put_run values' host mirror, 2 * capacity words
   unsigned long long *results = nullptr;        // cudaMalloc
   int *lost_word = nullptr;                     // the runtime's peer-loss word, raised on a proxy failure
   gd::proxy_queue host_view{};
@@ -191,6 +192,7 @@ void release(RemoteRuntime &r, bool collective) {
     if (r.counters_device) cudaFree(r.counters_device);
     if (r.values_device) cudaFree(r.values_device);
     if (r.slots_host) cudaFreeHost(r.slots_host);
+    if (r.run_values_host) cudaFreeHost(r.run_values_host);
     if (r.counters_host) cudaFreeHost(r.counters_host);
   }
   (void)cudaGetLastError();
@@ -203,6 +205,7 @@ void release(RemoteRuntime &r, bool collective) {
   r.counters_host = nullptr;
   r.counters_device = nullptr;
   r.values_device = nullptr;
+  r.run_values_host = nullptr;
   r.results = nullptr;
   r.lost_word = nullptr;
   r.boot = nullptr;
@@ -232,6 +235,9 @@ int create_queue(RemoteRuntime &r, const RemoteSettings &settings, int *abort_wo
   // The device copy of each request's value (proxy_queue.h), for modules
   // that copy one-sidedly from GPU memory (device_source).
   GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&r.values_device), 2 * cap * sizeof(unsigned long long)));
+  // Their host mirror for a warp's run of p's (put_run), which the proxy
+  // stages from where the transport takes host sources.
+  GSHMEMI_CHECK(alloc_mapped(2 * cap * sizeof(unsigned long long), &r.run_values_host, &p.host_values));
   cudaDeviceProp prop{};
   GSHMEMI_CUDA_CHECK(cudaGetDeviceProperties(&prop, r.device));
   // %smid may exceed the SM count (ids of the full chip): twice the count,
@@ -254,6 +260,7 @@ int create_queue(RemoteRuntime &r, const RemoteSettings &settings, int *abort_wo
   r.host_view.head_seen = nullptr;
   r.host_view.completed = r.counters_host + 8;
   r.host_view.values = r.values_device;  // the proxy hands its addresses on, never reads it
+  r.host_view.host_values = r.run_values_host;
 
   p.capacity = cap;
   p.tail = r.counters_device;
@@ -502,6 +509,7 @@ int remote_stats(gshmemx_remote_stats_t *out) {
     s.peer_events = t.transport_events;
     s.transport_puts = t.transport_puts;
     s.puts_coalesced = t.puts_coalesced;
+    s.put_runs = t.runs;
     s.applies = r.access.applies.load(std::memory_order_relaxed);
     s.apply_ns = r.access.apply_ns.load(std::memory_order_relaxed);
     gshmemi_transport_stats_t paths{};

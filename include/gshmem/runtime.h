@@ -236,7 +236,8 @@ GSHMEM_API size_t gshmemx_heap_bytes_in_use(void);
  * time a stretch of a program. Times are host steady-clock nanoseconds. */
 typedef struct {
   int active;                     /* 1 when this PE runs a proxy (a remote pair exists), else all 0 */
-  unsigned long long requests;    /* requests the proxy consumed from kernels and host routines */
+  unsigned long long requests;    /* requests the proxy consumed from kernels and host routines (each p of a
+                                     warp's run counts: put_runs) */
   unsigned long long passes;      /* proxy passes that consumed at least one request */
   unsigned long long issue_ns;    /* time carrying requests out: the transport's put / get / atomic / signal /
                                      fence calls and the proxy's work around them */
@@ -267,7 +268,10 @@ typedef struct {
   unsigned long long messages_applied; /* as target: peers' put / get / atomic / signal messages applied here */
   unsigned long long gpu_regions_one_sided; /* regions of this PE's GPU memory (the heap, registered buffers) that
                                                peers reach one-sided now: > 0 where RMA mode is in effect */
-  unsigned long long reserved[4]; /* 0; room for later figures without changing the struct's size */
+  unsigned long long put_runs; /* requests that carried a warp's run of p's (the lanes' p's to consecutive
+                                  elements of one PE, one request for all; each p still counts in
+                                  requests and, past the first, in puts_coalesced) */
+  unsigned long long reserved[3]; /* 0; room for later figures without changing the struct's size */
 } gshmemx_remote_stats_t;
 /* Fills *out (any host thread, any time, though a call while init or
  * finalize runs waits for it; zeros before init and after finalize).

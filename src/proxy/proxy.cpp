@@ -101,6 +101,7 @@ Proxy::Timings Proxy::timings() const {
   t.transport_events = transport_events_.load(std::memory_order_relaxed);
   t.transport_puts = transport_puts_.load(std::memory_order_relaxed);
   t.puts_coalesced = puts_coalesced_.load(std::memory_order_relaxed);
+  t.runs = runs_.load(std::memory_order_relaxed);
   return t;
 }
 
@@ -143,9 +144,9 @@ int Proxy::transport_put(int pe, unsigned long long remote, const void *local, u
   return rc;
 }
 
-unsigned long long Proxy::device_value(unsigned long long order) const {
+unsigned long long Proxy::device_value(unsigned long long ticket) const {
   if (q_.values == nullptr) return 0;
-  return (unsigned long long)(uintptr_t)(q_.values + ((pass_first_ + order) & (2 * q_.capacity - 1)));
+  return (unsigned long long)(uintptr_t)(q_.values + (ticket & (2 * q_.capacity - 1)));
 }
 
 bool Proxy::wants_device_source(int pe, unsigned long long remote, unsigned long long bytes) const {
@@ -154,10 +155,10 @@ bool Proxy::wants_device_source(int pe, unsigned long long remote, unsigned long
 }
 
 int Proxy::signal(int pe, unsigned long long remote, unsigned int sig_op, unsigned long long value,
-                  unsigned long long order) {
+                  unsigned long long ticket) {
   if (t_.signal_from != nullptr && q_.values != nullptr)
     return t_.signal_from(t_.context, pe, remote, (int)sig_op, value,
-                          reinterpret_cast<const void *>((uintptr_t)device_value(order)));
+                          reinterpret_cast<const void *>((uintptr_t)device_value(ticket)));
   return t_.signal(t_.context, pe, remote, (int)sig_op, value);
 }
 
@@ -171,8 +172,8 @@ int Proxy::put_one(int pe, const HeldPut &h) {
 }
 
 // Inline puts [first, last) to pe that cover the target range [start, end)
-// together: their values (each the first `bytes` bytes of the request's
-// value, little-endian: the low ones) copied into one staging copy of the
+// together: their bytes (host_data: the low bytes of a request's value,
+// little-endian, or a run's packed values) copied into one staging copy of the
 // range, in the order given (a later one overwrites an earlier one where
 // they overlap), and handed over as one put. The copy lives until the quiet
 // ending this pass (a put's source must stay until then; the request itself
@@ -180,7 +181,7 @@ int Proxy::put_one(int pe, const HeldPut &h) {
 int Proxy::put_staged(int pe, const HeldPut *first, const HeldPut *last, unsigned long long start,
                       unsigned long long end) {
   unsigned char *dst = &inline_stage_[inline_used_];
-  for (const HeldPut *h = first; h != last; ++h) std::memcpy(dst + (h->remote - start), &h->local, (size_t)h->bytes);
+  for (const HeldPut *h = first; h != last; ++h) std::memcpy(dst + (h->remote - start), h->host_data, (size_t)h->bytes);
   inline_used_ += (size_t)(end - start);
   puts_coalesced_.fetch_add((unsigned long long)(last - first - 1), std::memory_order_relaxed);
   return transport_put(pe, start, dst, end - start);
@@ -221,7 +222,8 @@ int Proxy::put_run(int pe, HeldPut *first, HeldPut *last, bool overlap) {
   // need not span.
   // Inline values with device copies (device_source) go as one put from
   // there where those copies lie back to back as the targets do (8-byte
-  // values of consecutive tickets: a warp's p's to consecutive words). A
+  // values of consecutive tickets, or runs of p's that end where the next
+  // begins: consecutive warps' p's to consecutive words). A
   // stretch of inline puts whose copies would take more than
   // kMaxDevicePieces puts goes as one put of a host staging copy instead:
   // each one-sided put costs the transport a copy of its own (5.5 us each
@@ -244,7 +246,7 @@ int Proxy::put_run(int pe, HeldPut *first, HeldPut *last, bool overlap) {
     for (; b != last && b->is_inline; ++b) {
       bytes += b->bytes;
       all_device = all_device && b->device_value != 0;
-      if (!((b - 1)->bytes == 8 && b->device_value == (b - 1)->device_value + 8)) ++pieces;
+      if (b->device_value != (b - 1)->device_value + (b - 1)->bytes) ++pieces;
     }
     if (!all_device || pieces > kMaxDevicePieces) {
       const int rc = b - a == 1 ? put_one_staged(pe, *a) : put_staged(pe, a, b, a->remote, a->remote + bytes);
@@ -255,7 +257,7 @@ int Proxy::put_run(int pe, HeldPut *first, HeldPut *last, bool overlap) {
     for (HeldPut *c = a; c != b;) {
       HeldPut *d = c + 1;
       unsigned long long run = c->bytes;
-      while (d != b && (d - 1)->bytes == 8 && d->device_value == (d - 1)->device_value + 8) run += (d++)->bytes;
+      while (d != b && d->device_value == (d - 1)->device_value + (d - 1)->bytes) run += (d++)->bytes;
       puts_coalesced_.fetch_add((unsigned long long)(d - c - 1), std::memory_order_relaxed);
       const int rc = transport_put(pe, c->remote, reinterpret_cast<const void *>((uintptr_t)c->device_value), run);
       if (rc != GSHMEM_SUCCESS) return rc;
@@ -305,7 +307,7 @@ void Proxy::drop_held() {
   held_pes_.clear();
 }
 
-int Proxy::execute(const gd::proxy_request &r, unsigned long long order) {
+int Proxy::execute(const gd::proxy_request &r, unsigned long long ticket) {
   if (r.op == gd::proxy_op_nop) return GSHMEM_SUCCESS;
   if (r.op == gd::proxy_op_fence) {
     const int rc = flush_all();  // what the fence orders must be handed over first
@@ -314,15 +316,27 @@ int Proxy::execute(const gd::proxy_request &r, unsigned long long order) {
   }
   if (r.pe < 0 || r.pe >= n_pes_) return GSHMEMX_ERROR_INVALID_PE;
   const size_t pe = (size_t)r.pe;
-  if ((r.op == gd::proxy_op_put && r.bytes != 0) || r.op == gd::proxy_op_put_inline) {
+  if ((r.op == gd::proxy_op_put && r.bytes != 0) || r.op == gd::proxy_op_put_inline || r.op == gd::proxy_op_put_run) {
     if (r.op == gd::proxy_op_put_inline && (r.bytes == 0 || r.bytes > sizeof(r.value)))
       return GSHMEMX_ERROR_INVALID_VALUE;
+    const unsigned char *host_data = reinterpret_cast<const unsigned char *>(&r.value);
+    if (r.op == gd::proxy_op_put_run) {
+      // A warp's run of p's: aux values of sub_op bytes, packed in the
+      // queue's value copies from this ticket's word on (proxy_queue.h).
+      const bool width_ok = r.sub_op == 1 || r.sub_op == 2 || r.sub_op == 4 || r.sub_op == 8;
+      if (!width_ok || r.aux < 2 || r.bytes != r.aux * r.sub_op || q_.host_values == nullptr ||
+          (ticket & (2 * q_.capacity - 1)) + r.aux > 2 * q_.capacity)
+        return GSHMEMX_ERROR_INVALID_VALUE;
+      host_data = reinterpret_cast<const unsigned char *>(q_.host_values + (ticket & (2 * q_.capacity - 1)));
+      runs_.fetch_add(1, std::memory_order_relaxed);
+      puts_coalesced_.fetch_add(r.aux - 1, std::memory_order_relaxed);
+    }
     // Held back until the next request to this PE, the next fence, or the
     // end of the pass (coalescing: proxy.h).
     if (held_[pe].empty()) held_pes_.push_back(r.pe);
-    const bool is_inline = r.op == gd::proxy_op_put_inline;
-    held_[pe].push_back(HeldPut{r.remote, r.bytes, is_inline ? r.value : r.local, order, is_inline,
-                                is_inline && wants_device_source(r.pe, r.remote, r.bytes) ? device_value(order) : 0});
+    const bool is_inline = r.op != gd::proxy_op_put;
+    held_[pe].push_back(HeldPut{r.remote, r.bytes, is_inline ? 0 : r.local, ticket, is_inline, host_data,
+                                is_inline && wants_device_source(r.pe, r.remote, r.bytes) ? device_value(ticket) : 0});
     return GSHMEM_SUCCESS;
   }
   // Any other request to this PE: the puts held back for it go first, so
@@ -335,7 +349,7 @@ int Proxy::execute(const gd::proxy_request &r, unsigned long long order) {
       rc = transport_put(r.pe, r.remote, reinterpret_cast<const void *>((uintptr_t)r.local), r.bytes);
       if (rc == GSHMEM_SUCCESS && r.op == gd::proxy_op_put_signal) {
         rc = fence_pe(r.pe);  // P2
-        if (rc == GSHMEM_SUCCESS) rc = signal(r.pe, r.aux, r.sub_op, r.value, order);
+        if (rc == GSHMEM_SUCCESS) rc = signal(r.pe, r.aux, r.sub_op, r.value, ticket);
         any_outstanding_[pe] = 1;
         any_outstanding_total_ = true;
         issued_since_quiet_ = true;
@@ -353,7 +367,7 @@ int Proxy::execute(const gd::proxy_request &r, unsigned long long order) {
       break;
     case gd::proxy_op_signal:
       if (data_outstanding_[pe]) rc = fence_pe(r.pe);  // P3
-      if (rc == GSHMEM_SUCCESS) rc = signal(r.pe, r.remote, r.sub_op, r.value, order);
+      if (rc == GSHMEM_SUCCESS) rc = signal(r.pe, r.remote, r.sub_op, r.value, ticket);
       break;
     default:
       return GSHMEMX_ERROR_INVALID_VALUE;
@@ -368,21 +382,42 @@ long long Proxy::progress() {
   // Copy the published requests out, freeing their slots for producers at
   // once (one release store of head), then carry them out.
   pass_.clear();
-  pass_first_ = next_;
-  const unsigned long long n = gd::proxy_consume(q_, &next_, batch_, [&](const gd::proxy_request &r, unsigned long long) {
+  pass_tickets_.clear();
+  bool saw_run = false;
+  const auto take = [&](const gd::proxy_request &r, unsigned long long ticket) {
     pass_.push_back(r);
+    pass_tickets_.push_back(ticket);
+    saw_run = saw_run || r.op == gd::proxy_op_put_run;
     return true;
-  });
+  };
+  unsigned long long n = gd::proxy_consume(q_, &next_, batch_, take);
+  // A warp's run of p's is most often one of a burst (a block's loop of
+  // p's, one run per warp and iteration): collect the burst into this pass
+  // while its runs keep coming (each within kBurstGap of the one before),
+  // so that it is handed over merged and completes with one quiet instead
+  // of one per pass. A pass without runs (a lone p, a signal) does not wait.
+  if (saw_run) {
+    using clock = std::chrono::steady_clock;
+    clock::time_point last = clock::now();
+    while (n < batch_ && clock::now() - last < kBurstGap) {
+      const unsigned long long more = gd::proxy_consume(q_, &next_, batch_ - n, take);
+      if (more != 0) {
+        n += more;
+        last = clock::now();
+      }
+    }
+  }
   consumed_.store(next_, std::memory_order_release);
   if (n != 0 && error() == 0) {
     const ScopedElapsed timer(issue_ns_);
-    // Inline puts' staging for this pass: 8 bytes per request at most.
-    // Nothing staged is outstanding here (the last pass ended with a quiet,
-    // or staged nothing), so it may move.
-    if (inline_used_ == 0 && inline_stage_.size() < 8 * pass_.size()) inline_stage_.resize(8 * pass_.size());
-    unsigned long long order = 0;
-    for (const gd::proxy_request &r : pass_) {
-      const int rc = execute(r, order++);
+    // Inline puts' staging for this pass: 8 bytes per ticket at most (a
+    // run's bytes are at most 8 per ticket it took). Nothing staged is
+    // outstanding here (the last pass ended with a quiet, or staged
+    // nothing), so it may move.
+    if (inline_used_ == 0 && inline_stage_.size() < 8 * n) inline_stage_.resize(8 * n);
+    for (size_t i = 0; i < pass_.size(); ++i) {
+      const gd::proxy_request &r = pass_[i];
+      const int rc = execute(r, pass_tickets_[i]);
       if (rc != GSHMEM_SUCCESS) {
         fail(rc, r.pe);  // no effect when a transport call already failed (and reported its PE)
         break;

@@ -137,7 +137,9 @@ class GSHMEM_API Proxy {
     unsigned long long idle_sleeps = 0;  // sleeps of the idle loop (start() only)
     unsigned long long transport_events = 0;  // what idle passes' transport progress handled (peers served)
     unsigned long long transport_puts = 0;    // puts handed to the transport (a put_signal's included)
-    unsigned long long puts_coalesced = 0;    // put requests carried inside another request's transport put
+    unsigned long long puts_coalesced = 0;    // inline puts (p's) and put requests carried inside another's
+                                              // transport put (a warp's run of p's counts each p)
+    unsigned long long runs = 0;              // put_run requests (a warp's run of p's in one request)
   };
   Timings timings() const;
 
@@ -157,6 +159,10 @@ class GSHMEM_API Proxy {
   void set_shared_cpu(bool shared) { shared_cpu_ = shared; }
   static constexpr std::chrono::microseconds kSharedPoll{5};
 
+  // How long a pass that took a warp's run of p's keeps collecting more
+  // requests after the last one came (progress()).
+  static constexpr std::chrono::microseconds kBurstGap{2};
+
   // The draining thread (after start()), for its CPU placement.
   std::thread::native_handle_type thread_handle() { return thread_.native_handle(); }
 
@@ -165,21 +171,24 @@ class GSHMEM_API Proxy {
   // the pass (ticket order).
   struct HeldPut {
     unsigned long long remote, bytes;
-    unsigned long long local;  // source address, or the inline value
-    unsigned long long order;  // position in the pass
+    unsigned long long local;  // source address (puts with a source)
+    unsigned long long order;  // its ticket (ticket order)
     bool is_inline;
+    // Inline puts: their bytes in host memory (the request's value as the
+    // pass copied it out, or a put_run's values in the queue's host mirror).
+    const unsigned char *host_data;
     // Inline puts: the address of the value's device copy (the queue's
     // values) when the transport would rather copy from GPU memory
     // (device_source), else 0.
     unsigned long long device_value;
   };
-  int execute(const gshmem::detail::proxy_request &r, unsigned long long order);
-  // The device copy of the value of the pass's request `order` (the
-  // queue's values), or 0 where the queue has none.
-  unsigned long long device_value(unsigned long long order) const;
+  int execute(const gshmem::detail::proxy_request &r, unsigned long long ticket);
+  // The device copy of the value of the request of `ticket` (the queue's
+  // values: a put_run's values start there), or 0 where the queue has none.
+  unsigned long long device_value(unsigned long long ticket) const;
   bool wants_device_source(int pe, unsigned long long remote, unsigned long long bytes) const;
   int signal(int pe, unsigned long long remote, unsigned int sig_op, unsigned long long value,
-             unsigned long long order);
+             unsigned long long ticket);
   int transport_put(int pe, unsigned long long remote, const void *local, unsigned long long bytes);
   int put_one(int pe, const HeldPut &h);
   int put_one_staged(int pe, const HeldPut &h);  // an inline put from host staging, its device copy aside
@@ -198,7 +207,6 @@ class GSHMEM_API Proxy {
   int n_pes_;
   unsigned long long batch_;
   unsigned long long next_ = 0;      // the consumer's head (draining thread only)
-  unsigned long long pass_first_ = 0;  // the ticket of the pass's first request (draining thread only)
   bool issued_since_quiet_ = false;  // draining thread only
   // Per target PE, draining thread only: data (put, inline put, atomic)
   // handed over since the last fence covering it, and anything at all.
@@ -206,7 +214,7 @@ class GSHMEM_API Proxy {
   bool any_outstanding_total_ = false;
   // Inline puts' data until the batch's quiet, draining thread only: each
   // handed-over run of inline puts takes at most the sum of its requests'
-  // bytes, so 8 bytes per request of a batch always suffice.
+  // bytes, so 8 bytes per ticket of a batch always suffice.
   std::vector<unsigned char> inline_stage_;
   size_t inline_used_ = 0;
   // Puts held back for coalescing in this pass, per target PE, and the PEs
@@ -215,11 +223,12 @@ class GSHMEM_API Proxy {
   std::vector<int> held_pes_;
   std::vector<HeldPut> run_scratch_;
   std::vector<gshmem::detail::proxy_request> pass_;  // the requests of this pass, copied out of their slots
+  std::vector<unsigned long long> pass_tickets_;     // and their tickets
   std::atomic<unsigned long long> consumed_{0};
   std::atomic<unsigned long long> fences_{0};
   std::atomic<unsigned long long> passes_{0}, issue_ns_{0}, quiets_{0}, quiet_ns_{0}, idle_sleeps_{0};
   std::atomic<unsigned long long> transport_events_{0};
-  std::atomic<unsigned long long> transport_puts_{0}, puts_coalesced_{0};
+  std::atomic<unsigned long long> transport_puts_{0}, puts_coalesced_{0}, runs_{0};
   std::chrono::nanoseconds idle_spin_{std::chrono::milliseconds(1)};
   bool shared_cpu_ = false;
   std::atomic<int> error_{0};

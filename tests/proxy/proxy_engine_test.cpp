@@ -897,6 +897,161 @@ TEST_CASE("proxy: a stretch whose device copies would take many puts goes staged
   CHECK(in_copies(fake.put_sources[2]));
 }
 
+// A warp's run of p's as the device routines hand it over (remote.h,
+// remote_issue_p): k tickets with one reservation, the values packed into
+// the device copies and their host mirror from the first ticket's word on,
+// then only the first ticket's slot published. Returns the first ticket.
+unsigned long long issue_run(const gd::proxy_queue &q, int pe, unsigned long long remote, unsigned width,
+                             const std::vector<unsigned long long> &vals) {
+  const unsigned long long k = vals.size();
+  const unsigned long long first = gd::proxy_reserve(q, k);
+  const unsigned long long ring = 2 * q.capacity - 1;
+  REQUIRE((first & ring) + k <= ring + 1);  // the device routines never let a run wrap around
+  REQUIRE(gd::proxy_wait_slot(q, first + k - 1));
+  for (unsigned long long i = 0; i < k; ++i) {
+    const unsigned long long at = (first & ring) * 8 + i * width;
+    std::memcpy(reinterpret_cast<char *>(q.values) + at, &vals[i], width);
+    std::memcpy(reinterpret_cast<char *>(q.host_values) + at, &vals[i], width);
+  }
+  gd::proxy_request r{};
+  r.op = gd::proxy_op_put_run;
+  r.pe = pe;
+  r.bytes = k * width;
+  r.remote = remote;
+  r.aux = k;
+  r.sub_op = width;
+  gd::proxy_publish_run(q, first, r);
+  return first;
+}
+
+// DeviceSourceRig with the host mirror of the value copies.
+struct RunRig : DeviceSourceRig {
+  explicit RunRig(unsigned long long capacity) : DeviceSourceRig(capacity), host_values(2 * capacity, 0) {
+    q.host_values = host_values.data();
+  }
+  std::vector<unsigned long long> host_values;
+};
+
+TEST_CASE("proxy: a warp's run of p's is one request over several tickets", "[engine]") {
+  RunRig rig(32);  // a round takes at most 21 tickets, fillers included
+  gd::proxy_queue &q = rig.q;
+  Fake &fake = rig.fake;
+  Proxy proxy(q, rig.ops, 4);
+  const auto in_copies = [&](const void *ptr) {
+    return ptr >= (const void *)rig.values.data() && ptr < (const void *)(rig.values.data() + rig.values.size());
+  };
+  // Rounds of 11 tickets and more walk the runs through both laps of the copies.
+  for (unsigned long long round = 0; round < 12; ++round) {
+    fake.calls.clear();
+    fake.memory.clear();
+    fake.data_at_quiet.clear();
+    const size_t sources_before = fake.put_sources.size();
+    const unsigned long long before = proxy.consumed();
+    const Proxy::Timings t0 = proxy.timings();
+    // PE 2 takes no device sources: staged from the host mirror, merged
+    // with the lone p that follows the run's targets.
+    std::vector<unsigned long long> words;
+    for (unsigned long long i = 0; i < 5; ++i) words.push_back(0xa000 + 16 * round + i);
+    const unsigned long long ring = 2 * q.capacity - 1;
+    // A run never wraps around the ring (the device routines issue its p's
+    // one by one then): fill up to the end with lone p's to a far target.
+    while (((gd::proxy_quiet_target(q)) & ring) + 5 > ring + 1) issue(q, p(3, 4096, 7));
+    issue_run(q, 2, 64, 8, words);
+    issue(q, p(2, 104, 0xb000 + round));
+    // PE 1 takes device sources: two runs whose copies and targets follow
+    // each other go as one put from the copies; a run of 4-byte values,
+    // packed, as one put of 12 bytes.
+    while (((gd::proxy_quiet_target(q)) & ring) + 7 > ring + 1) issue(q, p(3, 4096, 7));
+    issue_run(q, 1, 0, 8, {1 + round, 2 + round});
+    issue_run(q, 1, 16, 8, {3 + round, 4 + round});
+    issue_run(q, 1, 256, 4, {0x11, 0x22, 0x33});
+    const unsigned long long tickets = gd::proxy_quiet_target(q) - before;
+    long long consumed = 0;
+    while (proxy.consumed() - before < tickets) {
+      const long long n = proxy.progress();
+      REQUIRE(n >= 0);
+      consumed += n;
+    }
+    CHECK((unsigned long long)consumed == tickets);  // every p counts, the run's skipped tickets included
+    const Proxy::Timings t1 = proxy.timings();
+    CHECK(t1.runs - t0.runs == 4);
+    REQUIRE(fake.memory[2].size() >= 112);
+    unsigned long long got[6];
+    std::memcpy(got, fake.memory[2].data() + 64, 48);
+    for (unsigned long long i = 0; i < 5; ++i) CHECK(got[i] == 0xa000 + 16 * round + i);
+    CHECK(got[5] == 0xb000 + round);
+    REQUIRE(fake.memory[1].size() >= 268);
+    unsigned long long four[4];
+    std::memcpy(four, fake.memory[1].data(), 32);
+    CHECK(four[0] == 1 + round);
+    CHECK(four[1] == 2 + round);
+    CHECK(four[2] == 3 + round);
+    CHECK(four[3] == 4 + round);
+    unsigned int packed[3];
+    std::memcpy(packed, fake.memory[1].data() + 256, 12);
+    CHECK(packed[0] == 0x11);
+    CHECK(packed[1] == 0x22);
+    CHECK(packed[2] == 0x33);
+    // PE 1's puts: the two runs as one put of 32 bytes, the 4-byte run as
+    // one of 12, both read from the copies.
+    std::vector<unsigned long long> pe1_sizes;
+    for (const Call &c : fake.calls)
+      if (c.what == "put" && c.pe == 1) pe1_sizes.push_back(c.value);
+    std::sort(pe1_sizes.begin(), pe1_sizes.end());
+    CHECK(pe1_sizes == std::vector<unsigned long long>{12, 32});
+    size_t from_copies = 0;
+    for (size_t i = sources_before; i < fake.put_sources.size(); ++i) from_copies += in_copies(fake.put_sources[i]);
+    CHECK(from_copies == 2);
+  }
+}
+
+TEST_CASE("proxy queue: a run is consumed whole, and past a pass's limit only as its first request",
+          "[engine]") {
+  RunRig rig(16);
+  gd::proxy_queue &q = rig.q;
+  const unsigned long long first = issue_run(q, 1, 0, 8, {1, 2, 3, 4});
+  issue(q, p(1, 32, 5));
+  std::vector<unsigned long long> seen;
+  unsigned long long next = 0;
+  const auto take = [&](const gd::proxy_request &, unsigned long long ticket) {
+    seen.push_back(ticket);
+    return true;
+  };
+  // Limit 2: the run (4 tickets) is the first request, so it is taken.
+  CHECK(gd::proxy_consume(q, &next, 2, take) == 4);
+  CHECK(seen == std::vector<unsigned long long>{first});
+  CHECK(next == first + 4);
+  CHECK(gd::proxy_consume(q, &next, 2, take) == 1);
+  CHECK(seen == std::vector<unsigned long long>{first, first + 4});
+  // A run that would pass the limit after another request waits for the
+  // next call.
+  issue(q, p(1, 64, 6));
+  const unsigned long long second = issue_run(q, 1, 72, 8, {7, 8, 9});
+  CHECK(gd::proxy_consume(q, &next, 3, take) == 1);
+  CHECK(gd::proxy_consume(q, &next, 3, take) == 3);
+  CHECK(seen.back() == second);
+  CHECK(next == second + 3);
+  CHECK(gd::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(q.head) == next);
+}
+
+TEST_CASE("proxy: a malformed run fails the pass with INVALID_VALUE", "[engine]") {
+  RunRig rig(16);
+  gd::proxy_queue &q = rig.q;
+  Proxy proxy(q, rig.ops, 4);
+  gd::proxy_request r{};
+  r.op = gd::proxy_op_put_run;
+  r.pe = 1;
+  r.bytes = 24;  // not aux * sub_op
+  r.aux = 2;
+  r.sub_op = 8;
+  const unsigned long long first = gd::proxy_reserve(q, 2);
+  REQUIRE(gd::proxy_wait_slot(q, first + 1));
+  gd::proxy_publish_run(q, first, r);
+  CHECK(proxy.progress() == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(proxy.error() == GSHMEMX_ERROR_INVALID_VALUE);
+  CHECK(proxy.failed_pe() == 1);
+}
+
 TEST_CASE("proxy: a failing coalesced put names its PE and ends the pass", "[engine]") {
   HostProxyQueue storage(64);
   const gd::proxy_queue &q = storage.view();

@@ -204,6 +204,51 @@ __global__ void __launch_bounds__(kBurstThreads) p_burst_kernel(unsigned long lo
   }
 }
 
+template <class T>
+__device__ void pattern_p(T *dst, T value, int pe);
+template <>
+__device__ void pattern_p(unsigned long long *dst, unsigned long long value, int pe) {
+  gshmem_ulonglong_p(dst, value, pe);
+}
+template <>
+__device__ void pattern_p(unsigned int *dst, unsigned int value, int pe) {
+  gshmem_uint_p(dst, value, pe);
+}
+template <>
+__device__ void pattern_p(unsigned short *dst, unsigned short value, int pe) {
+  gshmem_ushort_p(dst, value, pe);
+}
+template <>
+__device__ void pattern_p(unsigned char *dst, unsigned char value, int pe) {
+  gshmem_uint8_p(dst, value, pe);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kPatternThreads) p_pattern_kernel(T *dst, int mode, int target) {
+  for (int t = (int)threadIdx.x; t < kPatternElems; t += kPatternThreads) {
+    if (!pattern_active(mode, t)) continue;
+    const T value = (T)pattern_value(t, (int)sizeof(T));
+    if (mode == 5 && t % 32 < 16) {
+      pattern_p(dst + pattern_index(mode, t), value, target);
+    } else {
+      __nanosleep(32);  // unlike the other branch, so that the two stay apart where the warp diverges
+      pattern_p(dst + pattern_index(mode, t), value, target);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) gshmem_quiet();  // after the __syncthreads: every thread's p (Q3)
+}
+
+cudaError_t launch_p_pattern(void *dst, int width, int mode, int target) {
+  switch (width) {
+    case 8: p_pattern_kernel<<<1, kPatternThreads>>>(static_cast<unsigned long long *>(dst), mode, target); break;
+    case 4: p_pattern_kernel<<<1, kPatternThreads>>>(static_cast<unsigned int *>(dst), mode, target); break;
+    case 2: p_pattern_kernel<<<1, kPatternThreads>>>(static_cast<unsigned short *>(dst), mode, target); break;
+    default: p_pattern_kernel<<<1, kPatternThreads>>>(static_cast<unsigned char *>(dst), mode, target); break;
+  }
+  return cudaGetLastError();
+}
+
 cudaError_t launch_p_burst(unsigned long long *dst, int rounds, int target) {
   p_burst_kernel<<<1, kBurstThreads>>>(dst, rounds, target);
   return cudaGetLastError();

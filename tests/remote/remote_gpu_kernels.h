@@ -53,6 +53,34 @@ __host__ __device__ inline unsigned long long burst_value(int i, int round) {
 }
 cudaError_t launch_p_burst(unsigned long long *dst, int rounds, int target);
 
+// A warp's p's in the patterns the aggregation into runs (remote.h,
+// remote_issue_p) must tell apart. One 256-thread block; thread t owns
+// elements t, t + 256, ... of kPatternElems and p's pattern_value(i) to the
+// peer's dst[pattern_index(mode, i)] (T of 8, 4, 2 or 1 bytes), then thread
+// 0 quiets after a __syncthreads. Modes:
+//   0 consecutive (each warp one run a pass), 1 reversed within each warp
+//   (out of line: no run), 2 pairs swapped (no run), 3 only even threads
+//   (targets 2 apart: no run), 4 the upper half of each warp's lanes
+//   kPatternElems further on (two runs), 5 the two halves from two branches
+//   (one run, or two where the warp diverges).
+// dst holds 2 * kPatternElems elements.
+constexpr int kPatternThreads = 256, kPatternElems = 1024, kPatternModes = 6;
+__host__ __device__ inline int pattern_index(int mode, int i) {
+  const int lane = i % 32, warp0 = i - lane;
+  switch (mode) {
+    case 1: return warp0 + 31 - lane;
+    case 2: return i ^ 1;
+    case 4: return lane < 16 ? i : i + kPatternElems;
+    default: return i;
+  }
+}
+__host__ __device__ inline bool pattern_active(int mode, int i) { return mode != 3 || i % 2 == 0; }
+__host__ __device__ inline unsigned long long pattern_value(int i, int width) {
+  const unsigned long long v = 0x0123456789abcdefull ^ ((unsigned long long)(i + 1) * 0x9e3779b97f4a7c15ull);
+  return width == 8 ? v : v & ((1ull << (8 * width)) - 1);
+}
+cudaError_t launch_p_pattern(void *dst, int width, int mode, int target);
+
 // Extended and C++ atomics and g_weak on the peer's slots (the target
 // initialized them: see remote_gpu_test.cpp), one thread; results into
 // `fetched` (doubles, X_FETCHED slots). Then kXamoBlocks x kXamoThreads

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,6 +45,12 @@ long long litmus_rounds() {
 std::string expected_path() {
   const char *text = std::getenv("GSHMEM_TEST_EXPECT_PATH");
   return text ? text : "";
+}
+
+// The proxy queue's capacity this run (GSHMEM_PROXY_QUEUE_CAPACITY, default 4096).
+unsigned long long queue_capacity() {
+  const char *text = std::getenv("GSHMEM_PROXY_QUEUE_CAPACITY");
+  return text ? std::strtoull(text, nullptr, 10) : 4096;
 }
 
 bool init_remote() {
@@ -284,6 +291,61 @@ TEST_CASE("remote: a block's burst of p's arrives whole, coalesced by the proxy"
                    << " transport puts in " << after.passes - before.passes << " passes");
   gshmem_barrier_all();
   gshmem_free(dst);
+}
+
+TEST_CASE("remote: a warp's p's in every pattern arrive, consecutive ones as one request per warp", "[remote]") {
+  REQUIRE(init_remote());
+  const int peer = 1 - gshmem_my_pe();
+  const size_t elems = 2 * kPatternElems;  // mode 4's upper halves go kPatternElems further on
+  for (int width : {8, 4, 2, 1}) {
+    for (int mode = 0; mode < kPatternModes; ++mode) {
+      CAPTURE(width, mode);
+      void *dst = gshmem_malloc(elems * (size_t)width);
+      REQUIRE(dst != nullptr);
+      GSHMEM_TEST_CUDA(cudaMemset(dst, 0, elems * (size_t)width));
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      gshmem_barrier_all();
+      gshmemx_remote_stats_t before{}, after{};
+      REQUIRE(gshmemx_remote_stats(&before) == GSHMEM_SUCCESS);
+      GSHMEM_TEST_CUDA(launch_p_pattern(dst, width, mode, peer));
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      REQUIRE(gshmemx_remote_stats(&after) == GSHMEM_SUCCESS);
+      gshmem_barrier_all();  // the peer's p's into dst are complete (its kernel quieted)
+      std::vector<unsigned char> got(elems * (size_t)width);
+      GSHMEM_TEST_CUDA(cudaMemcpy(got.data(), dst, got.size(), cudaMemcpyDeviceToHost));
+      std::vector<unsigned long long> want(elems, 0);
+      for (int t = 0; t < kPatternElems; ++t)
+        if (pattern_active(mode, t)) want[(size_t)pattern_index(mode, t)] = pattern_value(t, width);
+      int wrong = 0;
+      for (size_t i = 0; i < elems; ++i) {
+        unsigned long long v = 0;
+        std::memcpy(&v, got.data() + i * (size_t)width, (size_t)width);
+        wrong += v != want[i];
+      }
+      CHECK(wrong == 0);
+      // Every p is accounted for (in a transport put of its own or carried
+      // inside another's), and consecutive lanes went as runs: one request
+      // per warp and pass of the loop in mode 0 (32 for 1024 p's), two in
+      // mode 4, one or two in mode 5 (where the branches run apart); none
+      // where no two lanes' targets are in line.
+      const unsigned long long active = mode == 3 ? kPatternElems / 2 : kPatternElems;
+      CHECK((after.transport_puts - before.transport_puts) + (after.puts_coalesced - before.puts_coalesced) == active);
+      const unsigned long long runs = after.put_runs - before.put_runs;
+      // A run whose tickets would wrap around the queue's ring of value
+      // copies goes as single requests: one such run at most here. A queue
+      // of fewer than 64 slots takes no run of 32 (remote_issue_p), and the
+      // small-queue variant's 2 slots none at all.
+      const unsigned long long warp_passes = kPatternElems / 32;
+      if (queue_capacity() >= 64) {
+        if (mode == 0) CHECK((runs + 1 >= warp_passes && runs <= warp_passes));
+        if (mode == 4) CHECK((runs + 1 >= 2 * warp_passes && runs <= 2 * warp_passes));
+        if (mode == 5) CHECK((runs + 1 >= warp_passes && runs <= 2 * warp_passes));
+      }
+      if (queue_capacity() < 4 || mode == 1 || mode == 2 || mode == 3) CHECK(runs == 0);
+      gshmem_barrier_all();
+      gshmem_free(dst);
+    }
+  }
 }
 
 TEST_CASE("remote: extended atomics, C++ atomics with orders, g_weak", "[remote]") {

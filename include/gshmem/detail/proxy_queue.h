@@ -124,7 +124,13 @@ enum proxy_op : unsigned int {
                            // the data is delivered before the signal
   proxy_op_fence = 7,      // this PE's earlier requests to each PE are delivered before its
                            // later ones (pe is -1)
-  proxy_op_count = 8
+  proxy_op_put_run = 8,    // a run of `aux` inline puts of `sub_op` (1, 2, 4 or 8) bytes each to
+                           // consecutive targets from `remote` on `pe` (`bytes` = aux * sub_op in
+                           // all), issued together by the lanes of a warp: it takes `aux`
+                           // consecutive tickets, of which only the first has its slot written
+                           // (proxy_publish_run); the values lie packed in the device copies and
+                           // in their host mirror from the first ticket's word on
+  proxy_op_count = 9
 };
 
 // One request: 64 bytes, one slot. `remote` (and `aux` for put_signal) are
@@ -161,7 +167,17 @@ struct proxy_queue {
   // waits (back-pressure) until t + capacity was consumed, which is a later
   // pass of the consumer than t's, begun after t's pass was complete.
   unsigned long long *values;
+  // May be NULL (then producers issue no put_run). 2 * capacity words in
+  // memory the consumer reads cheaply (mapped pinned host memory), indexed
+  // as `values`: a put_run's packed values, for a transport that copies
+  // from host memory (staging). The same two-lap argument holds.
+  unsigned long long *host_values;
 };
+
+// How many tickets request `r` takes: a put_run its `aux`, any other 1.
+GSHMEM_HD_CONSTEXPR unsigned long long proxy_request_tickets(const proxy_request &r) {
+  return r.op == proxy_op_put_run && r.aux > 1 ? r.aux : 1;
+}
 
 GSHMEM_HD_CONSTEXPR bool proxy_capacity_valid(unsigned long long c) { return c != 0 && (c & (c - 1)) == 0; }
 
@@ -242,6 +258,29 @@ GSHMEM_HD void proxy_publish(const proxy_queue &q, unsigned long long ticket, co
   atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(&s->seq, ticket + 1);
 }
 
+// Publishes the put_run `r` (its seq ignored) whose first ticket is
+// `first`: the slot of `first` only, and no value copy (the lanes stored
+// their values, packed, in values and host_values from word `first` on, and
+// synchronized with the publishing thread, before). Call only after the
+// slot of first + r.aux - 1 was seen free (then every slot of the run is).
+GSHMEM_HD void proxy_publish_run(const proxy_queue &q, unsigned long long first, const proxy_request &r) {
+  proxy_request *s = &q.slots[first & (q.capacity - 1)];
+  s->op = r.op;
+  s->pe = r.pe;
+  s->bytes = r.bytes;
+  s->remote = r.remote;
+  s->local = r.local;
+  s->value = r.value;
+  s->aux = r.aux;
+  s->sub_op = r.sub_op;
+  s->flags = r.flags;
+  // As proxy_publish: a release fence (cumulative: it also releases the
+  // other lanes' value stores, ordered before it by their warp barrier),
+  // then the relaxed store of seq.
+  atomic_fence<memory_order::release, thread_scope::system>();
+  atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(&s->seq, first + 1);
+}
+
 // Issues one request: reserve, wait for the slot, publish. Returns true and
 // the ticket in *ticket_out (may be NULL); false when keep_waiting gave up.
 template <class Wait = proxy_spin>
@@ -299,20 +338,25 @@ GSHMEM_HD void proxy_publish_completed(const proxy_queue &q, unsigned long long 
   atomic_store<memory_order::release, thread_scope::system>(q.completed, n);
 }
 
-// Consumes up to `max` published requests from ticket *next on, in ticket
-// order, calling handle(request, ticket) for each after copying it out of
-// its slot; then frees their slots (one release store of head) and advances
-// *next. Returns how many were consumed (0 when the next one is not
-// published yet). handle returns false to stop after that request (it still
-// counts as consumed).
+// Consumes published requests from ticket *next on, in ticket order, up to
+// `max` tickets (a put_run takes several: proxy_request_tickets; one that
+// would go past max is left for the next call, unless it is the first),
+// calling handle(request, ticket) for each after copying it out of its
+// slot; then frees their slots (one release store of head) and advances
+// *next past them. Returns how many tickets were consumed (0 when the next
+// one is not published yet). handle returns false to stop after that
+// request (it still counts as consumed).
 template <class Handle>
 GSHMEM_HD unsigned long long proxy_consume(const proxy_queue &q, unsigned long long *next, unsigned long long max,
                                            Handle &&handle) {
   unsigned long long n = 0;
   proxy_request r;
   while (n < max && proxy_peek(q, *next + n, &r)) {
-    ++n;
-    if (!handle(r, *next + n - 1)) break;
+    const unsigned long long tickets = proxy_request_tickets(r);
+    if (n != 0 && n + tickets > max) break;
+    const unsigned long long ticket = *next + n;
+    n += tickets;
+    if (!handle(r, ticket)) break;
   }
   if (n != 0) {
     *next += n;

@@ -55,6 +55,7 @@ GSHMEM_DEVICE proxy_queue remote_queue() {
   q.head_seen = s.proxy.head_seen;
   q.completed = s.proxy.completed;
   q.values = s.proxy.values;
+  q.host_values = s.proxy.host_values;
   return q;
 }
 
@@ -126,6 +127,108 @@ GSHMEM_DEVICE unsigned long long remote_issue(const proxy_request& r, const char
       if (!keep()) break;
   }
   return ticket;
+}
+
+// Stores the low `width` (1, 2, 4 or 8) bytes of v at `at` (aligned to width).
+GSHMEM_DEVICE void remote_store_packed(void* at, unsigned long long v, unsigned long long width) {
+  switch (width) {
+    case 1: *static_cast<unsigned char*>(at) = (unsigned char)v; break;
+    case 2: *static_cast<unsigned short*>(at) = (unsigned short)v; break;
+    case 4: *static_cast<unsigned int*>(at) = (unsigned int)v; break;
+    default: *static_cast<unsigned long long*>(at) = v; break;
+  }
+}
+
+// Queues an inline put without signal (a p, or a put of up to 8 bytes),
+// from the lanes of a warp that call together; returns once queued.
+//
+// Warp aggregation (the idea of cooperative groups' coalesced atomics,
+// applied to queue requests): lanes with the same target PE and width
+// whose targets follow each other in lane order (among those lanes, each
+// at the one below's target + width: a warp's p's to consecutive elements,
+// the common loop `for (i = tid; i < n; i += blockDim.x) p(dest + i, ...)`)
+// hand over ONE request, put_run, for all of them. The group takes its k tickets with
+// one fetch_add; once every one of its slots is free, each lane stores its
+// value, packed (lane i at byte i * width from the first ticket's word),
+// into the device copies and their host mirror; after a warp barrier the
+// group's first lane publishes the run in the first ticket's slot. The
+// other tickets' slots stay unwritten: the consumer skips them
+// (proxy_request_tickets). Every other lane issues a put_inline of its own
+// (a run of one): lanes out of line with their neighbours, alone, on a
+// queue without the host mirror, in a run larger than half the queue (its
+// tickets could share a slot), or in one whose tickets would wrap around
+// the copies' ring (its values would not lie in one piece; these lanes
+// publish the run's tickets one each).
+//
+// As in remote_issue, no lane waits for a request that cannot be published:
+// each run and each single request publishes as soon as its own slots are
+// free; every vote and barrier names the whole set of calling lanes, and
+// the loop ends for all of them at once.
+GSHMEM_DEVICE void remote_issue_p(const proxy_request& r, const char* routine) {
+  const proxy_queue q = remote_queue();
+  const remote_keep_waiting keep{routine, r.pe};
+  const unsigned lanes = __activemask();
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  const unsigned below = (1u << lane) - 1u;
+  const unsigned long long width = r.bytes;
+  const unsigned long long key = ((unsigned long long)(unsigned)r.pe << 8) | width;
+  const unsigned mine = 1u << lane;
+  // The lanes with this lane's PE and width, and the one of them just
+  // below this lane: a lane whose target does not follow that lane's
+  // starts a run; the run goes up to the next start.
+  const unsigned group = __match_any_sync(lanes, key);
+  const int previous = 31 - __clz(group & below);  // -1: none
+  const unsigned long long previous_remote = __shfl_sync(lanes, r.remote, previous < 0 ? (int)lane : previous);
+  const bool starts = previous < 0 || r.remote != previous_remote + width;
+  const unsigned starts_mask = __ballot_sync(lanes, starts) & group;
+  const unsigned lead = 31u - (unsigned)__clz(starts_mask & (below | mine));
+  const unsigned later_starts = starts_mask & ~(below | mine);
+  const unsigned up_to = later_starts != 0 ? (1u << (__ffs(later_starts) - 1)) - 1u : ~0u;
+  const unsigned segment = group & ~((1u << lead) - 1u) & up_to;
+  const bool packable = width == 1 || width == 2 || width == 4 || width == 8;
+  const unsigned segment_size = (unsigned)__popc(segment);
+  const bool runnable = q.host_values != nullptr && packable && segment_size > 1 &&
+                        (unsigned long long)segment_size <= q.capacity / 2;
+  const unsigned run = runnable ? segment : mine;
+  const unsigned k = (unsigned)__popc(run);
+  const unsigned rank = (unsigned)__popc(run & below);
+  const int first_lane = __ffs(run) - 1;
+  const unsigned long long base = __shfl_sync(lanes, r.remote, first_lane);
+  unsigned long long first = 0;
+  if (rank == 0) first = proxy_reserve(q, k);
+  first = __shfl_sync(lanes, first, first_lane);
+  const unsigned long long ring = 2 * q.capacity - 1;
+  const bool as_run = k > 1 && (first & ring) + k <= ring + 1;
+  const unsigned long long ticket = first + rank;
+  bool done = false;
+  for (;;) {
+    const bool free = !done && proxy_slot_free(q, ticket);
+    const unsigned free_lanes = __ballot_sync(lanes, free);
+    const bool go = as_run ? (free_lanes & run) == run : free;
+    if (go && as_run) {
+      const unsigned long long at = (first & ring) * 8 + rank * width;
+      remote_store_packed(reinterpret_cast<char*>(q.values) + at, r.value, width);
+      remote_store_packed(reinterpret_cast<char*>(q.host_values) + at, r.value, width);
+    }
+    __syncwarp(lanes);  // the run's values stored before its first lane publishes
+    if (go) {
+      if (!as_run) {
+        proxy_publish(q, ticket, r);
+      } else if (rank == 0) {
+        proxy_request run_request = r;
+        run_request.op = proxy_op_put_run;
+        run_request.bytes = k * width;
+        run_request.remote = base;
+        run_request.aux = k;
+        run_request.sub_op = (unsigned)width;
+        proxy_publish_run(q, first, run_request);
+      }
+      done = true;
+    }
+    if (__all_sync(lanes, done)) break;
+    if (!keep()) return;  // keep ends the kernel when it gives up
+  }
 }
 
 GSHMEM_DEVICE proxy_request remote_request(unsigned op, int pe, unsigned long long bytes, unsigned long long remote) {
@@ -209,7 +312,7 @@ GSHMEM_DEVICE void remote_put(void* dest, const void* source, size_t n, int pe, 
     r.op = proxy_op_put_inline;
     memcpy(&r.value, source, n);
     if (sig_addr == nullptr) {
-      (void)remote_issue<false>(r, routine);  // the data is in the request: nothing to wait for
+      remote_issue_p(r, routine);  // the data is in the request: nothing to wait for
       return;
     }
     (void)remote_issue<false>(r, routine);

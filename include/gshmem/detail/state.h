@@ -71,6 +71,8 @@ typedef struct gshmemi_device_state {
     unsigned long long result_sms;      /* SM ids covered (larger ids wrap around) */
     unsigned long long *values;         /* device memory, 2 * capacity words: each request's value
                                            (proxy_queue.h), or NULL */
+    unsigned long long *host_values;    /* mapped pinned host memory, 2 * capacity words: the values
+                                           of a warp's run of p's (proxy_queue.h put_run), or NULL */
   } proxy;
   unsigned long long peer_reach[GSHMEMI_MAX_PES + 1]; /* bytes of symmetric addresses (from heap_base) that
                                           reach PE pe through its mapping: symmetric_span where
