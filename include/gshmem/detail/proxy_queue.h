@@ -43,6 +43,14 @@
 // release/acquire pair on head_seen carries the consumer's "slot consumed"
 // through to later producers that never read head themselves.
 //
+// A run (proxy_op_put_run) takes k consecutive tickets with one fetch_add
+// and publishes only the first one's slot; the consumer, having read it,
+// goes on at the ticket after the run. The other k - 1 slots keep what an
+// earlier lap left (a seq that never equals their ticket + 1) and are
+// reused as any slot once head passes them. A producer of a run publishes
+// only once the slot of its LAST ticket is free (then all of them are,
+// head being one counter), so a run never waits on a request behind it.
+//
 // One ring for every block of the PE, not one per block: one ticket order
 // for all gives Q3 below across blocks (a signal issued after a grid-wide
 // barrier is consumed after every block's puts), which per-block rings
