@@ -168,8 +168,25 @@ struct Context {
   const gshmemi_device_state_t *state = nullptr;
   HeapRange user_heap;
   DeviceCaps caps;  // a copy: a few words, cheaper than keeping the record pinned
-  bool capturing = false;  // the stream is being captured (found only where caps.kernels_when_capturing)
+  cudaStream_t stream = nullptr;
+  // Whether `stream` is being captured: asked only where the answer picks
+  // the path (GSHMEM_STREAM_OPS=auto, and a memop is the choice outside
+  // capture), at most once a call: cudaStreamIsCapturing costs a few tenths
+  // of a microsecond of host time, which a kernel's launch need not pay
+  // (measured: the set waits' enqueue, bench_ab against the tree before auto).
+  mutable int capturing = -1;  // -1: not asked yet
 };
+
+// True when GSHMEM_STREAM_OPS=auto and ctx's stream is being captured.
+bool kernels_for_capture(const Context &ctx) {
+  if (!ctx.caps.kernels_when_capturing) return false;
+  if (ctx.capturing < 0) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(ctx.stream, &status) != cudaSuccess) (void)cudaGetLastError();
+    ctx.capturing = status != cudaStreamCaptureStatusNone ? 1 : 0;
+  }
+  return ctx.capturing == 1;
+}
 
 bool report(const char *fn, Verdict v) {
   if (v.ok()) return true;
@@ -218,11 +235,7 @@ bool begin(const char *fn, cudaStream_t stream, Context *ctx) {
   const DeviceCaps *caps = nullptr;
   if (current_caps(ctx->state->heap_base, &caps) != GSHMEM_SUCCESS) return false;
   ctx->caps = *caps;
-  if (caps->kernels_when_capturing) {
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) (void)cudaGetLastError();
-    ctx->capturing = status != cudaStreamCaptureStatusNone;
-  }
+  ctx->stream = stream;
   if (!is_special_stream(stream) && last_checked_stream.stream == stream && last_checked_stream.caps == caps)
     return true;
 #if CUDART_VERSION >= 12080
@@ -287,7 +300,7 @@ void wait_until_impl(const char *fn, T *ivar, int cmp, T value, cudaStream_t str
   switch (m.plan) {
     case WaitPlan::no_wait: return;  // every value satisfies it: nothing to wait for
     case WaitPlan::memop:
-      if (ctx.capturing) break;  // GSHMEM_STREAM_OPS=auto in a graph: the kernel
+      if (kernels_for_capture(ctx)) break;  // GSHMEM_STREAM_OPS=auto in a graph: the kernel
       enqueue_memop_wait(fn, ivar, m, ctx.caps, stream);
       return;
     case WaitPlan::never_true:
@@ -349,7 +362,7 @@ void enqueue_signal(const char *fn, const Context &ctx, std::uint64_t *sig_addr,
     return;
   }
   std::uint64_t *target = peer_address(ctx, sig_addr, pe);
-  if (sig_op == GSHMEM_SIGNAL_SET && ctx.caps.write64 && !(ctx.capturing && !after_copy)) {
+  if (sig_op == GSHMEM_SIGNAL_SET && ctx.caps.write64 && (after_copy || !kernels_for_capture(ctx))) {
     // Default flags: a stream-scoped system fence precedes the write (release).
     report_driver(fn, "cuStreamWriteValue64",
                   driver().write64(stream, reinterpret_cast<CUdeviceptr>(target), signal, CU_STREAM_WRITE_VALUE_DEFAULT));
