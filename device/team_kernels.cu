@@ -38,10 +38,27 @@ __global__ void __launch_bounds__(kTeamThreads) team_agree_kernel(int parent, un
                                                                   free_mask);
   gd::sync_team<false>(g, parent, d, routine);
   // Every member's mask is visible now (released by its announcement).
+  // A mapped member's is read through the peer mapping; a remote member's
+  // (docs/remote.md) with a get request by lane 0, one member after the
+  // other (a split is rare; the request is blocking, so the second sync's
+  // announcement follows the read: no member overwrites its mask before
+  // every member read it).
   unsigned long long common = ~0ull;
-  for (int r = (int)g.rank(); r < d.size; r += (int)g.size())
-    common &= gd::atomic_load<memory_order::relaxed, thread_scope::system>(
-        &gd::team_area_at(s.peer_base[gd::team_member_pe(d, r)], parent)->agreement);
+  for (int r = (int)g.rank(); r < d.size; r += (int)g.size()) {
+    const char *base = s.peer_base[gd::team_member_pe(d, r)];
+    if (base != nullptr)
+      common &= gd::atomic_load<memory_order::relaxed, thread_scope::system>(
+          &gd::team_area_at(const_cast<char *>(base), parent)->agreement);
+  }
+  if (__builtin_expect(gd::team_has_remote_member(d), 0) && g.is_leader()) {
+    for (int r = 0; r < d.size; ++r) {
+      const int pe = gd::team_member_pe(d, r);
+      if (s.peer_base[pe] != nullptr) continue;
+      unsigned long long mask = 0;
+      gd::remote_get(&mask, &gd::team_area_at(s.heap_base, parent)->agreement, sizeof mask, pe, routine);
+      common &= mask;
+    }
+  }
   for (int offset = 16; offset > 0; offset >>= 1) common &= __shfl_xor_sync(gd::warp_group::kFull, common, offset);
   const int slot = gd::lowest_slot(common);
   if (slot >= 0) {

@@ -26,7 +26,8 @@
 // ORDERING: every store the caller made to its source before the call is
 // read by every member (the call starts with a team sync); dest is complete
 // for the caller when the call returns; no member's source is read after any
-// member returned (the call ends with a team sync).
+// member returned (the call ends with a team sync). The same with remote
+// members (docs/remote.md), whose sources are fetched through the proxy.
 // Device: called by ONE thread (warp/block forms: <gshmem/collectives_ext.h>).
 // Host: runs the block form on a stream of the runtime and waits for it;
 // device work that writes source must be complete before the call (e.g.
@@ -104,8 +105,9 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_COLLECTIVES)
 // before the call is read by the members (the call starts with a team
 // sync); dest is complete for the caller when the call returns; no member
 // reads a source, or writes a dest, after any member returned (the call
-// ends with a team sync). Every member must be a P2P peer (the remote path
-// has no form of these routines: docs/remote.md).
+// ends with a team sync). Members may be P2P or remote peers: a remote
+// member's data moves through the proxy with the same guarantees
+// (docs/remote.md, "Collectives over remote members").
 GSHMEM_BEGIN_EXTERN_C
 #define GSHMEMI_DECLARE_HOST_DATA_COLLECTIVES(NAME, TYPE)                                                  \
   GSHMEM_API int gshmemi_host_##NAME##_broadcast(gshmem_team_t team, TYPE *dest, const TYPE *source,      \

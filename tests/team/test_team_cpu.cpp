@@ -351,6 +351,38 @@ TEST_CASE("reducescatter's source length: members x nreduce elements, overflow r
   CHECK(bytes == 7);  // untouched when refused
 }
 
+TEST_CASE("team scratch: one slice per slot inside the runtime scratch area", "[team]") {
+  char heap[16] = {};
+  CHECK(gd::team_scratch_at(heap, 0) == heap + GSHMEMI_INTERNAL_SCRATCH_OFFSET);
+  CHECK(gd::team_scratch_at(heap, 1) - gd::team_scratch_at(heap, 0) == (long)gd::kTeamScratchBytes);
+  CHECK(gd::team_scratch_at(heap, GSHMEMX_MAX_TEAMS - 1) + gd::kTeamScratchBytes <=
+        heap + GSHMEMI_INTERNAL_SCRATCH_OFFSET + GSHMEMI_INTERNAL_SCRATCH_BYTES);
+  CHECK(GSHMEMI_INTERNAL_SCRATCH_OFFSET + GSHMEMI_INTERNAL_SCRATCH_BYTES <= GSHMEMI_INTERNAL_REGION_BYTES);
+  CHECK(GSHMEMI_INTERNAL_SCRATCH_OFFSET >= GSHMEMI_INTERNAL_STREAM_OFFSET + GSHMEMI_INTERNAL_STREAM_BYTES);
+}
+
+// A reduction's remote form: in place, the P2P form's chunk (both forms
+// pass the same team syncs); the accumulators and the fetched chunk fit
+// their halves of the team scratch for every element and accumulator size.
+TEST_CASE("remote reductions' chunks: in place as the P2P form's, both within the team scratch",
+          "[team][collectives][remote]") {
+  const struct {
+    size_t elem, acc;
+  } types[] = {{1, 1}, {2, 2}, {2, 4}, {4, 4}, {8, 8}, {16, 16}};
+  for (const auto &t : types) {
+    INFO("element " << t.elem << " bytes, accumulator " << t.acc);
+    CHECK(gd::remote_reduce_chunk(t.elem, t.acc, true) == gd::kTeamStagingBytes / t.elem);
+    for (bool in_place : {false, true}) {
+      const size_t chunk = gd::remote_reduce_chunk(t.elem, t.acc, in_place);
+      CHECK(chunk >= 1);
+      CHECK(chunk * t.acc <= gd::kRemoteFetchOffset);
+      CHECK(gd::kRemoteFetchOffset + chunk * t.elem <= gd::kTeamScratchBytes);
+      CHECK(gd::kRemoteFetchOffset % 16 == 0);
+    }
+  }
+  CHECK(gd::remote_reduce_chunk(4, 4, false) == 1024);
+}
+
 TEST_CASE("bitwise reductions and reducescatter before init report NOT_INITIALIZED", "[team][collectives]") {
   unsigned a[4] = {}, b[4] = {};
   CHECK(gshmemx_uint_xor_reduce_on_stream(GSHMEM_TEAM_WORLD, a, b, 4, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);

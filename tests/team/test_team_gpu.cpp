@@ -30,7 +30,10 @@ struct managed_counter {
   ~managed_counter() { cudaFree(value); }
 };
 
-constexpr long kBarrierRounds = 20000;
+// Rounds of the barrier litmus: 20000, fewer with
+// GSHMEM_TEST_ITERATION_DIVISOR (the remote variant: each barrier then
+// costs round trips through the proxy).
+long barrier_rounds() { return (long)gshmem_test::scaled_iterations(20000); }
 
 }  // namespace
 
@@ -49,7 +52,7 @@ TEST_CASE("device barrier: one thread, a warp, a block; data stored before it is
       uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)n);
       managed_counter violations;
       gshmem_barrier_all();
-      GSHMEM_TEST_CUDA(launch_barrier_litmus(slots, kBarrierRounds, f.form, with_quiet, 128, violations.value));
+      GSHMEM_TEST_CUDA(launch_barrier_litmus(slots, barrier_rounds(), f.form, with_quiet, 128, violations.value));
       GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
       CHECK(*violations.value == 0);
       gshmem_barrier_all();
@@ -110,7 +113,7 @@ void check_team_sync(gshmem_team_t team, int size) {
       uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)gshmem_n_pes());
       managed_counter violations;
       REQUIRE(gshmem_team_sync(team) == 0);  // host team sync: everyone's slots are zeroed
-      GSHMEM_TEST_CUDA(launch_team_litmus(team, slots, kBarrierRounds / 4, f.form, with_quiet, 128, violations.value));
+      GSHMEM_TEST_CUDA(launch_team_litmus(team, slots, barrier_rounds() / 4, f.form, with_quiet, 128, violations.value));
       GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
       CHECK(*violations.value == 0);
       REQUIRE(gshmemx_team_barrier(team) == 0);

@@ -29,7 +29,7 @@ static_assert((GSHMEMI_MAX_PES & (GSHMEMI_MAX_PES - 1)) == 0, "GSHMEMI_MAX_PES m
 #define GSHMEMI_INTERNAL_SYNC_BYTES     (256u << 10)
 #define GSHMEMI_INTERNAL_STREAM_OFFSET  (256u << 10) /* on-stream runtime (host/ and device/) */
 #define GSHMEMI_INTERNAL_STREAM_BYTES   (256u << 10)
-#define GSHMEMI_INTERNAL_SCRATCH_OFFSET (512u << 10) /* runtime scratch (init checks) */
+#define GSHMEMI_INTERNAL_SCRATCH_OFFSET (512u << 10) /* runtime scratch: the teams' (detail/team_sync.h) */
 #define GSHMEMI_INTERNAL_SCRATCH_BYTES  (512u << 10)
 
 typedef struct gshmemi_device_state {

@@ -18,9 +18,35 @@
 // at member rank x nelems.
 // Every member calls with the same team, nelems and symmetric addresses; one
 // collective (or sync) per team and PE at a time (<gshmem/detail/team_sync.h>).
+//
+// Remote members (docs/remote.md: reached only through the proxy queue):
+// the same syncs, which reach them with signal requests (team_sync.h), and
+// the same reads and writes, moved by the device routines' remote branch
+// instead of peer loads and stores: a member's source is fetched with a
+// get request (remote_get), an alltoall block stored with a put request
+// (remote_put), each issued by the group's rank 0 between two group syncs
+// (collective_by_first_rank). A reduction over a team with a remote member
+// takes its remote form as a whole (reduce_through_proxy): chunk by chunk,
+// each remote member's part of the chunk is fetched into the team's
+// scratch (team_scratch_at) and folded, in rank order, with the mapped
+// members' parts read as before. The branch to the remote forms is cold:
+// on a job without remote peers a reduction pays one constant load and a
+// branch (remote_enabled), the data collectives the one compare and branch
+// of on_peer that their translation always had.
+// Ordering through the proxy: no member reads a source before its owner
+// passed the entry sync (a get is issued after this member's entry sync
+// saw the owner's announcement, and that announcement is a signal request
+// queued after a release fence, so the proxy that serves the get copies
+// what the owner stored before the call); no member leaves before every
+// reader is done (gets are blocking: the data is in the reader's memory
+// before the reader announces the last sync; alltoall's puts are complete
+// at the target before the writer's last announcement, because every sync
+// quiets the queue before it announces, and a remote announcement is
+// delivered after the data this PE sent that member before it, P3).
 #pragma once
 
 #include <gshmem/detail/config.h>
+#include <gshmem/detail/remote.h>
 #include <gshmem/detail/team_sync.h>
 #include <gshmem/detail/update_access.h>
 
@@ -96,6 +122,18 @@ GSHMEM_HD bool reducescatter_source_bytes(size_t nreduce, int n_members, size_t 
   return true;
 }
 
+// Elements per chunk of a reduction's remote form, for elements of
+// elem_bytes and an accumulator type of acc_bytes (reduce_acc_t): in place,
+// as many as the P2P form's chunk (kTeamStagingBytes), so that both forms
+// pass the same number of team syncs (a member that maps every other member
+// takes the P2P form while one with a remote member takes this one);
+// otherwise as many as the accumulators that fill half the team scratch.
+// The fetched chunk lies in the other half (kRemoteFetchOffset).
+constexpr unsigned kRemoteFetchOffset = kTeamScratchBytes / 2;
+GSHMEM_HD_CONSTEXPR size_t remote_reduce_chunk(size_t elem_bytes, size_t acc_bytes, bool in_place) {
+  return in_place ? kTeamStagingBytes / elem_bytes : kRemoteFetchOffset / acc_bytes;
+}
+
 #if defined(__CUDACC__)
 
 // Op over element i of every member's source, in rank order.
@@ -109,6 +147,77 @@ GSHMEM_DEVICE T reduce_element(const team_desc& team, const T* source, size_t i,
     acc = Op::apply(acc, (A)load_object<memory_order::relaxed, thread_scope::system>(
                              peer_address(source + i, team_member_pe(team, r), routine)));
   return (T)acc;
+}
+
+// A group's remote request inside a collective: the group syncs (earlier
+// reads of the buffer it reuses are done), rank 0 issues, the group syncs
+// again (what a get brought is then visible to every rank). As
+// remote_by_first_rank (remote.h), for the groups of sync_group.h.
+template <class Group, class Issue>
+GSHMEM_DEVICE void collective_by_first_rank(Group& g, Issue&& issue) {
+  g.sync();
+  if (g.rank() == 0) issue();
+  g.sync();
+}
+
+// The last element of a member's part: past the symmetric span, one
+// diagnostic line and a trap, on either path (on_peer's checks).
+template <class T>
+GSHMEM_DEVICE void check_member_span(const T* last, int pe, const char* routine) {
+  (void)on_peer(last, pe, routine, [](const T*) {}, [] {});
+}
+
+// acc[i] = p[i] (first member) or Op(acc[i], p[i]), i < m, element i by
+// group rank i mod size. p: a mapped member's part or the fetched copy of a
+// remote one's, read with relaxed system-scope loads (a peer's memory, or
+// what the proxy's copy wrote: never a stale L1 line).
+template <class Op, class T, class A, class Group>
+GSHMEM_DEVICE void fold_chunk(Group& g, A* acc, const T* p, size_t m, bool first) {
+  for (size_t i = g.rank(); i < m; i += g.size()) {
+    const A v = (A)load_object<memory_order::relaxed, thread_scope::system>(p + i);
+    acc[i] = first ? v : Op::apply(acc[i], v);
+  }
+}
+
+// The remote form of a reduction (team_reduce, team_reducescatter) between
+// their entry and last syncs: dest[i] = Op over the members, in rank
+// order, of source[i], i < n. Chunk by chunk (remote_reduce_chunk): for each
+// member in rank order, a mapped member's part is read through the peer
+// mapping, a remote member's fetched into the team scratch by a blocking get
+// (rank 0 of the group), and folded into the accumulators (the scratch's
+// first half, in reduce_acc_t). In place, a team sync after each chunk (as
+// the P2P form: every member has read that chunk of every source) before
+// the results replace it. Element i of a chunk is always handled by the
+// same rank: its accumulator needs no group barrier.
+template <class Op, class T, class Group>
+GSHMEM_DEVICE void reduce_through_proxy(Group& g, int slot, const team_desc& d, T* dest, const T* source, size_t n,
+                                        bool in_place, const char* routine) {
+  using A = reduce_acc_t<T>;
+  static_assert(kTeamStagingBytes / sizeof(T) * sizeof(A) <= kRemoteFetchOffset, "accumulators exceed the scratch");
+  static_assert(kTeamStagingBytes <= kTeamScratchBytes - kRemoteFetchOffset, "a chunk exceeds the scratch");
+  char* const scratch = team_scratch_at(gshmemi_state().heap_base, slot);
+  A* const acc = reinterpret_cast<A*>(scratch);
+  T* const fetched = reinterpret_cast<T*>(scratch + kRemoteFetchOffset);
+  const size_t chunk = remote_reduce_chunk(sizeof(T), sizeof(A), in_place);
+  for (size_t base = 0; base < n; base += chunk) {
+    const size_t m = n - base < chunk ? n - base : chunk;
+    const T* const part = source + base;
+    for (int r = 0; r < d.size; ++r) {
+      const int pe = team_member_pe(d, r);
+      check_member_span(part + (m - 1), pe, routine);
+      on_peer(
+          part, pe, routine, [&](const T* mapped) { fold_chunk<Op>(g, acc, mapped, m, r == 0); },
+          [&] {
+            // The first group sync also keeps rank 0's get from overwriting
+            // the fetched copy of the previous member before every rank
+            // folded it.
+            collective_by_first_rank(g, [&] { remote_get(fetched, part, m * sizeof(T), pe, routine); });
+            fold_chunk<Op>(g, acc, fetched, m, r == 0);
+          });
+    }
+    if (in_place) sync_team<false>(g, slot, d, routine);
+    for (size_t i = g.rank(); i < m; i += g.size()) dest[base + i] = (T)acc[i];
+  }
 }
 
 template <class Op, class T, class Group>
@@ -131,7 +240,9 @@ GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size
     return -1;
   }
   sync_team<false>(g, team, d, routine);
-  if (!in_place) {
+  if (__builtin_expect(team_has_remote_member(d), 0)) {
+    reduce_through_proxy<Op>(g, team, d, dest, source, n, in_place, routine);
+  } else if (!in_place) {
     for (size_t i = g.rank(); i < n; i += g.size()) dest[i] = reduce_element<Op>(d, source, i, routine);
   } else {
     T* staging = reinterpret_cast<T*>(team_area_at(gshmemi_state().heap_base, team)->staging);
@@ -188,7 +299,10 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
   }
   sync_team<false>(g, team, d, routine);
   const T* block = source + (size_t)d.my_rank * n;
-  for (size_t i = g.rank(); i < n; i += g.size()) dest[i] = reduce_element<Op>(d, block, i, routine);
+  if (__builtin_expect(team_has_remote_member(d), 0))
+    reduce_through_proxy<Op>(g, team, d, dest, block, n, false, routine);
+  else
+    for (size_t i = g.rank(); i < n; i += g.size()) dest[i] = reduce_element<Op>(d, block, i, routine);
   sync_team<false>(g, team, d, routine);
   return 0;
 }
@@ -207,14 +321,17 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
 // one group while the others wait; dest then needs only local stores, and
 // the root's source only reads, which the last sync keeps in place.
 // dest == source is allowed (the root then copies nothing; a non-root's
-// source is not read); any other overlap is an error.
+// source is not read); any other overlap is an error. A remote root's
+// source comes with one get request into dest (rank 0 of the group).
 // alltoall: every member pushes block r of its source (nelems elements at
 // r * nelems) to dest + my_rank * nelems on team rank r, starting with the
 // rank after its own so that the members start on different peers; stores
 // to a peer are posted (a load waits for its round trip), and the last team
 // sync (its release store) makes them visible to every member that passes
 // it. The first sync keeps every member's dest untouched until its owner
-// entered the call. dest and source may not overlap at all.
+// entered the call. dest and source may not overlap at all. A block for a
+// remote member goes as one put request (rank 0 of the group), complete
+// before the last sync's announcements (the sync quiets the queue first).
 // Every member calls with the same team, nelems, PE_root and symmetric
 // addresses (not checked: docs/api.md says what happens otherwise).
 
@@ -287,9 +404,16 @@ GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, si
     return -1;
   }
   sync_team<false>(g, team, d, routine);
-  for (int r = 0; r < d.size && nelems > 0; ++r)
-    copy_bytes<false, true>(dest + (size_t)r * nelems, peer_address(source, team_member_pe(d, r), routine),
-                            nelems * sizeof(T), g);
+  for (int r = 0; r < d.size && nelems > 0; ++r) {
+    const int pe = team_member_pe(d, r);
+    T* const block = dest + (size_t)r * nelems;
+    on_peer(
+        source, pe, routine, [&](const T* mapped) { copy_bytes<false, true>(block, mapped, nelems * sizeof(T), g); },
+        [&] {
+          check_member_span(source + (nelems - 1), pe, routine);
+          collective_by_first_rank(g, [&] { remote_get(block, source, nelems * sizeof(T), pe, routine); });
+        });
+  }
   sync_team<false>(g, team, d, routine);
   return 0;
 }
@@ -315,8 +439,17 @@ GSHMEM_DEVICE int team_broadcast_bytes(Group& g, int team, void* dest, const voi
     const int root_pe = team_member_pe(d, root);
     // The last byte too: a source that runs past the symmetric heap traps
     // with a diagnostic instead of reading the root's other memory.
-    (void)peer_address(static_cast<const char*>(source) + (nbytes - 1), root_pe, routine);
-    copy_bytes<false, true>(dest, peer_address(source, root_pe, routine), nbytes, g);
+    const char* const last = static_cast<const char*>(source) + (nbytes - 1);
+    on_peer(
+        source, root_pe, routine,
+        [&](const void* mapped) {
+          (void)peer_address(last, root_pe, routine);
+          copy_bytes<false, true>(dest, mapped, nbytes, g);
+        },
+        [&] {
+          check_member_span(last, root_pe, routine);
+          collective_by_first_rank(g, [&] { remote_get(dest, source, nbytes, root_pe, routine); });
+        });
   }
   sync_team<false>(g, team, d, routine);
   return 0;
@@ -341,9 +474,20 @@ GSHMEM_DEVICE int team_alltoall_bytes(Group& g, int team, void* dest, const void
     for (int k = 0; k < d.size; ++k) {
       const int r = alltoall_peer(d.my_rank, k, d.size);
       const int pe = team_member_pe(d, r);
-      (void)peer_address(my_block + (block_bytes - 1), pe, routine);  // past the heap: trap, as above
-      copy_bytes<true, false>(peer_address(my_block, pe, routine),
-                              static_cast<const char*>(source) + (size_t)r * block_bytes, block_bytes, g);
+      const char* const from = static_cast<const char*>(source) + (size_t)r * block_bytes;
+      on_peer(
+          my_block, pe, routine,
+          [&](char* mapped) {
+            (void)peer_address(my_block + (block_bytes - 1), pe, routine);  // past the heap: trap, as above
+            copy_bytes<true, false>(mapped, from, block_bytes, g);
+          },
+          [&] {
+            // Not blocking: the last sync quiets the queue before it
+            // announces (the puts complete, source untouched until then).
+            check_member_span(my_block + (block_bytes - 1), pe, routine);
+            collective_by_first_rank(
+                g, [&] { remote_put(my_block, from, block_bytes, pe, false, nullptr, 0, 0, routine); });
+          });
     }
   }
   sync_team<false>(g, team, d, routine);

@@ -18,6 +18,12 @@
 //                     launched. size 0 marks a free slot.
 //   The world team's descriptor is computed from the published state, so the
 //   device barrier never reads the table.
+// And in the runtime scratch area (GSHMEMI_INTERNAL_SCRATCH_OFFSET):
+//   team scratch[slot] one per team slot, kTeamScratchBytes apart, local
+//                     only: where a reduction over a team with remote members
+//                     gathers their sources chunk by chunk
+//                     (<gshmem/detail/team_collectives.h>). Never zeroed:
+//                     every use writes before it reads.
 //
 // The algorithm (sync_team): each member keeps an epoch per team, bumped by
 // every sync it enters. Member i announces epoch e to each member j by
@@ -107,6 +113,14 @@ static_assert(kTeamTableOffset + GSHMEMI_MAX_TEAMS * sizeof(team_desc) <= GSHMEM
               "team areas and table exceed the internal sync area");
 static_assert(GSHMEMI_MAX_TEAMS <= 64, "team creation agrees on a slot with one 64-bit mask");
 static_assert(GSHMEMI_PREDEFINED_TEAMS < GSHMEMI_MAX_TEAMS, "no slot left for split teams");
+
+// The team scratch: 8 KiB per slot.
+constexpr unsigned kTeamScratchBytes = GSHMEMI_INTERNAL_SCRATCH_BYTES / GSHMEMI_MAX_TEAMS;
+static_assert(kTeamScratchBytes >= 8192, "team scratch below 8 KiB a slot");
+
+GSHMEM_HD char* team_scratch_at(char* heap, int slot) {
+  return heap + GSHMEMI_INTERNAL_SCRATCH_OFFSET + (size_t)slot * kTeamScratchBytes;
+}
 
 GSHMEM_HD team_area* team_area_at(char* heap, int slot) {
   return reinterpret_cast<team_area*>(heap + GSHMEMI_INTERNAL_SYNC_OFFSET + (size_t)slot * kTeamAreaBytes);
@@ -243,6 +257,16 @@ GSHMEM_DEVICE bool device_team(int team, team_desc* out) {
   if (d.size <= 0 || d.my_rank < 0) return false;
   *out = d;
   return true;
+}
+
+// Whether a member of the team is remote (this PE does not map its heap).
+// One constant load on a job without remote peers.
+GSHMEM_DEVICE bool team_has_remote_member(const team_desc& d) {
+  if (!remote_enabled()) return false;
+  const gshmemi_device_state_t& s = gshmemi_state();
+  for (int r = 0; r < d.size; ++r)
+    if (s.peer_base[team_member_pe(d, r)] == nullptr) return true;
+  return false;
 }
 
 // One diagnostic line (from the group's leader) for an invalid team handle.
