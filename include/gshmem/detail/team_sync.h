@@ -228,7 +228,8 @@ GSHMEM_HD_CONSTEXPR unsigned uniqueid_count(unsigned long long id) { return (uns
 // the creator really made it is checked against the creator's count, on
 // the device: uniqueid_record::issued.)
 GSHMEM_HD_CONSTEXPR const char* uniqueid_problem(unsigned long long id, int n_pes) {
-  return id >> 48 != kUniqueidTag ? "it was not made by gshmemx_team_get_uniqueid (wrong tag)"
+  return id == 0 ? "it is 0, no id (a NULL config or an unset uniqueid)"
+         : id >> 48 != kUniqueidTag ? "it was not made by gshmemx_team_get_uniqueid (wrong tag)"
          : uniqueid_creator(id) >= n_pes ? "its creator PE is not a PE of this job"
          : uniqueid_count(id) == 0       ? "its count is 0, which no creator gives"
                                          : nullptr;
