@@ -114,11 +114,11 @@ int main() {
   nvshmemx_team_uniqueid_t *id = (nvshmemx_team_uniqueid_t *)nvshmem_malloc(sizeof(nvshmemx_team_uniqueid_t));
   if (nvshmem_my_pe() == 0) nvshmemx_team_get_uniqueid(id);
   nvshmem_barrier_all();
-  nvshmem_team_config_t config;
-  config.num_contexts = 0;
-  nvshmem_getmem(&config.uniqueid, id, sizeof *id, 0);
+  nvshmem_team_config_t id_config;
+  id_config.num_contexts = 0;
+  nvshmem_getmem(&id_config.uniqueid, id, sizeof *id, 0);
   nvshmem_team_t from_id = NVSHMEM_TEAM_INVALID;
-  nvshmemx_team_init(&from_id, &config, NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID, nvshmem_n_pes(), nvshmem_my_pe());
+  nvshmemx_team_init(&from_id, &id_config, NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID, nvshmem_n_pes(), nvshmem_my_pe());
   nvshmem_team_sync(from_id);
   nvshmem_team_destroy(from_id);
   nvshmem_free(id);
