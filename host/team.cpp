@@ -7,14 +7,17 @@
 // Team creation agrees on a slot over the parent team without the bootstrap
 // (whose collectives span every PE, not a team's): a kernel on the parent
 // team exchanges the members' free-slot masks between two syncs of the
-// parent (device/team_kernels.cu). Each member then records the new team in
-// its own table.
+// parent (device/team_kernels.cu). A team from a unique id has no parent:
+// its members find each other by records in their heaps, another kernel
+// there. Each member then records the new team in its own table.
 #include <gshmem/gshmemx.h>
 
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "../src/log.h"
 #include "team_internal.h"
@@ -30,6 +33,9 @@ struct TeamRuntime {
   std::array<gd::team_desc, GSHMEMI_MAX_TEAMS> table{};  // size 0: free
   cudaStream_t stream = nullptr;                          // the runtime's team stream (non-blocking)
   int *slot_result = nullptr;                             // device int: the agreement kernel's answer
+  uniqueid_result *uid_result = nullptr;                  // device: the unique-id agreement's answer
+  unsigned issued = 0;                // unique ids this PE made (process-wide: never reused after a re-init)
+  std::set<unsigned long long> used;  // unique ids this PE made a team from (one team per id)
 };
 
 TeamRuntime &runtime() {
@@ -151,6 +157,8 @@ int gshmemi_team_init(void) {
     return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "loading the team kernels failed: %s", cudaGetErrorString(loaded));
   if (!rt.stream) GSHMEMI_CUDA_CHECK(cudaStreamCreateWithFlags(&rt.stream, cudaStreamNonBlocking));
   if (!rt.slot_result) GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&rt.slot_result), sizeof(int)));
+  if (!rt.uid_result)
+    GSHMEMI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&rt.uid_result), sizeof(uniqueid_result)));
   rt.table.fill(gd::team_desc{});
   // The predefined teams hold the first slots; a split never takes them
   // (they are in use on every PE).
@@ -167,6 +175,8 @@ void gshmemi_team_finalize(void) {
   std::lock_guard<std::mutex> lock(rt.mutex);
   rt.table.fill(gd::team_desc{});
   if (rt.slot_result) cudaFree(rt.slot_result);
+  if (rt.uid_result) cudaFree(rt.uid_result);
+  rt.uid_result = nullptr;
   if (rt.stream) cudaStreamDestroy(rt.stream);
   rt.slot_result = nullptr;
   rt.stream = nullptr;
@@ -270,6 +280,113 @@ int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange, const gshmem_tea
     }
   }
   return rc;
+}
+
+int gshmemx_team_get_uniqueid(gshmemx_team_uniqueid_t *uniqueid) {
+  const char *fn = "gshmemx_team_get_uniqueid";
+  set_last_error(GSHMEM_SUCCESS);
+  if (!initialized(fn)) return GSHMEMX_ERROR_NOT_INITIALIZED;
+  if (!uniqueid) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: uniqueid is NULL", fn);
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (rt.issued == 0xffffffffu)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_OUT_OF_MEMORY, "%s: this PE made 2^32 - 1 ids already", fn);
+  // The count goes to this PE's record before the id leaves the call: a
+  // member that checks the id against it (device/team_kernels.cu) reads it
+  // after the program handed the id over.
+  const unsigned long long issued = rt.issued + 1ull;
+  const gshmemi_device_state_t *s = gshmemi_host_state();
+  GSHMEMI_CUDA_CHECK(cudaMemcpyAsync(&gd::uniqueid_record_at(s->heap_base)->issued, &issued, sizeof issued,
+                                     cudaMemcpyHostToDevice, rt.stream));
+  GSHMEMI_CUDA_CHECK(cudaStreamSynchronize(rt.stream));
+  rt.issued = (unsigned)issued;
+  *uniqueid = gd::make_team_uniqueid(s->my_pe, rt.issued);
+  return GSHMEM_SUCCESS;
+}
+
+int gshmemx_team_init(gshmem_team_t *team, gshmemx_team_uniqueid_t uniqueid, int npes, int pe_idx_in_team) {
+  const char *fn = "gshmemx_team_init";
+  set_last_error(GSHMEM_SUCCESS);
+  if (team) *team = GSHMEM_TEAM_INVALID;
+  if (!initialized(fn)) return GSHMEMX_ERROR_NOT_INITIALIZED;
+  if (!team) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: team is NULL", fn);
+  const gshmemi_device_state_t *s = gshmemi_host_state();
+  if (const char *problem = gd::team_init_problem(npes, pe_idx_in_team, s->n_pes))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: %s (npes %d, pe_idx_in_team %d, %d PEs in the job)", fn,
+                         problem, npes, pe_idx_in_team, s->n_pes);
+  if (const char *problem = gd::uniqueid_problem(uniqueid, s->n_pes))
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: uniqueid 0x%llx is not a team id: %s", fn, uniqueid,
+                         problem);
+  TeamRuntime &rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (!rt.used.insert(uniqueid).second)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: uniqueid 0x%llx made a team on this PE already; each id makes one team (get a new "
+                         "one with gshmemx_team_get_uniqueid)",
+                         fn, uniqueid);
+  unsigned long long free_mask = 0;
+  for (int slot = 0; slot < GSHMEMI_MAX_TEAMS; ++slot)
+    if (rt.table[slot].size == 0) free_mask |= 1ull << slot;
+  uniqueid_result result;
+  cudaError_t err = launch_uniqueid_agree(uniqueid, pe_idx_in_team, npes, free_mask, rt.uid_result, rt.stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(&result, rt.uid_result, sizeof result, cudaMemcpyDeviceToHost, rt.stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(rt.stream);
+  if (err != cudaSuccess)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: the agreement kernel failed: %s", fn, cudaGetErrorString(err));
+  switch (result.status) {
+    case kUniqueidOk:
+      break;
+    case kUniqueidUnknown:
+      return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                           "%s: uniqueid 0x%llx names PE %d as its creator, which made %d ids, not %u", fn, uniqueid,
+                           result.other_pe, result.other_value, gd::uniqueid_count(uniqueid));
+    case kUniqueidDuplicateIndex:
+      return GSHMEMI_ERROR(GSHMEMX_ERROR_SYMMETRY,
+                           "%s: PE %d also calls with uniqueid 0x%llx and pe_idx_in_team %d, which another member "
+                           "claims (this PE: pe_idx_in_team %d)",
+                           fn, result.other_pe, uniqueid, result.other_value, pe_idx_in_team);
+    case kUniqueidNpesMismatch:
+      return GSHMEMI_ERROR(GSHMEMX_ERROR_SYMMETRY,
+                           "%s: PE %d calls with uniqueid 0x%llx and npes %d, this PE with npes %d: every member "
+                           "passes the same npes",
+                           fn, result.other_pe, uniqueid, result.other_value, npes);
+    case kUniqueidTimeout:
+      return GSHMEMI_ERROR(GSHMEMX_ERROR_SYMMETRY,
+                           "%s: %d of the %d members with uniqueid 0x%llx arrived within GSHMEM_WAIT_TIMEOUT", fn,
+                           result.other_value, npes, uniqueid);
+    case kUniqueidPeerLost:
+      return GSHMEMI_ERROR(GSHMEMX_ERROR_PEER_LOST, "%s: PE %d's process ended while the team was being made", fn,
+                           result.other_pe);
+    default:
+      return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "%s: the agreement kernel answered status %d", fn, result.status);
+  }
+  // Every member read the same records: the checks below fail on all alike.
+  gd::team_desc made;
+  if (!gd::desc_of_members(result.members, npes, s->my_pe, &made) || made.my_rank != pe_idx_in_team) {
+    std::string list;
+    for (int k = 0; k < npes && k < 8; ++k) list += (k ? ", " : "") + std::to_string(result.members[k]);
+    if (npes > 8) list += ", ...";
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                         "%s: the members' world PEs in index order (%s) are not start + k * stride with stride >= 1; "
+                         "gshmem's teams are strided",
+                         fn, list.c_str());
+  }
+  if (result.slot < 0)
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_OUT_OF_MEMORY,
+                         "%s: no team slot is free on every member: at most GSHMEMX_MAX_TEAMS (%d) teams, the "
+                         "predefined ones included, may exist at once on a PE",
+                         fn, GSHMEMI_MAX_TEAMS);
+  rt.table[result.slot] = made;
+  const int rc = write_device_entry_locked(rt, result.slot);
+  if (rc != GSHMEM_SUCCESS) {
+    rt.table[result.slot] = gd::team_desc{};
+    return rc;
+  }
+  GSHMEMI_INFO("%s: team %d from uniqueid 0x%llx = world PEs %d + %d k, k < %d; this PE is rank %d", fn, result.slot,
+               uniqueid, made.start, made.stride, made.size, made.my_rank);
+  *team = result.slot;
+  return GSHMEM_SUCCESS;
 }
 
 int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t *config) {

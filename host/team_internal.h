@@ -37,6 +37,29 @@ cudaError_t launch_team_sync(int team, bool with_quiet, cudaStream_t stream);
 // memory).
 cudaError_t launch_team_agree(int parent, unsigned long long free_mask, int *slot_out, cudaStream_t stream);
 
+// Team creation from a unique id (gshmemx_team_init): one warp on `stream`
+// finds the other npes - 1 members by their records in every PE's heap,
+// agrees on a slot free on every member (lowest common bit of the members'
+// free_mask) and writes the outcome to *out (device memory). The
+// protocol and why it is race-free: device/team_kernels.cu.
+enum uniqueid_status : int {
+  kUniqueidOk = 0,
+  kUniqueidUnknown = 1,        // the creator (other_pe) made fewer ids (other_value) than the id's count
+  kUniqueidDuplicateIndex = 2, // other_pe claims this PE's index or another member's (other_value)
+  kUniqueidNpesMismatch = 3,   // other_pe passed npes other_value
+  kUniqueidTimeout = 4,        // GSHMEM_WAIT_TIMEOUT passed; other_value members were found
+  kUniqueidPeerLost = 5,       // other_pe's process ended
+};
+struct uniqueid_result {
+  int slot;   // the agreed slot, or -1: none free on every member
+  int status; // uniqueid_status
+  int other_pe;
+  int other_value;
+  int members[GSHMEMI_MAX_PES];  // world PE of team rank k, k < npes
+};
+cudaError_t launch_uniqueid_agree(unsigned long long id, int index, int npes, unsigned long long free_mask,
+                                  uniqueid_result *out, cudaStream_t stream);
+
 // Loads every kernel of device/team_kernels.cu now (cudaFuncGetAttributes).
 cudaError_t preload_team_kernels();
 

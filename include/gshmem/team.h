@@ -36,11 +36,22 @@ typedef int gshmem_team_t;
                                                                    PE's node-local rank: this PE alone */
 #define GSHMEMX_MAX_TEAMS GSHMEMI_MAX_TEAMS
 
-/* Team options (OpenSHMEM). Accepted and ignored: gshmem has no contexts. */
+/* A team's unique id (gshmemx_team_get_uniqueid, <gshmem/team_ext.h>): 64
+ * bits, passed between PEs by the program (over MPI, a file, ...). 0 is no
+ * id. */
+typedef unsigned long long gshmemx_team_uniqueid_t;
+#define GSHMEMX_TEAM_UNIQUEID_INVALID 0ull
+
+/* Team options (OpenSHMEM). num_contexts is accepted and ignored: gshmem has
+ * no contexts. uniqueid (a gshmem extension, NVSHMEM's field): the id a
+ * team made from a unique id was made from; read by nvshmemx_team_init
+ * (<gshmem/compat/nvshmemx.h>), ignored by the splits. */
 typedef struct gshmem_team_config {
   int num_contexts;
+  gshmemx_team_uniqueid_t uniqueid;
 } gshmem_team_config_t;
 #define GSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+#define GSHMEMX_TEAM_UNIQUEID (1L << 1)
 
 GSHMEM_BEGIN_EXTERN_C
 
@@ -78,7 +89,7 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange, const
  * gshmem having no contexts. Returns 0, or GSHMEMX_ERROR_INVALID_VALUE for
  * an invalid team or a NULL config (logged). Host only; orders nothing. */
 GSHMEM_API int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t *config);
-/* Releases a team created by a split, on this PE (collective over its
+/* Releases a team created by a split or from a unique id (gshmemx_team_init), on this PE (collective over its
  * members: each calls it once the team's work is done; none of them may use
  * the handle afterwards). GSHMEM_TEAM_INVALID: nothing to do. A predefined
  * or unknown team is an error (GSHMEMX_ERROR_INVALID_VALUE, logged). */

@@ -76,6 +76,42 @@ GSHMEM_HD int gshmemx_team_barrier(gshmem_team_t team) {
 }
 
 GSHMEM_BEGIN_EXTERN_C
+/* Teams from a unique id, without a parent team (NVSHMEM 3.5's
+ * nvshmemx_team_get_uniqueid / nvshmemx_team_init).
+ *
+ * gshmemx_team_get_uniqueid: makes an id no PE of the job made before (it
+ * names this PE and a count of its ids). Not collective: one future member
+ * (index 0 by convention) calls it and hands the id to the others itself
+ * (MPI, ...). Returns 0, or an error code (not initialized; a NULL
+ * uniqueid: INVALID_VALUE), logged. Local; orders nothing.
+ *
+ * gshmemx_team_init: makes the team of the npes PEs that call it with
+ * `uniqueid`, each with its own pe_idx_in_team in 0 .. npes - 1, which is
+ * its rank in the new team. Collective over those npes PEs only (the other
+ * PEs take no part and may be busy elsewhere, in another team's creation
+ * too), one host thread per PE; every member passes the same uniqueid and
+ * npes. The members find each other through their heaps (a small kernel on
+ * the runtime's team stream, device/team_kernels.cu) and agree on a team
+ * slot free on every member; the call returns when every member has
+ * arrived. It orders no RMA or memory operation (sync the team for that).
+ * On success *team is the new team's handle, a team like any other: every
+ * team routine takes it, gshmem_team_destroy releases it. gshmem's teams
+ * are strided: the members' world PEs taken in index order must be
+ * start + k * stride (stride >= 1); other orders are refused. An id makes
+ * one team: a second gshmemx_team_init with it on a PE is refused.
+ * Returns 0, or an error code with *team GSHMEM_TEAM_INVALID, logged with
+ * the cause and this PE: INVALID_VALUE for a NULL team, npes < 1 or beyond
+ * the job, pe_idx_in_team outside 0 .. npes - 1, an id that is not one (or
+ * that its creator never made, or reused on this PE), members not strided;
+ * SYMMETRY for members disagreeing on npes or claiming the same index
+ * (reported by the members that see it; the others may wait) and when the
+ * members did not all arrive within GSHMEM_WAIT_TIMEOUT (without it set,
+ * the call waits for them); OUT_OF_MEMORY: no team slot free on every
+ * member; PEER_LOST: a member's process ended; NOT_INITIALIZED. */
+GSHMEM_API int gshmemx_team_get_uniqueid(gshmemx_team_uniqueid_t *uniqueid);
+GSHMEM_API int gshmemx_team_init(gshmem_team_t *team, gshmemx_team_uniqueid_t uniqueid, int npes,
+                                 int pe_idx_in_team);
+
 /* On-stream team synchronization: a small kernel on `stream` runs the device
  * team sync (gshmemx_team_barrier_on_stream: the barrier, whose quiet also
  * completes the stream's earlier updates). The stream's later work starts

@@ -151,6 +151,25 @@ static_assert(NVSHMEM_TEAM_INVALID == -1 && NVSHMEM_TEAM_WORLD == 0 && NVSHMEM_T
 #error "NVSHMEM_VENDOR_MAJOR_VERSION must name the NVSHMEM API generation (3)"
 #endif
 __device__ void vendor_version_on_device(int *v) { nvshmemx_vendor_get_version_info(v, v + 1, v + 2); }
+// NVSHMEM 3.5.1's names for the warp/block 16-bit put with signal (its size
+// list there reads 6 for 16): a program written against it calls these.
+__global__ void put6_signal_forms(void *dest, const void *source, uint64_t *sig) {
+  nvshmemx_put6_signal_warp(dest, source, 4, sig, 1, NVSHMEM_SIGNAL_SET, 1);
+  nvshmemx_put6_signal_block(dest, source, 4, sig, 2, NVSHMEM_SIGNAL_ADD, 1);
+  nvshmemx_put6_signal_nbi_warp(dest, source, 4, sig, 3, NVSHMEM_SIGNAL_SET, 1);
+  nvshmemx_put6_signal_nbi_block(dest, source, 4, sig, 4, NVSHMEM_SIGNAL_ADD, 1);
+}
+// The exact signatures NVSHMEM declares.
+static_assert(std::is_same<decltype(&nvshmemx_put6_signal_nbi_block),
+                           void (*)(void *, const void *, size_t, uint64_t *, uint64_t, int, int)>::value,
+              "nvshmemx_put6_signal_nbi_block has NVSHMEM's signature");
+static_assert(std::is_same<decltype(&nvshmemx_team_init),
+                           int (*)(nvshmem_team_t *, nvshmem_team_config_t *, long, int, int)>::value,
+              "nvshmemx_team_init has NVSHMEM's signature");
+static_assert(std::is_same<decltype(&nvshmemx_team_get_uniqueid), int (*)(nvshmemx_team_uniqueid_t *)>::value &&
+                  sizeof(nvshmemx_team_uniqueid_t) == 8,
+              "nvshmemx_team_get_uniqueid has NVSHMEM's signature; the id is 64 bits");
+static_assert(NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID == 2, "NVSHMEM's config mask bit for the unique id");
 int main() {
   nvshmem_init();
   int *flag = (int *)nvshmem_malloc(sizeof(int));
@@ -166,32 +185,24 @@ int main() {
   nvshmem_finalize();
 }
 
-#elif GSHMEM_CHECK_CASE == 1
-// NVSHMEM routines gshmem does not provide: its misspelt warp/block
-// put16_signal names (its size list there reads 6 for 16).
-__global__ void k(void *dest, uint64_t *sig) { nvshmemx_put6_signal_warp(dest, dest, 1, sig, 1, NVSHMEM_SIGNAL_SET, 0); }
-#elif GSHMEM_CHECK_CASE == 2
-__global__ void k(void *dest, uint64_t *sig) {
-  nvshmemx_put6_signal_nbi_block(dest, dest, 1, sig, 1, NVSHMEM_SIGNAL_SET, 0);
-}
 // Names gshmem has but NVSHMEM does not: the compatibility headers must not
 // declare them (a program that compiled against them would fail against
 // NVSHMEM).
-#elif GSHMEM_CHECK_CASE == 3
+#elif GSHMEM_CHECK_CASE == 1
 __global__ void k(int *ivar) { nvshmem_int_wait(ivar, 0); }  // OpenSHMEM's deprecated wait
-#elif GSHMEM_CHECK_CASE == 4
+#elif GSHMEM_CHECK_CASE == 2
 long mask = NVSHMEM_TEAM_NUM_CONTEXTS;  // NVSHMEM's is NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS
-#elif GSHMEM_CHECK_CASE == 5
+#elif GSHMEM_CHECK_CASE == 3
 __global__ void k(ptrdiff_t *dest, const ptrdiff_t *source) {
   nvshmem_ptrdiff_sum_reduce(NVSHMEM_TEAM_WORLD, dest, source, 1);
 }
-#elif GSHMEM_CHECK_CASE == 6
+#elif GSHMEM_CHECK_CASE == 4
 __global__ void k(float *dest) { nvshmem_float_atomic_compare_swap(dest, 0.f, 1.f, 0); }
-#elif GSHMEM_CHECK_CASE == 7
+#elif GSHMEM_CHECK_CASE == 5
 // NVSHMEM's device form (through its host proxy thread); gshmem has the
 // host form only (README, "Coming from NVSHMEM").
 __global__ void k(int status) { nvshmem_global_exit(status); }
-#elif GSHMEM_CHECK_CASE == 8
+#elif GSHMEM_CHECK_CASE == 6
 // NVSHMEM 3.5.1 has no warp/block put16_signal (its size list there reads
 // 6); gshmem's own name is gshmemx_put16_signal_warp.
 __global__ void k(void *dest, uint64_t *sig) { nvshmemx_put16_signal_warp(dest, dest, 1, sig, 1, NVSHMEM_SIGNAL_SET, 0); }

@@ -149,6 +149,66 @@ TEST_CASE("team routines and collective launch before init report NOT_INITIALIZE
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
 }
 
+TEST_CASE("teams from a unique id: the id's encoding, argument checks, strided member lists, before init",
+          "[team]") {
+  // The id names its creator and count; ids of two creators or two counts differ.
+  const unsigned long long id = gd::make_team_uniqueid(5, 7);
+  CHECK(id != GSHMEMX_TEAM_UNIQUEID_INVALID);
+  CHECK(gd::uniqueid_creator(id) == 5);
+  CHECK(gd::uniqueid_count(id) == 7);
+  CHECK(gd::make_team_uniqueid(5, 8) != id);
+  CHECK(gd::make_team_uniqueid(4, 7) != id);
+  CHECK(gd::uniqueid_creator(gd::make_team_uniqueid(GSHMEMI_MAX_PES - 1, 0xffffffffu)) == GSHMEMI_MAX_PES - 1);
+  CHECK(gd::uniqueid_count(gd::make_team_uniqueid(GSHMEMI_MAX_PES - 1, 0xffffffffu)) == 0xffffffffu);
+  CHECK(gd::uniqueid_problem(id, 8) == nullptr);
+  CHECK(gd::uniqueid_problem(id, 6) == nullptr);
+  CHECK(gd::uniqueid_problem(id, 5) != nullptr);  // creator PE 5 is not in a job of 5
+  CHECK(gd::uniqueid_problem(0, 8) != nullptr);
+  CHECK(gd::uniqueid_problem(0x123456789abcdefull, 8) != nullptr);  // a number of nobody: wrong tag
+  CHECK(gd::uniqueid_problem(~0ull, 8) != nullptr);
+  CHECK(gd::uniqueid_problem(gd::make_team_uniqueid(1, 0), 8) != nullptr);  // count 0 is never given
+
+  CHECK(gd::team_init_problem(1, 0, 1) == nullptr);
+  CHECK(gd::team_init_problem(4, 3, 4) == nullptr);
+  CHECK(gd::team_init_problem(0, 0, 4) != nullptr);
+  CHECK(gd::team_init_problem(-1, 0, 4) != nullptr);
+  CHECK(gd::team_init_problem(5, 0, 4) != nullptr);
+  CHECK(gd::team_init_problem(2, 2, 4) != nullptr);
+  CHECK(gd::team_init_problem(2, -1, 4) != nullptr);
+
+  gd::team_desc d{9, 9, 9, 9};
+  const int odd[] = {1, 3, 5, 7};
+  REQUIRE(gd::desc_of_members(odd, 4, 5, &d));
+  CHECK(d.start == 1);
+  CHECK(d.stride == 2);
+  CHECK(d.size == 4);
+  CHECK(d.my_rank == 2);
+  const int one[] = {6};
+  REQUIRE(gd::desc_of_members(one, 1, 6, &d));
+  CHECK((d.start == 6 && d.stride == 1 && d.size == 1 && d.my_rank == 0));
+  const gd::team_desc before = d;
+  const int reversed[] = {1, 0}, uneven[] = {0, 1, 3}, repeated[] = {2, 2};
+  CHECK_FALSE(gd::desc_of_members(reversed, 2, 0, &d));
+  CHECK_FALSE(gd::desc_of_members(uneven, 3, 0, &d));
+  CHECK_FALSE(gd::desc_of_members(repeated, 2, 2, &d));
+  CHECK_FALSE(gd::desc_of_members(one, 0, 6, &d));
+  CHECK((d.start == before.start && d.size == before.size));  // untouched on failure
+
+  // The record fits the internal area after the team table.
+  char *heap = nullptr;
+  CHECK((char *)gd::uniqueid_record_at(heap) >= (char *)(gd::team_table_at(heap) + GSHMEMI_MAX_TEAMS));
+  CHECK((char *)(gd::uniqueid_record_at(heap) + 1) <=
+        heap + GSHMEMI_INTERNAL_SYNC_OFFSET + GSHMEMI_INTERNAL_SYNC_BYTES);
+
+  gshmemx_team_uniqueid_t got = 77;
+  CHECK(gshmemx_team_get_uniqueid(&got) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(got == 77);
+  gshmem_team_t t = 12345;
+  CHECK(gshmemx_team_init(&t, id, 1, 0) == GSHMEMX_ERROR_NOT_INITIALIZED);
+  CHECK(t == GSHMEM_TEAM_INVALID);
+  CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+}
+
 TEST_CASE("reduction operators: wrap in the type, max/min by <", "[team][collectives]") {
   CHECK(gd::reduce_sum::apply<unsigned char>(200, 100) == 44);
   CHECK(gd::reduce_prod::apply<short>(300, 300) == (short)(300 * 300));

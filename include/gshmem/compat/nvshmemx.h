@@ -320,6 +320,28 @@ GSHMEM_FOR_EACH_RMA_SIZE(GSHMEMI_NV_COOP_SIZED_GROUPS)
 GSHMEMI_FOR_EACH_RMA_SIZE_BUT_16(GSHMEMI_NV_COOP_SIZED_SIGNAL_GROUPS)
 #undef GSHMEMI_NV_COOP_SIZED_SIGNAL_GROUPS
 #undef GSHMEMI_NV_COOP_SIZED_SIGNAL
+/* nvshmemx_put6_signal_warp / _block / _nbi_warp / _nbi_block: NVSHMEM
+ * 3.5.1's names for the 16-bit sized put with signal of a warp or block. Its
+ * list of sizes for these forms reads 6 where it means 16, so it declares
+ * put6 and no put16; a program written against it calls put6. Here they are
+ * gshmem's 16-bit forms (gshmemx_put16_signal_warp, ...), with NVSHMEM's
+ * signatures: nelems 2-byte elements, the same ordering as the other sizes. */
+GSHMEMI_NV_DEVICE void nvshmemx_put6_signal_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
+                                                 uint64_t signal, int sig_op, int pe) {
+  gshmemx_put16_signal_warp(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmemx_put6_signal_block(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
+                                                  uint64_t signal, int sig_op, int pe) {
+  gshmemx_put16_signal_block(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmemx_put6_signal_nbi_warp(void *dest, const void *source, size_t nelems,
+                                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  gshmemx_put16_signal_nbi_warp(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmemx_put6_signal_nbi_block(void *dest, const void *source, size_t nelems,
+                                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  gshmemx_put16_signal_nbi_block(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
 #define GSHMEMI_NV_COOP_STRIDED(T, TYPE, GROUP)                                                            \
   GSHMEMI_NV_DEVICE void nvshmemx_##T##_iput_##GROUP(TYPE *dest, const TYPE *source, ptrdiff_t dst,        \
                                                      ptrdiff_t sst, size_t nelems, int pe) {               \
@@ -512,6 +534,23 @@ GSHMEMI_NV_DEVICE void nvshmemx_sync_all_block(void) { gshmemx_sync_all_block();
 #endif  // __CUDACC__
 
 /* =============================================================== teams */
+/* Teams from a unique id (gshmemx_team_get_uniqueid / gshmemx_team_init,
+ * <gshmem/team_ext.h>): one future member makes the id and hands it to the
+ * others; each of the npes members calls nvshmemx_team_init with the id in
+ * config->uniqueid (as NVSHMEM reads it; config_mask is ignored) and its own
+ * pe_idx_in_team. Collective over those members only. A NULL config is
+ * refused (NVSHMEM refuses it too): no id. Returns 0 or gshmem's error code,
+ * logged; the members' world PEs in index order must be strided. */
+typedef gshmemx_team_uniqueid_t nvshmemx_team_uniqueid_t;
+#define NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID GSHMEMX_TEAM_UNIQUEID
+static inline int nvshmemx_team_get_uniqueid(nvshmemx_team_uniqueid_t *uniqueid) {
+  return gshmemx_team_get_uniqueid(uniqueid);
+}
+static inline int nvshmemx_team_init(nvshmem_team_t *team, nvshmem_team_config_t *config, long config_mask, int npes,
+                                     int pe_idx_in_team) {
+  (void)config_mask;
+  return gshmemx_team_init(team, config ? config->uniqueid : GSHMEMX_TEAM_UNIQUEID_INVALID, npes, pe_idx_in_team);
+}
 static inline int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream) {
   return gshmemx_team_sync_on_stream(team, stream);
 }

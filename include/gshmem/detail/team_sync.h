@@ -207,6 +207,80 @@ GSHMEM_HD_CONSTEXPR int lowest_slot(unsigned long long mask) {
   return slot < 64 ? slot : -1;
 }
 
+// ------------------------------------------------ teams from a unique id
+// (gshmemx_team_get_uniqueid / gshmemx_team_init, host/team.cpp). The id
+// names its creator and a number the creator never gave before:
+//   bits 63..48  kUniqueidTag (an id of nobody, e.g. 0 or a random number,
+//                fails the check below with a clear message)
+//   bits 47..32  the creator's world PE
+//   bits 31..0   the creator's count of ids made, from 1
+// Ids are therefore distinct across the job (two creators differ in the PE,
+// one creator's in the count) without any communication at creation.
+constexpr unsigned long long kUniqueidTag = 0x6753ull;  // "gS"
+
+GSHMEM_HD_CONSTEXPR unsigned long long make_team_uniqueid(int creator, unsigned count) {
+  return kUniqueidTag << 48 | (unsigned long long)(creator & 0xffff) << 32 | count;
+}
+GSHMEM_HD_CONSTEXPR int uniqueid_creator(unsigned long long id) { return (int)(id >> 32 & 0xffff); }
+GSHMEM_HD_CONSTEXPR unsigned uniqueid_count(unsigned long long id) { return (unsigned)(id & 0xffffffffull); }
+
+// Why `id` cannot be an id of this job of n_pes PEs, or nullptr. (Whether
+// the creator really made it is checked against the creator's count, on
+// the device: uniqueid_record::issued.)
+GSHMEM_HD_CONSTEXPR const char* uniqueid_problem(unsigned long long id, int n_pes) {
+  return id == 0 ? "it is 0, no id (a NULL config or an unset uniqueid)"
+         : id >> 48 != kUniqueidTag ? "it was not made by gshmemx_team_get_uniqueid (wrong tag)"
+         : uniqueid_creator(id) >= n_pes ? "its creator PE is not a PE of this job"
+         : uniqueid_count(id) == 0       ? "its count is 0, which no creator gives"
+                                         : nullptr;
+}
+
+// Why team_init(npes, index) is invalid in a job of n_pes PEs, or nullptr.
+GSHMEM_HD_CONSTEXPR const char* team_init_problem(int npes, int index, int n_pes) {
+  return npes < 1                        ? "npes must be at least 1"
+         : npes > n_pes                  ? "npes is larger than the number of PEs of the job"
+         : index < 0 || index >= npes    ? "pe_idx_in_team must be in 0 .. npes - 1"
+                                         : nullptr;
+}
+
+// The descriptor of the team whose rank k is world PE members[k], k < n,
+// seen from world PE my_pe; false (out untouched) when the members are not
+// evenly spaced in rank order (start + k stride, stride >= 1): gshmem's team
+// descriptors are strided.
+GSHMEM_HD_CONSTEXPR bool desc_of_members(const int* members, int n, int my_pe, team_desc* out) {
+  if (n < 1 || members[0] < 0) return false;
+  const int stride = n > 1 ? members[1] - members[0] : 1;
+  if (stride < 1) return false;
+  for (int k = 1; k < n; ++k)
+    if (members[k] != members[0] + k * stride) return false;
+  const team_desc d{members[0], stride, n, -1};
+  *out = team_desc{d.start, d.stride, d.size, team_rank_of(d, my_pe)};
+  return true;
+}
+
+// Each PE's record of the team creation from a unique id it takes part in
+// (at most one at a time: creation holds the host's team lock), after the
+// team table in the internal sync area. Fields are written before `id` (a
+// release store); a reader that sees its id there reads them after an
+// acquire. `done`: this PE read every member's record (phase 2, see
+// device/team_kernels.cu). `issued`: how many ids this PE made (the
+// creator's side; written by its host before it hands an id out).
+struct uniqueid_record {
+  unsigned long long id;  // 0: no creation in progress
+  int index;
+  int npes;
+  unsigned long long free_mask;
+  unsigned long long done;
+  unsigned long long issued;
+};
+constexpr unsigned kUniqueidRecordOffset = kTeamTableOffset + GSHMEMI_MAX_TEAMS * sizeof(team_desc);
+static_assert(kUniqueidRecordOffset % 64 == 0, "the unique-id record starts a cache line");
+static_assert(kUniqueidRecordOffset + sizeof(uniqueid_record) <= GSHMEMI_INTERNAL_SYNC_BYTES,
+              "the unique-id record exceeds the internal sync area");
+GSHMEM_HD uniqueid_record* uniqueid_record_at(char* heap) {
+  return reinterpret_cast<uniqueid_record*>(heap + GSHMEMI_INTERNAL_SYNC_OFFSET + kUniqueidRecordOffset);
+}
+
 #if defined(__CUDACC__)
 
 // Polls `*p >= target` with acquire at system scope. Its slow path (once
