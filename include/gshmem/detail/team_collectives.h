@@ -205,15 +205,19 @@ GSHMEM_DEVICE void reduce_through_proxy(Group& g, int slot, const team_desc& d, 
     for (int r = 0; r < d.size; ++r) {
       const int pe = team_member_pe(d, r);
       check_member_span(part + (m - 1), pe, routine);
+      // One fold for both paths (the member's mapped chunk, or the copy
+      // fetched into the scratch): the fold is the bulk of the code, and
+      // every type x operator x group has its own.
+      const T* from = fetched;
       on_peer(
-          part, pe, routine, [&](const T* mapped) { fold_chunk<Op>(g, acc, mapped, m, r == 0); },
+          part, pe, routine, [&](const T* mapped) { from = mapped; },
           [&] {
             // The first group sync also keeps rank 0's get from overwriting
             // the fetched copy of the previous member before every rank
             // folded it.
             collective_by_first_rank(g, [&] { remote_get(fetched, part, m * sizeof(T), pe, routine); });
-            fold_chunk<Op>(g, acc, fetched, m, r == 0);
           });
+      fold_chunk<Op>(g, acc, from, m, r == 0);
     }
     if (in_place) sync_team<false>(g, slot, d, routine);
     for (size_t i = g.rank(); i < m; i += g.size()) dest[base + i] = (T)acc[i];
