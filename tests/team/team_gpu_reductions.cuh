@@ -1,5 +1,11 @@
 // And/or/xor reductions and reducescatter on the device through their public
-// C names, in every form (see team_gpu_kernels.h).
+// C names, in every form (see team_gpu_kernels.h): the kernels and launchers
+// of the types TEAM_GPU_PART_BITWISE_TYPES and TEAM_GPU_PART_ARITH_TYPES,
+// which the including source defines. Three sources (team_gpu_reductions_*.cu)
+// share the types out: every type x operator x form inlines a whole
+// reduction with its remote form, and one source with all of them took
+// nvcc's front end more than 4 minutes, the longest step of the build.
+#pragma once
 #include "team_gpu_kernels.h"
 
 #include <gshmem/gshmemx.h>
@@ -58,8 +64,8 @@ namespace {
   }
 #define TEAM_GPU_BITWISE_KERNEL(NAME, TYPE) TEAM_GPU_REDUCTION_KERNEL(NAME, TYPE, TEAM_GPU_ALL_OPS)
 #define TEAM_GPU_ARITH_KERNEL(NAME, TYPE) TEAM_GPU_REDUCTION_KERNEL(NAME, TYPE, GSHMEM_FOR_EACH_REDUCE_OP)
-TEAM_GPU_BITWISE_TYPES(TEAM_GPU_BITWISE_KERNEL)
-TEAM_GPU_ARITH_TYPES(TEAM_GPU_ARITH_KERNEL)
+TEAM_GPU_PART_BITWISE_TYPES(TEAM_GPU_BITWISE_KERNEL)
+TEAM_GPU_PART_ARITH_TYPES(TEAM_GPU_ARITH_KERNEL)
 #undef TEAM_GPU_ARITH_KERNEL
 #undef TEAM_GPU_BITWISE_KERNEL
 #undef TEAM_GPU_REDUCTION_KERNEL
@@ -76,8 +82,8 @@ TEAM_GPU_ARITH_TYPES(TEAM_GPU_ARITH_KERNEL)
     reduction_kernel_##NAME<<<1, 128>>>(team, op, kind, (int)form, dest, source, n, rc);                 \
     return cudaGetLastError();                                                                            \
   }
-TEAM_GPU_BITWISE_TYPES(TEAM_GPU_REDUCTION_LAUNCHER)
-TEAM_GPU_ARITH_TYPES(TEAM_GPU_REDUCTION_LAUNCHER)
+TEAM_GPU_PART_BITWISE_TYPES(TEAM_GPU_REDUCTION_LAUNCHER)
+TEAM_GPU_PART_ARITH_TYPES(TEAM_GPU_REDUCTION_LAUNCHER)
 #undef TEAM_GPU_REDUCTION_LAUNCHER
 
 }  // namespace team_gpu
