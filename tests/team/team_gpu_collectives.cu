@@ -7,32 +7,27 @@
 namespace team_gpu {
 namespace {
 
-#define TEAM_GPU_COLLECTIVE_KERNELS(NAME, TYPE)                                                              \
-  __global__ void reduce_kernel_##NAME(int team, int op, int form, TYPE *dest, const TYPE *source, size_t n,   \
-                                       int *rc) {                                                            \
+// One reduce kernel per operator (not one with a switch over the four):
+// each reduction inlines in full, and the compiler's time grows faster than
+// a kernel's length.
+#define TEAM_GPU_REDUCE_OP_KERNEL(NAME, TYPE, OP)                                                            \
+  __global__ void reduce_kernel_##NAME##_##OP(int team, int form, TYPE *dest, const TYPE *source, size_t n,   \
+                                              int *rc) {                                                     \
     int status = 0;                                                                                          \
     if (form == form_thread) {                                                                               \
-      if (threadIdx.x == 0)                                                                                  \
-        status = op == 0   ? gshmem_##NAME##_sum_reduce(team, dest, source, n)                              \
-                 : op == 1 ? gshmem_##NAME##_prod_reduce(team, dest, source, n)                             \
-                 : op == 2 ? gshmem_##NAME##_max_reduce(team, dest, source, n)                              \
-                           : gshmem_##NAME##_min_reduce(team, dest, source, n);                             \
+      if (threadIdx.x == 0) status = gshmem_##NAME##_##OP##_reduce(team, dest, source, n);                   \
     } else if (form == form_warp) {                                                                          \
-      if (threadIdx.x < 32)                                                                                  \
-        status = op == 0   ? gshmemx_##NAME##_sum_reduce_warp(team, dest, source, n)                        \
-                 : op == 1 ? gshmemx_##NAME##_prod_reduce_warp(team, dest, source, n)                       \
-                 : op == 2 ? gshmemx_##NAME##_max_reduce_warp(team, dest, source, n)                        \
-                           : gshmemx_##NAME##_min_reduce_warp(team, dest, source, n);                       \
+      if (threadIdx.x < 32) status = gshmemx_##NAME##_##OP##_reduce_warp(team, dest, source, n);             \
     } else {                                                                                                 \
-      switch (op) {                                                                                          \
-        case 0: status = gshmemx_##NAME##_sum_reduce_block(team, dest, source, n); break;                   \
-        case 1: status = gshmemx_##NAME##_prod_reduce_block(team, dest, source, n); break;                  \
-        case 2: status = gshmemx_##NAME##_max_reduce_block(team, dest, source, n); break;                   \
-        default: status = gshmemx_##NAME##_min_reduce_block(team, dest, source, n); break;                  \
-      }                                                                                                      \
+      status = gshmemx_##NAME##_##OP##_reduce_block(team, dest, source, n);                                  \
     }                                                                                                        \
     if (threadIdx.x == 0) *rc = status;                                                                      \
-  }                                                                                                          \
+  }
+#define TEAM_GPU_COLLECTIVE_KERNELS(NAME, TYPE)                                                              \
+  TEAM_GPU_REDUCE_OP_KERNEL(NAME, TYPE, sum)                                                                 \
+  TEAM_GPU_REDUCE_OP_KERNEL(NAME, TYPE, prod)                                                                \
+  TEAM_GPU_REDUCE_OP_KERNEL(NAME, TYPE, max)                                                                 \
+  TEAM_GPU_REDUCE_OP_KERNEL(NAME, TYPE, min)                                                                 \
   __global__ void fcollect_kernel_##NAME(int team, int form, TYPE *dest, const TYPE *source, size_t n, int *rc) { \
     int status = 0;                                                                                          \
     if (form == form_thread) {                                                                               \
@@ -46,13 +41,19 @@ namespace {
   }
 TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_COLLECTIVE_KERNELS)
 #undef TEAM_GPU_COLLECTIVE_KERNELS
+#undef TEAM_GPU_REDUCE_OP_KERNEL
 
 }  // namespace
 
 #define TEAM_GPU_COLLECTIVE_LAUNCHERS(NAME, TYPE)                                                            \
   cudaError_t launch_reduce_##NAME(int team, int op, barrier_form form, TYPE *dest, const TYPE *source,     \
                                    size_t n, int *rc) {                                                      \
-    reduce_kernel_##NAME<<<1, 128>>>(team, op, (int)form, dest, source, n, rc);                             \
+    switch (op) {  /* 0 sum, 1 prod, 2 max, else min */                                                    \
+      case 0: reduce_kernel_##NAME##_sum<<<1, 128>>>(team, (int)form, dest, source, n, rc); break;          \
+      case 1: reduce_kernel_##NAME##_prod<<<1, 128>>>(team, (int)form, dest, source, n, rc); break;         \
+      case 2: reduce_kernel_##NAME##_max<<<1, 128>>>(team, (int)form, dest, source, n, rc); break;          \
+      default: reduce_kernel_##NAME##_min<<<1, 128>>>(team, (int)form, dest, source, n, rc); break;         \
+    }                                                                                                        \
     return cudaGetLastError();                                                                               \
   }                                                                                                          \
   cudaError_t launch_fcollect_##NAME(int team, barrier_form form, TYPE *dest, const TYPE *source, size_t n,  \

@@ -18,72 +18,64 @@ namespace {
 #define TEAM_GPU_ALL_OPS(X, NAME, TYPE) \
   GSHMEM_FOR_EACH_REDUCE_OP(X, NAME, TYPE) GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(X, NAME, TYPE)
 
-#define TEAM_GPU_CASE_THREAD(NAME, TYPE, OP)                                                              \
-  case op_##OP:                                                                                           \
-    status = kind == kind_reduce ? gshmem_##NAME##_##OP##_reduce(team, dest, source, n)                   \
-                                 : gshmem_##NAME##_##OP##_reducescatter(team, dest, source, n);           \
-    break;
-#define TEAM_GPU_CASE_WARP(NAME, TYPE, OP)                                                                \
-  case op_##OP:                                                                                           \
-    status = kind == kind_reduce ? gshmemx_##NAME##_##OP##_reduce_warp(team, dest, source, n)             \
-                                 : gshmemx_##NAME##_##OP##_reducescatter_warp(team, dest, source, n);     \
-    break;
-#define TEAM_GPU_CASE_BLOCK(NAME, TYPE, OP)                                                               \
-  case op_##OP:                                                                                           \
-    if (kind == kind_reduce)                                                                              \
-      status = gshmemx_##NAME##_##OP##_reduce_block(team, dest, source, n);                               \
-    else                                                                                                  \
-      status = gshmemx_##NAME##_##OP##_reducescatter_block(team, dest, source, n);                        \
-    break;
-
-#define TEAM_GPU_REDUCTION_KERNEL(NAME, TYPE, FOR_EACH_OP)                                                \
-  __global__ void reduction_kernel_##NAME(int team, int op, int kind, int form, TYPE *dest,              \
-                                          const TYPE *source, size_t n, int *rc) {                       \
+// One kernel per type and operator (not one per type with a switch over
+// the operators): each reduction inlines in full, and a kernel that holds
+// every operator's took the compiler minutes (its time grows faster than
+// the kernel's length).
+#define TEAM_GPU_OP_KERNEL(NAME, TYPE, OP)                                                                \
+  __global__ void reduction_kernel_##NAME##_##OP(int team, int kind, int form, TYPE *dest,               \
+                                                 const TYPE *source, size_t n, int *rc) {                \
     int status = -7;                                                                                      \
     if (form == form_thread) {                                                                            \
-      if (threadIdx.x == 0) {                                                                             \
-        switch (op) {                                                                                     \
-          FOR_EACH_OP(TEAM_GPU_CASE_THREAD, NAME, TYPE)                                                   \
-          default: break;                                                                                 \
-        }                                                                                                 \
-      }                                                                                                   \
+      if (threadIdx.x == 0)                                                                               \
+        status = kind == kind_reduce ? gshmem_##NAME##_##OP##_reduce(team, dest, source, n)               \
+                                     : gshmem_##NAME##_##OP##_reducescatter(team, dest, source, n);       \
     } else if (form == form_warp) {                                                                       \
-      if (threadIdx.x < 32) {                                                                             \
-        switch (op) {                                                                                     \
-          FOR_EACH_OP(TEAM_GPU_CASE_WARP, NAME, TYPE)                                                     \
-          default: break;                                                                                 \
-        }                                                                                                 \
-      }                                                                                                   \
+      if (threadIdx.x < 32)                                                                               \
+        status = kind == kind_reduce ? gshmemx_##NAME##_##OP##_reduce_warp(team, dest, source, n)         \
+                                     : gshmemx_##NAME##_##OP##_reducescatter_warp(team, dest, source, n); \
+    } else if (kind == kind_reduce) {                                                                     \
+      status = gshmemx_##NAME##_##OP##_reduce_block(team, dest, source, n);                               \
     } else {                                                                                              \
-      switch (op) {                                                                                       \
-        FOR_EACH_OP(TEAM_GPU_CASE_BLOCK, NAME, TYPE)                                                      \
-        default: break;                                                                                   \
-      }                                                                                                   \
+      status = gshmemx_##NAME##_##OP##_reducescatter_block(team, dest, source, n);                        \
     }                                                                                                     \
     if (threadIdx.x == 0) *rc = status;                                                                   \
   }
-#define TEAM_GPU_BITWISE_KERNEL(NAME, TYPE) TEAM_GPU_REDUCTION_KERNEL(NAME, TYPE, TEAM_GPU_ALL_OPS)
-#define TEAM_GPU_ARITH_KERNEL(NAME, TYPE) TEAM_GPU_REDUCTION_KERNEL(NAME, TYPE, GSHMEM_FOR_EACH_REDUCE_OP)
+#define TEAM_GPU_BITWISE_KERNEL(NAME, TYPE) TEAM_GPU_ALL_OPS(TEAM_GPU_OP_KERNEL, NAME, TYPE)
+#define TEAM_GPU_ARITH_KERNEL(NAME, TYPE) GSHMEM_FOR_EACH_REDUCE_OP(TEAM_GPU_OP_KERNEL, NAME, TYPE)
 TEAM_GPU_PART_BITWISE_TYPES(TEAM_GPU_BITWISE_KERNEL)
 TEAM_GPU_PART_ARITH_TYPES(TEAM_GPU_ARITH_KERNEL)
 #undef TEAM_GPU_ARITH_KERNEL
 #undef TEAM_GPU_BITWISE_KERNEL
-#undef TEAM_GPU_REDUCTION_KERNEL
-#undef TEAM_GPU_CASE_BLOCK
-#undef TEAM_GPU_CASE_WARP
-#undef TEAM_GPU_CASE_THREAD
-#undef TEAM_GPU_ALL_OPS
+#undef TEAM_GPU_OP_KERNEL
+
+// An operator the type does not have: the status the device routines'
+// table would give (-7), without a kernel of its own per type.
+__global__ void reduction_no_operator_kernel(int *rc) { *rc = -7; }
 
 }  // namespace
 
-#define TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE)                                                           \
+#define TEAM_GPU_LAUNCH_CASE(NAME, TYPE, OP)                                                              \
+  case op_##OP:                                                                                           \
+    reduction_kernel_##NAME##_##OP<<<1, 128>>>(team, kind, (int)form, dest, source, n, rc);               \
+    break;
+#define TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE, FOR_EACH_OP)                                              \
   cudaError_t launch_reduction_##NAME(int team, int op, int kind, barrier_form form, TYPE *dest,         \
                                       const TYPE *source, size_t n, int *rc) {                           \
-    reduction_kernel_##NAME<<<1, 128>>>(team, op, kind, (int)form, dest, source, n, rc);                 \
+    switch (op) {                                                                                         \
+      FOR_EACH_OP(TEAM_GPU_LAUNCH_CASE, NAME, TYPE)                                                       \
+      default: reduction_no_operator_kernel<<<1, 1>>>(rc); break;                                         \
+    }                                                                                                     \
     return cudaGetLastError();                                                                            \
   }
-TEAM_GPU_PART_BITWISE_TYPES(TEAM_GPU_REDUCTION_LAUNCHER)
-TEAM_GPU_PART_ARITH_TYPES(TEAM_GPU_REDUCTION_LAUNCHER)
+#define TEAM_GPU_BITWISE_LAUNCHER(NAME, TYPE) TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE, TEAM_GPU_ALL_OPS)
+#define TEAM_GPU_ARITH_LAUNCHER(NAME, TYPE) TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE, GSHMEM_FOR_EACH_REDUCE_OP)
+TEAM_GPU_PART_BITWISE_TYPES(TEAM_GPU_BITWISE_LAUNCHER)
+TEAM_GPU_PART_ARITH_TYPES(TEAM_GPU_ARITH_LAUNCHER)
+#undef TEAM_GPU_ARITH_LAUNCHER
+#undef TEAM_GPU_BITWISE_LAUNCHER
+#undef TEAM_GPU_LAUNCH_CASE
+#undef TEAM_GPU_ALL_OPS
 #undef TEAM_GPU_REDUCTION_LAUNCHER
 
 }  // namespace team_gpu
