@@ -238,9 +238,9 @@ GSHMEM_HD bool proxy_wait_slot(const proxy_queue &q, unsigned long long ticket, 
   return true;
 }
 
-// Writes `r` (its seq ignored) into the slot of `ticket` and publishes it.
-// Call only after proxy_wait_slot returned true for that ticket.
-GSHMEM_HD void proxy_publish(const proxy_queue &q, unsigned long long ticket, const proxy_request &r) {
+// The fields of `r` but seq, into the slot of `ticket` (plain stores: the
+// slot is the producer's alone until it publishes). Returns the slot.
+GSHMEM_HD proxy_request *proxy_write_slot(const proxy_queue &q, unsigned long long ticket, const proxy_request &r) {
   proxy_request *s = &q.slots[ticket & (q.capacity - 1)];
   s->op = r.op;
   s->pe = r.pe;
@@ -251,6 +251,13 @@ GSHMEM_HD void proxy_publish(const proxy_queue &q, unsigned long long ticket, co
   s->aux = r.aux;
   s->sub_op = r.sub_op;
   s->flags = r.flags;
+  return s;
+}
+
+// Writes `r` (its seq ignored) into the slot of `ticket` and publishes it.
+// Call only after proxy_wait_slot returned true for that ticket.
+GSHMEM_HD void proxy_publish(const proxy_queue &q, unsigned long long ticket, const proxy_request &r) {
+  proxy_request *s = proxy_write_slot(q, ticket, r);
   if (q.values != nullptr) q.values[ticket & (2 * q.capacity - 1)] = r.value;
   // Release as a fence, then a relaxed (volatile) store of seq: the same
   // instructions as a release store (MEMBAR.ALL.SYS, then a strong store;
@@ -272,16 +279,7 @@ GSHMEM_HD void proxy_publish(const proxy_queue &q, unsigned long long ticket, co
 // synchronized with the publishing thread, before). Call only after the
 // slot of first + r.aux - 1 was seen free (then every slot of the run is).
 GSHMEM_HD void proxy_publish_run(const proxy_queue &q, unsigned long long first, const proxy_request &r) {
-  proxy_request *s = &q.slots[first & (q.capacity - 1)];
-  s->op = r.op;
-  s->pe = r.pe;
-  s->bytes = r.bytes;
-  s->remote = r.remote;
-  s->local = r.local;
-  s->value = r.value;
-  s->aux = r.aux;
-  s->sub_op = r.sub_op;
-  s->flags = r.flags;
+  proxy_request *s = proxy_write_slot(q, first, r);
   // As proxy_publish: a release fence (cumulative: it also releases the
   // other lanes' value stores, ordered before it by their warp barrier),
   // then the relaxed store of seq.
