@@ -27,7 +27,9 @@
 #                      perftests always run on 2 PEs (they need exactly 2)
 #   --build-only       build and report; run nothing
 #   --run-only         run what an earlier --build-only call built in the same
-#                      --build-dir (same NVSHMEM_SRC and prefix), and report
+#                      --build-dir (same NVSHMEM_SRC and prefix), and report;
+#                      with --vs-nvshmem it builds NVSHMEM's side first where
+#                      that build has none (gshmem's side built elsewhere)
 #   --build-dir DIR    where everything goes (default ${TMPDIR:-/tmp}/gshmem-nvshmem-programs)
 #   --timeout S        seconds per program run (default 120)
 #   --jobs N           parallel compile jobs (default: nproc)
@@ -238,6 +240,50 @@ ls "$PREFIX"/lib*/cmake/gshmem/gshmemConfig.cmake > /dev/null 2>&1 \
 [ -f "$PREFIX/include/gshmem/compat/nvshmem.h" ] \
   || die "$PREFIX has no NVSHMEM compatibility headers (include/gshmem/compat)"
 
+# ---------------------------------------------------------------- NVSHMEM's build
+# --vs-nvshmem: the same perftests against NVSHMEM itself, with plain nvcc
+# calls (-rdc, as NVSHMEM requires), each its own log; a failure is reported
+# and that program's comparison left out. It runs beside gshmem's build (it
+# needs only the program list): NVSHMEM's -rdc compile of coll/reduction_latency
+# alone takes minutes. A --run-only call builds it where the earlier build did
+# not (a gshmem build made elsewhere, carried here).
+NV_BLD="$BUILD_DIR/build-nvshmem"
+NV_LOGS="$BUILD_DIR/logs-nvshmem"
+build_nvshmem_side() {
+  . "$ROOT/scripts/nvshmem_home.sh"
+  NV_HOME=$(nvshmem_find_home "$NVSHMEM_HOME_ARG")
+  rm -rf "$NV_BLD" "$NV_LOGS"
+  if [ -z "$NV_HOME" ]; then
+    say "NVSHMEM not found (${NVSHMEM_HOME_ARG:-no --nvshmem-home, no \$NVSHMEM_HOME, no nvidia-nvshmem wheel for python3}): no comparison with NVSHMEM (pip install nvidia-nvshmem-cu13, or cu12)"
+    return 0
+  fi
+  mkdir -p "$NV_BLD/bin" "$NV_LOGS"
+  nvshmem_link_flags "$NV_HOME"
+  NV_FLAGS=(-std=c++17 -O3 -arch=sm_"$ARCH" -rdc=true -I"$NV_HOME/include" -I"$NV_SRC/perftest/common")
+  [ -n "$NVML_INCLUDE" ] && NV_FLAGS+=(-I"$NVML_INCLUDE")
+  say "building the perftests against NVSHMEM ($NV_HOME, sm_$ARCH, -rdc; logs in $NV_LOGS)"
+  if ! nvcc "${NV_FLAGS[@]}" -c "$NV_SRC/perftest/common/utils.cu" -o "$NV_BLD/perftest_helper.o" \
+       > "$NV_LOGS/perftest_helper.log" 2>&1; then
+    tail -5 "$NV_LOGS/perftest_helper.log"
+    say "the perftest helper did not compile against NVSHMEM (see $NV_LOGS/perftest_helper.log): no comparison"
+    return 0
+  fi
+  local running=0 name src kind why t
+  while IFS=$'\t' read -r name src kind why; do
+    [ "$kind" = perftest ] || continue
+    if [ -n "$ONLY" ] && ! [[ "$name" =~ $ONLY ]]; then continue; fi
+    t="${name//\//.}"
+    ( nvcc "${NV_FLAGS[@]}" "$NV_SRC/$src" "$NV_BLD/perftest_helper.o" -o "$NV_BLD/bin/$t" \
+        "${NVSHMEM_LINK_FLAGS[@]}" -lcuda -ldl > "$NV_LOGS/$t.build.log" 2>&1
+      echo $? > "$NV_LOGS/$t.build.log.rc" ) &
+    running=$((running + 1))
+    if [ "$running" -ge "$JOBS" ]; then wait -n; running=$((running - 1)); fi
+  done < "$TSV"
+  wait
+  say "NVSHMEM builds: $(ls "$NV_BLD/bin" | wc -l) of $(awk -F'\t' '$3 == "perftest"' "$TSV" | wc -l) perftests"
+  nvshmem_run_environment > "$NV_BLD/run-environment"
+  echo "$NV_HOME" > "$NV_BLD/nvshmem-home"
+}
 TSV="$BUILD_DIR/programs.tsv"
 BLD="$BUILD_DIR/build"
 if [ "$RUN_ONLY" = 0 ]; then
@@ -292,6 +338,11 @@ for dir in examples/*/; do
 done
 cd - > /dev/null || exit 2
 [ -s "$TSV" ] || die "no programs found under $NV_SRC${ONLY:+ matching '$ONLY'}"
+NV_BUILD_PID=""
+if [ "$VS_NVSHMEM" = 1 ]; then
+  build_nvshmem_side > "$BUILD_DIR/nvshmem-build.log" 2>&1 &
+  NV_BUILD_PID=$!
+fi
 say "$(grep -vc $'\tleft_out\t' "$TSV") programs to build from $NV_SRC against $PREFIX"
 
 # ---------------------------------------------------------------- project
@@ -494,6 +545,11 @@ if [ -n "$VARIANT" ]; then
   fi
 fi
 
+if [ -n "$NV_BUILD_PID" ]; then
+  say "waiting for NVSHMEM's build"
+  wait "$NV_BUILD_PID"
+  cat "$BUILD_DIR/nvshmem-build.log"
+fi
 fi  # RUN_ONLY = 0
 
 # How the reports name the two libraries, without the folders of the machine
@@ -515,47 +571,9 @@ nvshmem_label() {
   esac
 }
 
-# ---------------------------------------------------------------- NVSHMEM's build
-# --vs-nvshmem: the same perftests against NVSHMEM itself, with plain nvcc
-# calls (-rdc, as NVSHMEM requires), each its own log; a failure is reported
-# and that program's comparison left out.
-NV_BLD="$BUILD_DIR/build-nvshmem"
-NV_LOGS="$BUILD_DIR/logs-nvshmem"
-if [ "$VS_NVSHMEM" = 1 ] && [ "$RUN_ONLY" = 0 ]; then
-  . "$ROOT/scripts/nvshmem_home.sh"
-  NV_HOME=$(nvshmem_find_home "$NVSHMEM_HOME_ARG")
-  rm -rf "$NV_BLD" "$NV_LOGS"
-  if [ -z "$NV_HOME" ]; then
-    say "NVSHMEM not found (${NVSHMEM_HOME_ARG:-no --nvshmem-home, no \$NVSHMEM_HOME, no nvidia-nvshmem wheel for python3}): no comparison with NVSHMEM (pip install nvidia-nvshmem-cu13, or cu12)"
-  else
-    mkdir -p "$NV_BLD/bin" "$NV_LOGS"
-    nvshmem_link_flags "$NV_HOME"
-    NV_FLAGS=(-std=c++17 -O3 -arch=sm_"$ARCH" -rdc=true -I"$NV_HOME/include" -I"$NV_SRC/perftest/common")
-    [ -n "$NVML_INCLUDE" ] && NV_FLAGS+=(-I"$NVML_INCLUDE")
-    say "building the perftests against NVSHMEM ($NV_HOME, sm_$ARCH, -rdc; logs in $NV_LOGS)"
-    if nvcc "${NV_FLAGS[@]}" -c "$NV_SRC/perftest/common/utils.cu" -o "$NV_BLD/perftest_helper.o" \
-         > "$NV_LOGS/perftest_helper.log" 2>&1; then
-      running=0
-      while IFS=$'\t' read -r name src kind why; do
-        [ "$kind" = perftest ] || continue
-        t="${name//\//.}"
-        ( nvcc "${NV_FLAGS[@]}" "$NV_SRC/$src" "$NV_BLD/perftest_helper.o" -o "$NV_BLD/bin/$t" \
-            "${NVSHMEM_LINK_FLAGS[@]}" -lcuda -ldl > "$NV_LOGS/$t.build.log" 2>&1
-          echo $? > "$NV_LOGS/$t.build.log.rc" ) &
-        running=$((running + 1))
-        if [ "$running" -ge "$JOBS" ]; then wait -n; running=$((running - 1)); fi
-      done < "$TSV"
-      wait
-      say "NVSHMEM builds: $(ls "$NV_BLD/bin" | wc -l) of $(awk -F'\t' '$3 == "perftest"' "$TSV" | wc -l) perftests"
-    else
-      tail -5 "$NV_LOGS/perftest_helper.log"
-      say "the perftest helper did not compile against NVSHMEM (see $NV_LOGS/perftest_helper.log): no comparison"
-    fi
-    nvshmem_run_environment > "$NV_BLD/run-environment"
-    echo "$NV_HOME" > "$NV_BLD/nvshmem-home"
-  fi
+if [ "$VS_NVSHMEM" = 1 ] && [ "$RUN_ONLY" = 1 ] && [ ! -s "$NV_BLD/run-environment" ]; then
+  build_nvshmem_side
 fi
-
 
 # ---------------------------------------------------------------- run
 GPUS=0
