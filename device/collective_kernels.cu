@@ -1,12 +1,15 @@
 // Kernels behind the on-stream and host forms of the small collectives
 // (host/collectives.cpp): one block runs the block form of
-// <gshmem/detail/team_collectives.h>. Every kernel here is loaded at init
+// <gshmem/detail/team_collectives.h>, or, with enough data and every member
+// mapped, the wide form (wide_collectives.cuh: entry sync, a grid for the
+// data, last sync). Every kernel here is loaded at init
 // (preload_collective_kernels), never at first launch.
 #include <gshmem/detail/team_collectives.h>
 #include <gshmem/types.h>
 
 #include "../host/team_internal.h"
 #include "kernel_loader.h"
+#include "wide_collectives.cuh"
 
 namespace gshmemi {
 namespace team {
@@ -34,6 +37,8 @@ __global__ void __launch_bounds__(kCollectiveThreads) fcollect_kernel(int team, 
 #define GSHMEMI_DEFINE_REDUCE_LAUNCHER(NAME, TYPE, OP)                                                  \
   cudaError_t launch_##NAME##_##OP##_reduce(int team, TYPE *dest, const TYPE *source, size_t n,       \
                                             cudaStream_t stream) {                                     \
+    cudaError_t err;                                                                                   \
+    if (wide::try_reduce<gd::reduce_##OP, TYPE, false>(team, dest, source, n, stream, &err)) return err; \
     reduce_kernel<gd::reduce_##OP, TYPE><<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, n); \
     return cudaGetLastError();                                                                         \
   }
@@ -41,6 +46,9 @@ __global__ void __launch_bounds__(kCollectiveThreads) fcollect_kernel(int team, 
   GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_REDUCE_LAUNCHER, NAME, TYPE)                                \
   cudaError_t launch_##NAME##_fcollect(int team, TYPE *dest, const TYPE *source, size_t nelems,         \
                                        cudaStream_t stream) {                                          \
+    gd::team_desc d;                                                                                   \
+    if (find_team(team, &d) && nelems * sizeof(TYPE) * (size_t)d.size >= wide::kMinBytes)              \
+      return launch_fcollect_bytes(team, dest, source, nelems * sizeof(TYPE), stream); /* wide form */ \
     fcollect_kernel<TYPE><<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, nelems);           \
     return cudaGetLastError();                                                                         \
   }
@@ -50,7 +58,9 @@ GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_COLLECTIVE_LAUNCHERS)
 
 cudaError_t preload_collective_kernels() {
   KernelLoader loader;
-#define GSHMEMI_PRELOAD_REDUCE(NAME, TYPE, OP) loader.load(&reduce_kernel<gd::reduce_##OP, TYPE>);
+#define GSHMEMI_PRELOAD_REDUCE(NAME, TYPE, OP)     \
+  loader.load(&reduce_kernel<gd::reduce_##OP, TYPE>); \
+  loader.load(&wide::reduce_kernel<gd::reduce_##OP, TYPE, false>);
 #define GSHMEMI_PRELOAD_COLLECTIVES(NAME, TYPE)                 \
   GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_PRELOAD_REDUCE, NAME, TYPE) \
   loader.load(&fcollect_kernel<TYPE>);
@@ -78,20 +88,80 @@ __global__ void __launch_bounds__(kCollectiveThreads) alltoall_bytes_kernel(int 
   (void)gd::team_alltoall_bytes(g, team, dest, source, block_bytes, "gshmemx_alltoall_on_stream");
 }
 
+// The wide forms' data phases (wide_collectives.cuh). Arguments were checked
+// on the host; an invalid handle here (a team destroyed in between) does
+// nothing.
+__global__ void __launch_bounds__(wide::kThreads) broadcast_wide_kernel(int team, void *dest, const void *source, size_t nbytes,
+                                                              int root) {
+  const char *routine = "gshmemx_broadcast_on_stream";
+  gd::team_desc d;
+  if (!gd::device_team(team, &d) || (d.my_rank == root && dest == source)) return;
+  const int pe = gd::team_member_pe(d, root);
+  (void)gd::peer_address(static_cast<const char *>(source) + (nbytes - 1), pe, routine);
+  gd::copy_bytes<false, true>(dest, gd::peer_address(source, pe, routine), nbytes, gd::group_grid{});
+}
+
+__global__ void __launch_bounds__(wide::kThreads) fcollect_wide_kernel(int team, void *dest, const void *source, size_t nbytes) {
+  const char *routine = "gshmemx_fcollect_on_stream";
+  gd::team_desc d;
+  if (!gd::device_team(team, &d)) return;
+  for (int r = 0; r < d.size; ++r) {
+    const int pe = gd::team_member_pe(d, r);
+    (void)gd::peer_address(static_cast<const char *>(source) + (nbytes - 1), pe, routine);
+    gd::copy_bytes<false, true>(static_cast<char *>(dest) + (size_t)r * nbytes, gd::peer_address(source, pe, routine),
+                                nbytes, gd::group_grid{});
+  }
+}
+
+__global__ void __launch_bounds__(wide::kThreads) alltoall_wide_kernel(int team, void *dest, const void *source,
+                                                             size_t block_bytes) {
+  const char *routine = "gshmemx_alltoall_on_stream";
+  gd::team_desc d;
+  if (!gd::device_team(team, &d)) return;
+  char *const my_block = static_cast<char *>(dest) + (size_t)d.my_rank * block_bytes;
+  for (int k = 0; k < d.size; ++k) {
+    const int r = gd::alltoall_peer(d.my_rank, k, d.size);
+    const int pe = gd::team_member_pe(d, r);
+    (void)gd::peer_address(my_block + (block_bytes - 1), pe, routine);
+    gd::copy_bytes<true, false>(gd::peer_address(my_block, pe, routine),
+                                static_cast<const char *>(source) + (size_t)r * block_bytes, block_bytes,
+                                gd::group_grid{});
+  }
+}
+
 }  // namespace
 
 cudaError_t launch_broadcast_bytes(int team, void *dest, const void *source, size_t nbytes, int root,
                                    cudaStream_t stream) {
+  if (nbytes >= wide::kMinBytes && wide::all_members_mapped(team))
+    return wide::run(team, stream, [&] {
+      broadcast_wide_kernel<<<wide::blocks_for(nbytes), wide::kThreads, 0, stream>>>(team, dest, source, nbytes, root);
+      return cudaGetLastError();
+    });
   broadcast_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, nbytes, root);
   return cudaGetLastError();
 }
 
 cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size_t block_bytes, cudaStream_t stream) {
+  gd::team_desc d;
+  const size_t total = find_team(team, &d) ? block_bytes * (size_t)d.size : 0;
+  if (total >= wide::kMinBytes && wide::all_members_mapped(team))
+    return wide::run(team, stream, [&] {
+      alltoall_wide_kernel<<<wide::blocks_for(total), wide::kThreads, 0, stream>>>(team, dest, source, block_bytes);
+      return cudaGetLastError();
+    });
   alltoall_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, block_bytes);
   return cudaGetLastError();
 }
 
 cudaError_t launch_fcollect_bytes(int team, void *dest, const void *source, size_t nbytes, cudaStream_t stream) {
+  gd::team_desc d;
+  const size_t total = find_team(team, &d) ? nbytes * (size_t)d.size : 0;
+  if (total >= wide::kMinBytes && wide::all_members_mapped(team))
+    return wide::run(team, stream, [&] {
+      fcollect_wide_kernel<<<wide::blocks_for(total), wide::kThreads, 0, stream>>>(team, dest, source, nbytes);
+      return cudaGetLastError();
+    });
   fcollect_kernel<unsigned char><<<1, kCollectiveThreads, 0, stream>>>(
       team, static_cast<unsigned char *>(dest), static_cast<const unsigned char *>(source), nbytes);
   return cudaGetLastError();
@@ -101,6 +171,9 @@ cudaError_t preload_data_collective_kernels() {
   KernelLoader loader;
   loader.load(&broadcast_bytes_kernel);
   loader.load(&alltoall_bytes_kernel);
+  loader.load(&broadcast_wide_kernel);
+  loader.load(&alltoall_wide_kernel);
+  loader.load(&fcollect_wide_kernel);
   // fcollectmem's kernel is uchar's fcollect, loaded by preload_collective_kernels.
   return loader.result();
 }

@@ -343,8 +343,8 @@ GSHMEM_HD void gshmem_quiet(void) {
 
 /* Device: every thread of exactly one block on every PE calls it; returns
  * when all PEs have entered. Every store the calling block made before the
- * call (local or remote) is visible to every PE after it (each announcement
- * is a release store at system scope; the waits are acquire loads). One
+ * call (local or remote) is visible to every PE after it (a release fence
+ * at system scope, then the announcements; the waits are acquire loads). One
  * caller per PE at a time; gshmemx_sync_all_thread / _warp (<gshmem/
  * update_ext.h>) are the same barrier called by one thread or one warp.
  * Host: gshmemi_host_sync_all. */

@@ -1102,6 +1102,109 @@ TEST_CASE("and/or/xor reductions and reducescatter: every operator and form, wor
   gshmem_barrier_all();
 }
 
+// The wide form of the on-stream and host reductions (device/
+// wide_collectives.cuh: entry sync, a grid for the data, last sync) runs
+// from 32 KiB of elements with every member mapped; the cases above stay
+// below it. Odd counts (a tail after the 16-byte units), and source and
+// dest one element off their 16-byte alignment (no 16-byte units at all).
+namespace {
+template <class T>
+void check_wide_reduce(const char *name, gshmem_team_t team, T *source_base, T *dest_base, size_t n, int skew,
+                       bool host, int kind, int op,
+                       int (*on_stream)(gshmem_team_t, T *, const T *, size_t, cudaStream_t),
+                       int (*blocking)(gshmem_team_t, T *, const T *, size_t)) {
+  const int rank = gshmem_team_my_pe(team), size = gshmem_team_n_pes(team);
+  const size_t src_n = kind == 1 ? n * (size_t)size : n;
+  T *const source = source_base + skew, *const dest = dest_base + skew;
+  std::vector<T> mine(src_n);
+  for (size_t i = 0; i < src_n; ++i) mine[i] = source_value<T>(rank, i);
+  upload(source, mine);
+  GSHMEM_TEST_CUDA(cudaMemset(dest, 0x5a, (n + 1) * sizeof(T)));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  REQUIRE(gshmem_team_sync(team) == 0);
+  INFO(name << (kind == 1 ? " reducescatter" : " reduce") << " op " << op << ", team " << team << " (rank " << rank
+            << " of " << size << "), n " << n << ", skew " << skew << (host ? ", host" : ", on a stream"));
+  int status = -7;
+  if (host) {
+    status = blocking(team, dest, source, n);
+  } else {
+    status = on_stream(team, dest, source, n, 0);
+    GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  }
+  CHECK(status == 0);
+  const std::vector<T> got = download(dest, n + 1);
+  size_t wrong = 0, first_wrong = n;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t j = kind == 1 ? (size_t)rank * n + i : i;  // the element of every member's source
+    T want;
+    if constexpr (std::is_integral<T>::value) {
+      if (op == 4) {  // xor
+        want = source_value<T>(0, j);
+        for (int r = 1; r < size; ++r) want = (T)(want ^ source_value<T>(r, j));
+      } else {
+        want = expected_reduce<T>(op, size, j);
+      }
+    } else {
+      want = expected_reduce<T>(op, size, j);
+    }
+    if (!(got[i] == want) && wrong++ == 0) first_wrong = i;
+  }
+  CHECK(wrong == 0);
+  CHECK(first_wrong == n);
+  unsigned char past[sizeof(T)];
+  std::memcpy(past, &got[n], sizeof(T));
+  CHECK(past[0] == 0x5a);  // nothing written past dest's n elements
+}
+}  // namespace
+
+TEST_CASE("reductions and reducescatter on a stream and from the host: the wide form (32 KiB and more)",
+          "[team][collectives][gpu]") {
+  runtime_scope rt;
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  const size_t n = 20011;  // 78 KiB of int, 156 KiB of double; odd
+  const size_t span = (n + 2) * (size_t)npes;
+  int *isrc = (int *)gshmem_malloc(span * sizeof(int)), *idst = (int *)gshmem_malloc(span * sizeof(int));
+  double *dsrc = (double *)gshmem_malloc(span * sizeof(double)), *ddst = (double *)gshmem_malloc(span * sizeof(double));
+  uint64_t *usrc = (uint64_t *)gshmem_malloc(span * sizeof(uint64_t)),
+           *udst = (uint64_t *)gshmem_malloc(span * sizeof(uint64_t));
+  REQUIRE(isrc);
+  REQUIRE(idst);
+  REQUIRE(dsrc);
+  REQUIRE(ddst);
+  REQUIRE(usrc);
+  REQUIRE(udst);
+  gshmem_team_t evens = GSHMEM_TEAM_INVALID;
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, nullptr, 0, &evens) == 0);
+  for (gshmem_team_t team : {(gshmem_team_t)GSHMEM_TEAM_WORLD, evens}) {
+    if (team == GSHMEM_TEAM_INVALID) continue;  // evens on an odd PE
+    for (int skew : {0, 1}) {
+      for (bool host : {false, true}) {
+        check_wide_reduce<int>("int", team, isrc, idst, n, skew, host, 0, 0, &gshmemx_int_sum_reduce_on_stream,
+                               &gshmem_int_sum_reduce);
+        check_wide_reduce<int>("int", team, isrc, idst, n, skew, host, 0, 3, &gshmemx_int_min_reduce_on_stream,
+                               &gshmem_int_min_reduce);
+        check_wide_reduce<double>("double", team, dsrc, ddst, n, skew, host, 0, 1,
+                                  &gshmemx_double_prod_reduce_on_stream, &gshmem_double_prod_reduce);
+        check_wide_reduce<double>("double", team, dsrc, ddst, n, skew, host, 0, 2,
+                                  &gshmemx_double_max_reduce_on_stream, &gshmem_double_max_reduce);
+        check_wide_reduce<uint64_t>("uint64", team, usrc, udst, n, skew, host, 0, 4,
+                                    &gshmemx_uint64_xor_reduce_on_stream, &gshmem_uint64_xor_reduce);
+        check_wide_reduce<int>("int", team, isrc, idst, n, skew, host, 1, 0, &gshmemx_int_sum_reducescatter_on_stream,
+                               &gshmem_int_sum_reducescatter);
+      }
+    }
+  }
+  CHECK((evens == GSHMEM_TEAM_INVALID) == (me % 2 == 1));
+  gshmem_team_destroy(evens);
+  gshmem_free(udst);
+  gshmem_free(usrc);
+  gshmem_free(ddst);
+  gshmem_free(dsrc);
+  gshmem_free(idst);
+  gshmem_free(isrc);
+  gshmem_barrier_all();
+}
+
 TEST_CASE("and/or/xor reductions and reducescatter: bad arguments are refused before anything runs",
           "[team][collectives][gpu]") {
   runtime_scope rt;

@@ -125,6 +125,15 @@ struct group_block {
   GSHMEM_DEVICE void sync() const { __syncthreads(); }
 };
 template <> inline constexpr bool group_spans_warps<group_block> = true;
+
+// Every thread of a one-dimensional grid, as one group for the data loops
+// (the wide kernels of the on-stream collectives, device/collective_kernels.cu).
+// No sync(): threads of different blocks cannot wait for each other here.
+struct group_grid {
+  GSHMEM_DEVICE unsigned rank() const { return blockIdx.x * blockDim.x + threadIdx.x; }
+  GSHMEM_DEVICE unsigned size() const { return gridDim.x * blockDim.x; }
+};
+template <> inline constexpr bool group_spans_warps<group_grid> = true;
 #endif
 
 // ---------------------------------------------------- address translation

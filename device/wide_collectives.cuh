@@ -1,0 +1,106 @@
+// Wide forms of the on-stream and host collectives (device/collective_kernels.cu,
+// device/reduction_kernels.cu). One block of kCollectiveThreads moves about
+// 16 GB/s over NVLink (NVIDIA's broadcast_on_stream at 4 MiB: 273 us against
+// NVSHMEM's 38 on 2 x H100), so where every member of the team is mapped
+// here and the call moves enough data, the call runs as three kernels on the
+// stream instead of one block:
+//   1. the team's entry sync (team_sync_kernel: the same sync_team<false> as
+//      the block form's first sync);
+//   2. the data phase, in a grid of up to two blocks per SM (group_grid);
+//   3. the team's last sync.
+// Ordering is the block form's: the stream runs 2 after every acquire of 1
+// (so it reads what each member stored before its call) and 3 after every
+// access of 2 (no member leaves, and no root's source is reused, before
+// every reader is done). A team with a remote member keeps the block form,
+// whose data goes through the proxy. In-place reductions keep it too (their
+// results wait in the team's staging area, chunk by chunk, between syncs).
+#pragma once
+
+#include <gshmem/detail/team_collectives.h>
+
+#include "../host/team_internal.h"
+
+namespace gshmemi {
+namespace team {
+namespace wide {
+
+namespace gd = gshmem::detail;
+
+constexpr unsigned kThreads = 512;
+// Bytes a block of the data phase takes (grid = bytes / this, at most two
+// blocks per SM).
+constexpr size_t kBytesPerBlock = size_t{32} << 10;
+// The least data a call must move to take the wide form: below it the two
+// extra launches cost more than the one block's copy (broadcast_on_stream
+// 64 KiB: 18.9 us against NVSHMEM's 18.0 with one block, 24.5 against 16.1
+// at 128 KiB). A reduction's one block is slower per byte, so its bound is
+// lower.
+constexpr size_t kMinBytes = size_t{64} << 10;
+constexpr size_t kMinReduceBytes = size_t{32} << 10;
+
+inline unsigned blocks_for(size_t bytes) {
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+      n = 1;
+    return n > 0 ? n : 1;
+  }();
+  const size_t want = (bytes + kBytesPerBlock - 1) / kBytesPerBlock, cap = 2 * (size_t)sms;
+  return (unsigned)(want < 1 ? 1 : want > cap ? cap : want);
+}
+
+// Whether every member of `team` is mapped here (no remote member).
+inline bool all_members_mapped(int team) {
+  gd::team_desc d;
+  if (!find_team(team, &d)) return false;
+  const gshmemi_device_state_t *s = gshmemi_host_state();
+  for (int r = 0; r < d.size; ++r)
+    if (s->peer_base[gd::team_member_pe(d, r)] == nullptr) return false;
+  return true;
+}
+
+// The three kernels; `data` enqueues the data phase and returns its launch
+// status. A failed launch of the data phase leaves the entry sync queued:
+// the members then wait in the last sync of their own calls (launch
+// failures are configuration errors, the same on every member).
+template <class Data>
+cudaError_t run(int team, cudaStream_t stream, Data data) {
+  cudaError_t err = launch_team_sync(team, false, stream);
+  if (err == cudaSuccess) err = data();
+  if (err == cudaSuccess) err = launch_team_sync(team, false, stream);
+  return err;
+}
+
+// The reductions' data phase (the data collectives' are in
+// device/collective_kernels.cu). Arguments were checked on the host; an
+// invalid handle here (a team destroyed in between) does nothing.
+// Reduction (Scatter false) or reducescatter (true: this member's block of
+// n elements of every member's source).
+template <class Op, class T, bool Scatter>
+__global__ void __launch_bounds__(kThreads) reduce_kernel(int team, T *dest, const T *source, size_t n) {
+  gd::team_desc d;
+  if (!gd::device_team(team, &d)) return;
+  const T *from = Scatter ? source + (size_t)d.my_rank * n : source;
+  const gd::group_grid g;
+  gd::reduce_mapped<Op>(d, dest, from, n, g.rank(), g.size(),
+                        Scatter ? "gshmemx_reducescatter_on_stream" : "gshmemx_reduce_on_stream");
+}
+
+// The reduction launchers' wide path: true (and *err) where it ran.
+template <class Op, class T, bool Scatter>
+bool try_reduce(int team, T *dest, const T *source, size_t n, cudaStream_t stream, cudaError_t *err) {
+  const size_t bytes = n * sizeof(T);
+  if (bytes < kMinReduceBytes || (!Scatter && (const void *)dest == (const void *)source) ||
+      !all_members_mapped(team))
+    return false;
+  *err = run(team, stream, [&] {
+    reduce_kernel<Op, T, Scatter><<<blocks_for(bytes), kThreads, 0, stream>>>(team, dest, source, n);
+    return cudaGetLastError();
+  });
+  return true;
+}
+
+}  // namespace wide
+}  // namespace team
+}  // namespace gshmemi
