@@ -28,17 +28,24 @@ namespace gd = gshmem::detail;
 
 constexpr unsigned kThreads = 512;
 // Bytes a block of the data phase takes (grid = bytes / this, at most two
-// blocks per SM).
+// blocks per SM): a copy keeps four 16-byte units per thread in flight
+// (copy_units), a reduction one unit of every member (reduce_mapped), so a
+// block of either covers its share in one pass. With 32 KiB a reduction
+// block's threads took four passes, one NVLink round trip each: 31 us for
+// 32 KiB to 1 MiB of int on a stream (NVSHMEM 18-28).
 constexpr size_t kBytesPerBlock = size_t{32} << 10;
+constexpr size_t kReduceBytesPerBlock = size_t{kThreads} * 16;
 // The least data a call must move to take the wide form: below it the two
-// extra launches cost more than the one block's copy (broadcast_on_stream
-// 64 KiB: 18.9 us against NVSHMEM's 18.0 with one block, 24.5 against 16.1
-// at 128 KiB). A reduction's one block is slower per byte, so its bound is
-// lower.
-constexpr size_t kMinBytes = size_t{64} << 10;
+// extra launches (about 6 us on the stream) cost more than one block's copy.
+// Measured on 2 x H100 (NVIDIA's *_on_stream perftests): broadcast 64 KiB
+// 18.9 us with one block, 22.8 wide; 128 KiB 24.5 / 22.6; 256 KiB 32.4 /
+// 23.1. fcollect and alltoall count every block they move. A reduction's
+// one block is slower per byte (each element is read from every member and
+// combined), so its bound is lower: 16 KiB of int took 22 us with one block.
+constexpr size_t kMinBytes = size_t{128} << 10;
 constexpr size_t kMinReduceBytes = size_t{32} << 10;
 
-inline unsigned blocks_for(size_t bytes) {
+inline unsigned blocks_for(size_t bytes, size_t bytes_per_block = kBytesPerBlock) {
   static const int sms = [] {
     int dev = 0, n = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
@@ -46,7 +53,7 @@ inline unsigned blocks_for(size_t bytes) {
       n = 1;
     return n > 0 ? n : 1;
   }();
-  const size_t want = (bytes + kBytesPerBlock - 1) / kBytesPerBlock, cap = 2 * (size_t)sms;
+  const size_t want = (bytes + bytes_per_block - 1) / bytes_per_block, cap = 2 * (size_t)sms;
   return (unsigned)(want < 1 ? 1 : want > cap ? cap : want);
 }
 
@@ -95,7 +102,8 @@ bool try_reduce(int team, T *dest, const T *source, size_t n, cudaStream_t strea
       !all_members_mapped(team))
     return false;
   *err = run(team, stream, [&] {
-    reduce_kernel<Op, T, Scatter><<<blocks_for(bytes), kThreads, 0, stream>>>(team, dest, source, n);
+    reduce_kernel<Op, T, Scatter><<<blocks_for(bytes, kReduceBytesPerBlock), kThreads, 0, stream>>>(team, dest,
+                                                                                                    source, n);
     return cudaGetLastError();
   });
   return true;

@@ -65,7 +65,7 @@ int report_launch(const char *fn, int team, cudaError_t err) {
 // Host forms: the kernel on the team stream, waited for.
 template <class Launch>
 int run_blocking(const char *fn, int team, Launch launch) {
-  std::lock_guard<std::mutex> lock(team_stream_mutex());
+  std::lock_guard<std::recursive_mutex> lock(team_stream_mutex());
   cudaError_t err = launch(team_stream());
   if (err == cudaSuccess) err = cudaStreamSynchronize(team_stream());
   return report_launch(fn, team, err);

@@ -29,7 +29,9 @@ namespace {
 namespace gd = gshmem::detail;
 
 struct TeamRuntime {
-  std::mutex mutex;  // guards everything below
+  // Guards everything below. Recursive: a host collective holds it while
+  // its launcher looks the team up again (device/wide_collectives.cuh).
+  std::recursive_mutex mutex;
   std::array<gd::team_desc, GSHMEMI_MAX_TEAMS> table{};  // size 0: free
   cudaStream_t stream = nullptr;                          // the runtime's team stream (non-blocking)
   int *slot_result = nullptr;                             // device int: the agreement kernel's answer
@@ -60,7 +62,7 @@ bool lookup_locked(const TeamRuntime &rt, int team, gd::team_desc *out) {
 
 bool lookup(int team, gd::team_desc *out) {
   TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
+  std::lock_guard<std::recursive_mutex> lock(rt.mutex);
   return lookup_locked(rt, team, out);
 }
 
@@ -108,7 +110,7 @@ int host_sync(const char *routine, int team, bool with_quiet) {
       return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: device work failed: %s", routine, cudaGetErrorString(err));
   }
   TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);  // one host sync on the team stream at a time
+  std::lock_guard<std::recursive_mutex> lock(rt.mutex);  // one host sync on the team stream at a time
   cudaError_t err = launch_team_sync(team, with_quiet, rt.stream);
   if (err == cudaSuccess) err = cudaStreamSynchronize(rt.stream);
   if (err != cudaSuccess)
@@ -132,7 +134,7 @@ int sync_on_stream(const char *routine, int team, bool with_quiet, cudaStream_t 
 }  // namespace
 
 bool find_team(int team, gd::team_desc *out) { return lookup(team, out); }
-std::mutex &team_stream_mutex() { return runtime().mutex; }
+std::recursive_mutex &team_stream_mutex() { return runtime().mutex; }
 cudaStream_t team_stream() { return runtime().stream; }
 
 }  // namespace team
@@ -145,7 +147,7 @@ extern "C" {
 
 int gshmemi_team_init(void) {
   TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
+  std::lock_guard<std::recursive_mutex> lock(rt.mutex);
   const gshmemi_device_state_t *s = gshmemi_host_state();
   if (s->heap_base == nullptr)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INTERNAL, "gshmemi_team_init: the heap does not exist yet");
@@ -172,7 +174,7 @@ int gshmemi_team_init(void) {
 
 void gshmemi_team_finalize(void) {
   TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
+  std::lock_guard<std::recursive_mutex> lock(rt.mutex);
   rt.table.fill(gd::team_desc{});
   if (rt.slot_result) cudaFree(rt.slot_result);
   if (rt.uid_result) cudaFree(rt.uid_result);
@@ -240,7 +242,7 @@ int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, 
   if (!initialized(fn)) return GSHMEMX_ERROR_NOT_INITIALIZED;
   if (!new_team) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: new_team is NULL", fn);
   TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
+  std::lock_guard<std::recursive_mutex> lock(rt.mutex);
   gd::team_desc parent;
   if (!lookup_locked(rt, parent_team, &parent)) return report_invalid_team(fn, parent_team);
   if (const char *problem = gd::split_strided_problem(parent, start, stride, size))
@@ -263,7 +265,7 @@ int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange, const gshmem_tea
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: %s is NULL", fn, !xaxis_team ? "xaxis_team" : "yaxis_team");
   if (xrange < 1) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: xrange is %d; it must be at least 1", fn, xrange);
   TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
+  std::lock_guard<std::recursive_mutex> lock(rt.mutex);
   gd::team_desc parent;
   if (!lookup_locked(rt, parent_team, &parent)) return report_invalid_team(fn, parent_team);
   const gd::split_2d_shape shape = gd::split_2d_of(parent.size, xrange, parent.my_rank);
@@ -288,7 +290,7 @@ int gshmemx_team_get_uniqueid(gshmemx_team_uniqueid_t *uniqueid) {
   if (!initialized(fn)) return GSHMEMX_ERROR_NOT_INITIALIZED;
   if (!uniqueid) return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: uniqueid is NULL", fn);
   TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
+  std::lock_guard<std::recursive_mutex> lock(rt.mutex);
   if (rt.issued == 0xffffffffu)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_OUT_OF_MEMORY, "%s: this PE made 2^32 - 1 ids already", fn);
   // The count goes to this PE's record before the id leaves the call: a
@@ -318,7 +320,7 @@ int gshmemx_team_init(gshmem_team_t *team, gshmemx_team_uniqueid_t uniqueid, int
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: uniqueid 0x%llx is not a team id: %s", fn, uniqueid,
                          problem);
   TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
+  std::lock_guard<std::recursive_mutex> lock(rt.mutex);
   if (!rt.used.insert(uniqueid).second)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
                          "%s: uniqueid 0x%llx made a team on this PE already; each id makes one team (get a new "
@@ -410,7 +412,7 @@ void gshmem_team_destroy(gshmem_team_t team) {
     return;
   }
   TeamRuntime &rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.mutex);
+  std::lock_guard<std::recursive_mutex> lock(rt.mutex);
   gd::team_desc d;
   if (!lookup_locked(rt, team, &d)) {
     report_invalid_team(fn, team);

@@ -67,7 +67,7 @@ cudaError_t preload_team_kernels();
 // this PE (false: invalid handle here), and the runtime's team stream with
 // the lock that serializes its users (host team syncs, host collectives).
 bool find_team(int team, gshmem::detail::team_desc *out);
-std::mutex &team_stream_mutex();
+std::recursive_mutex &team_stream_mutex();
 cudaStream_t team_stream();
 
 // The small collectives' kernels (device/collective_kernels.cu): one block
