@@ -166,6 +166,13 @@ static_assert(std::is_same<decltype(&nvshmemx_put6_signal_nbi_block),
 static_assert(std::is_same<decltype(&nvshmemx_team_init),
                            int (*)(nvshmem_team_t *, nvshmem_team_config_t *, long, int, int)>::value,
               "nvshmemx_team_init has NVSHMEM's signature");
+// NVSHMEM's team initializers: a config as NVSHMEM programs start one, its
+// id "none" until set.
+inline bool team_config_initializers_check() {
+  nvshmem_team_config_t config = NVSHMEM_TEAM_CONFIG_INITIALIZER;
+  const nvshmemx_team_uniqueid_t none = NVSHMEM_TEAM_UNIQUID_INITIALIZER;
+  return config.num_contexts == 0 && config.uniqueid == none;
+}
 static_assert(std::is_same<decltype(&nvshmemx_team_get_uniqueid), int (*)(nvshmemx_team_uniqueid_t *)>::value &&
                   sizeof(nvshmemx_team_uniqueid_t) == 8,
               "nvshmemx_team_get_uniqueid has NVSHMEM's signature; the id is 64 bits");

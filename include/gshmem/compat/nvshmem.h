@@ -423,6 +423,11 @@ GSHMEMI_NV_HD void nvshmem_sync_all(void) {
 typedef gshmem_team_t nvshmem_team_t;
 typedef nvshmem_team_t nvshmemx_team_t;
 typedef gshmem_team_config_t nvshmem_team_config_t;
+/* NVSHMEM's initializers, for gshmem's config (no version field: gshmem's
+ * config has num_contexts and uniqueid only; no id is 0 here where NVSHMEM
+ * uses all ones, so compare with the macro, not a number). */
+#define NVSHMEM_TEAM_UNIQUID_INITIALIZER GSHMEMX_TEAM_UNIQUEID_INVALID
+#define NVSHMEM_TEAM_CONFIG_INITIALIZER {0, NVSHMEM_TEAM_UNIQUID_INITIALIZER}
 #define NVSHMEM_TEAM_INVALID GSHMEM_TEAM_INVALID
 #define NVSHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD
 #define NVSHMEM_TEAM_SHARED GSHMEM_TEAM_SHARED
