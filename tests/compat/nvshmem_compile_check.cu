@@ -166,6 +166,9 @@ static_assert(std::is_same<decltype(&nvshmemx_put6_signal_nbi_block),
 static_assert(std::is_same<decltype(&nvshmemx_team_init),
                            int (*)(nvshmem_team_t *, nvshmem_team_config_t *, long, int, int)>::value,
               "nvshmemx_team_init has NVSHMEM's signature");
+static_assert(std::is_same<decltype(&nvshmemx_culibrary_init), int (*)(CUlibrary)>::value &&
+                  std::is_same<decltype(&nvshmemx_culibrary_finalize), int (*)(CUlibrary)>::value,
+              "nvshmemx_culibrary_init/_finalize have NVSHMEM's signatures");
 // NVSHMEM's team initializers: a config as NVSHMEM programs start one, its
 // id "none" until set.
 inline bool team_config_initializers_check() {

@@ -578,6 +578,10 @@ static inline int nvshmemx_collective_launch_query_gridsize(const void *func, di
 }
 static inline int nvshmemx_cumodule_init(CUmodule module) { return gshmemx_cumodule_init((void *)module); }
 static inline int nvshmemx_cumodule_finalize(CUmodule module) { return gshmemx_cumodule_finalize((void *)module); }
+#if CUDA_VERSION >= 12000 /* CUlibrary, as NVSHMEM's own declaration */
+static inline int nvshmemx_culibrary_init(CUlibrary library) { return gshmemx_culibrary_init((void *)library); }
+static inline int nvshmemx_culibrary_finalize(CUlibrary library) { return gshmemx_culibrary_finalize((void *)library); }
+#endif
 
 /* =================================================== small collectives */
 #define GSHMEMI_NV_STREAM_REDUCE_OP(T, TYPE, OP)                                                          \
