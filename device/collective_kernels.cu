@@ -46,8 +46,7 @@ __global__ void __launch_bounds__(kCollectiveThreads) fcollect_kernel(int team, 
   GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_REDUCE_LAUNCHER, NAME, TYPE)                                \
   cudaError_t launch_##NAME##_fcollect(int team, TYPE *dest, const TYPE *source, size_t nelems,         \
                                        cudaStream_t stream) {                                          \
-    gd::team_desc d;                                                                                   \
-    if (find_team(team, &d) && nelems * sizeof(TYPE) * (size_t)d.size >= wide::kMinBytes)              \
+    if (nelems * sizeof(TYPE) * wide::team_size(team) >= wide::kMinBytes)                              \
       return launch_fcollect_bytes(team, dest, source, nelems * sizeof(TYPE), stream); /* wide form */ \
     fcollect_kernel<TYPE><<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, nelems);           \
     return cudaGetLastError();                                                                         \
@@ -133,35 +132,26 @@ __global__ void __launch_bounds__(wide::kThreads) alltoall_wide_kernel(int team,
 
 cudaError_t launch_broadcast_bytes(int team, void *dest, const void *source, size_t nbytes, int root,
                                    cudaStream_t stream) {
-  if (nbytes >= wide::kMinBytes && wide::all_members_mapped(team))
-    return wide::run(team, stream, [&] {
-      broadcast_wide_kernel<<<wide::blocks_for(nbytes), wide::kThreads, 0, stream>>>(team, dest, source, nbytes, root);
-      return cudaGetLastError();
-    });
+  cudaError_t err;
+  if (wide::try_data(team, nbytes, broadcast_wide_kernel, stream, &err, team, dest, source, nbytes, root)) return err;
   broadcast_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, nbytes, root);
   return cudaGetLastError();
 }
 
 cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size_t block_bytes, cudaStream_t stream) {
-  gd::team_desc d;
-  const size_t total = find_team(team, &d) ? block_bytes * (size_t)d.size : 0;
-  if (total >= wide::kMinBytes && wide::all_members_mapped(team))
-    return wide::run(team, stream, [&] {
-      alltoall_wide_kernel<<<wide::blocks_for(total), wide::kThreads, 0, stream>>>(team, dest, source, block_bytes);
-      return cudaGetLastError();
-    });
+  cudaError_t err;
+  if (wide::try_data(team, block_bytes * wide::team_size(team), alltoall_wide_kernel, stream, &err, team, dest, source,
+                     block_bytes))
+    return err;
   alltoall_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, block_bytes);
   return cudaGetLastError();
 }
 
 cudaError_t launch_fcollect_bytes(int team, void *dest, const void *source, size_t nbytes, cudaStream_t stream) {
-  gd::team_desc d;
-  const size_t total = find_team(team, &d) ? nbytes * (size_t)d.size : 0;
-  if (total >= wide::kMinBytes && wide::all_members_mapped(team))
-    return wide::run(team, stream, [&] {
-      fcollect_wide_kernel<<<wide::blocks_for(total), wide::kThreads, 0, stream>>>(team, dest, source, nbytes);
-      return cudaGetLastError();
-    });
+  cudaError_t err;
+  if (wide::try_data(team, nbytes * wide::team_size(team), fcollect_wide_kernel, stream, &err, team, dest, source,
+                     nbytes))
+    return err;
   fcollect_kernel<unsigned char><<<1, kCollectiveThreads, 0, stream>>>(
       team, static_cast<unsigned char *>(dest), static_cast<const unsigned char *>(source), nbytes);
   return cudaGetLastError();

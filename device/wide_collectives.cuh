@@ -57,6 +57,12 @@ inline unsigned blocks_for(size_t bytes, size_t bytes_per_block = kBytesPerBlock
   return (unsigned)(want < 1 ? 1 : want > cap ? cap : want);
 }
 
+// The number of members of `team` (0 for an invalid handle).
+inline size_t team_size(int team) {
+  gd::team_desc d;
+  return find_team(team, &d) ? (size_t)d.size : 0;
+}
+
 // Whether every member of `team` is mapped here (no remote member).
 inline bool all_members_mapped(int team) {
   gd::team_desc d;
@@ -77,6 +83,21 @@ cudaError_t run(int team, cudaStream_t stream, Data data) {
   if (err == cudaSuccess) err = data();
   if (err == cudaSuccess) err = launch_team_sync(team, false, stream);
   return err;
+}
+
+// A data collective's launcher's wide path: where the call moves at least
+// kMinBytes and every member is mapped, the three kernels with `kernel` (a
+// data phase of device/collective_kernels.cu) on a grid for `bytes`; true
+// (and *err) where it ran.
+template <class... Params, class... Args>
+bool try_data(int team, size_t bytes, void (*kernel)(Params...), cudaStream_t stream, cudaError_t *err,
+              Args... args) {
+  if (bytes < kMinBytes || !all_members_mapped(team)) return false;
+  *err = run(team, stream, [&] {
+    kernel<<<blocks_for(bytes), kThreads, 0, stream>>>(args...);
+    return cudaGetLastError();
+  });
+  return true;
 }
 
 // The reductions' data phase (the data collectives' are in
