@@ -133,15 +133,18 @@ __global__ void __launch_bounds__(wide::kThreads) alltoall_wide_kernel(int team,
 cudaError_t launch_broadcast_bytes(int team, void *dest, const void *source, size_t nbytes, int root,
                                    cudaStream_t stream) {
   cudaError_t err;
-  if (wide::try_data(team, nbytes, broadcast_wide_kernel, stream, &err, team, dest, source, nbytes, root)) return err;
+  if (wide::try_data(team, nbytes, gd::collective_signature(gd::collective_broadcast, root, nbytes),
+                     broadcast_wide_kernel, stream, &err, team, dest, source, nbytes, root))
+    return err;
   broadcast_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, nbytes, root);
   return cudaGetLastError();
 }
 
 cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size_t block_bytes, cudaStream_t stream) {
   cudaError_t err;
-  if (wide::try_data(team, block_bytes * wide::team_size(team), alltoall_wide_kernel, stream, &err, team, dest, source,
-                     block_bytes))
+  if (wide::try_data(team, block_bytes * wide::team_size(team),
+                     gd::collective_signature(gd::collective_alltoall, 0, block_bytes), alltoall_wide_kernel, stream,
+                     &err, team, dest, source, block_bytes))
     return err;
   alltoall_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, block_bytes);
   return cudaGetLastError();
@@ -149,8 +152,8 @@ cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size
 
 cudaError_t launch_fcollect_bytes(int team, void *dest, const void *source, size_t nbytes, cudaStream_t stream) {
   cudaError_t err;
-  if (wide::try_data(team, nbytes * wide::team_size(team), fcollect_wide_kernel, stream, &err, team, dest, source,
-                     nbytes))
+  if (wide::try_data(team, nbytes * wide::team_size(team), gd::collective_signature(gd::collective_fcollect, 0, nbytes),
+                     fcollect_wide_kernel, stream, &err, team, dest, source, nbytes))
     return err;
   fcollect_kernel<unsigned char><<<1, kCollectiveThreads, 0, stream>>>(
       team, static_cast<unsigned char *>(dest), static_cast<const unsigned char *>(source), nbytes);

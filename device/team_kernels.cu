@@ -16,11 +16,16 @@ using gshmem::memory_order;
 using gshmem::thread_scope;
 namespace gd = gshmem::detail;
 
+// A sync or barrier on the stream; with a signature, the entry sync of a
+// collective's wide form (wide_collectives.cuh).
 template <bool WithQuiet>
-__global__ void __launch_bounds__(kTeamThreads) team_sync_kernel(int team) {
+__global__ void __launch_bounds__(kTeamThreads) team_sync_kernel(int team, unsigned signature) {
   gd::warp_group g;
-  (void)gd::sync_team_handle<WithQuiet>(g, team, WithQuiet ? "gshmemx_team_barrier_on_stream"
-                                                          : "gshmemx_team_sync_on_stream");
+  (void)gd::sync_team_handle<WithQuiet>(g, team,
+                                        signature != 0 ? "gshmemx_collective_on_stream (wide form)"
+                                        : WithQuiet    ? "gshmemx_team_barrier_on_stream"
+                                                       : "gshmemx_team_sync_on_stream",
+                                        signature);
 }
 
 __global__ void __launch_bounds__(kTeamThreads) team_agree_kernel(int parent, unsigned long long free_mask,
@@ -220,9 +225,9 @@ __global__ void __launch_bounds__(kTeamThreads) uniqueid_agree_kernel(unsigned l
 
 }  // namespace
 
-cudaError_t launch_team_sync(int team, bool with_quiet, cudaStream_t stream) {
-  if (with_quiet) team_sync_kernel<true><<<1, kTeamThreads, 0, stream>>>(team);
-  else team_sync_kernel<false><<<1, kTeamThreads, 0, stream>>>(team);
+cudaError_t launch_team_sync(int team, bool with_quiet, cudaStream_t stream, unsigned signature) {
+  if (with_quiet) team_sync_kernel<true><<<1, kTeamThreads, 0, stream>>>(team, signature);
+  else team_sync_kernel<false><<<1, kTeamThreads, 0, stream>>>(team, signature);
   return cudaGetLastError();
 }
 

@@ -74,12 +74,15 @@ inline bool all_members_mapped(int team) {
 }
 
 // The three kernels; `data` enqueues the data phase and returns its launch
-// status. A failed launch of the data phase leaves the entry sync queued:
-// the members then wait in the last sync of their own calls (launch
-// failures are configuration errors, the same on every member).
+// status. The entry sync carries the call's signature (`signature`, as the
+// block form's entry sync: a member that calls with other arguments, in
+// either form, is reported). A failed launch of the data phase leaves the
+// entry sync queued: the members then wait in the last sync of their own
+// calls (launch failures are configuration errors, the same on every
+// member).
 template <class Data>
-cudaError_t run(int team, cudaStream_t stream, Data data) {
-  cudaError_t err = launch_team_sync(team, false, stream);
+cudaError_t run(int team, cudaStream_t stream, unsigned signature, Data data) {
+  cudaError_t err = launch_team_sync(team, false, stream, signature);
   if (err == cudaSuccess) err = data();
   if (err == cudaSuccess) err = launch_team_sync(team, false, stream);
   return err;
@@ -88,12 +91,13 @@ cudaError_t run(int team, cudaStream_t stream, Data data) {
 // A data collective's launcher's wide path: where the call moves at least
 // kMinBytes and every member is mapped, the three kernels with `kernel` (a
 // data phase of device/collective_kernels.cu) on a grid for `bytes`; true
-// (and *err) where it ran.
+// (and *err) where it ran. `signature`: the call's (the block form's entry
+// sync computes the same from the same arguments).
 template <class... Params, class... Args>
-bool try_data(int team, size_t bytes, void (*kernel)(Params...), cudaStream_t stream, cudaError_t *err,
-              Args... args) {
+bool try_data(int team, size_t bytes, unsigned signature, void (*kernel)(Params...), cudaStream_t stream,
+              cudaError_t *err, Args... args) {
   if (bytes < kMinBytes || !all_members_mapped(team)) return false;
-  *err = run(team, stream, [&] {
+  *err = run(team, stream, signature, [&] {
     kernel<<<blocks_for(bytes), kThreads, 0, stream>>>(args...);
     return cudaGetLastError();
   });
@@ -122,7 +126,9 @@ bool try_reduce(int team, T *dest, const T *source, size_t n, cudaStream_t strea
   if (bytes < kMinReduceBytes || (!Scatter && (const void *)dest == (const void *)source) ||
       !all_members_mapped(team))
     return false;
-  *err = run(team, stream, [&] {
+  const unsigned signature = gd::collective_signature(
+      (Scatter ? gd::collective_reducescatter : gd::collective_reduce) + Op::kCode, 0, bytes);
+  *err = run(team, stream, signature, [&] {
     reduce_kernel<Op, T, Scatter><<<blocks_for(bytes, kReduceBytesPerBlock), kThreads, 0, stream>>>(team, dest,
                                                                                                     source, n);
     return cudaGetLastError();

@@ -26,9 +26,11 @@ namespace gshmemi {
 namespace team {
 
 // One block of kTeamThreads threads (a warp) on `stream`: the team sync
-// (with_quiet: barrier) of `team`, as the device forms run it.
+// (with_quiet: barrier) of `team`, as the device forms run it. `signature`:
+// 0, or a collective's call signature when the sync is that collective's
+// entry (team_sync.h: sync_team checks it against the other members').
 constexpr unsigned kTeamThreads = 32;
-cudaError_t launch_team_sync(int team, bool with_quiet, cudaStream_t stream);
+cudaError_t launch_team_sync(int team, bool with_quiet, cudaStream_t stream, unsigned signature = 0);
 
 // Team creation's agreement over the parent team (slot `parent`): each
 // member publishes `free_mask` (its free team slots), syncs the parent, ANDs

@@ -2,6 +2,7 @@
 #include "device_report.h"
 
 #include <gshmem/detail/sync_core.h>
+#include <gshmem/detail/team_sync.h>
 #include <gshmem/types.h>
 
 #include <cuda_runtime.h>
@@ -83,6 +84,19 @@ std::string format_device_report(const gshmemi_device_report_slot_t &s) {
                                   "address space", s.u0, s.u1, s.i0);
     case GSHMEMI_FAIL_INVALID_ROOT:
       return head + printf_string("PE_root %d is not a rank of the team (team size %d: 0 .. %d)", s.i0, s.i1, s.i1 - 1);
+    case GSHMEMI_FAIL_COLLECTIVE_MISMATCH: {
+      namespace gd = gshmem::detail;
+      const unsigned mine = (unsigned)s.u0, theirs = (unsigned)s.u1;
+      const char *what = gd::signature_difference(mine, theirs);
+      return head + printf_string("PE %d, a member of team %d, passed %s to the same collective call (the team's "
+                                  "sync %llu): here %s, root %u, size fold 0x%02x; PE %d: %s, root %u, size fold "
+                                  "0x%02x (roots mod 128). Every member must call the same collective with the "
+                                  "same root and size",
+                                  s.i0, s.i1, what ? what : "the same arguments", s.u2,
+                                  gd::collective_kind_name(gd::signature_kind(mine)), gd::signature_root(mine),
+                                  gd::signature_size(mine), s.i0, gd::collective_kind_name(gd::signature_kind(theirs)),
+                                  gd::signature_root(theirs), gd::signature_size(theirs));
+    }
     case GSHMEMI_FAIL_REMOTE_LOST:
       if (s.i0 >= 0)
         return head + printf_string("a request to remote PE %d cannot complete: PE %d is gone or the transport "

@@ -2,6 +2,7 @@
 // src/device_report.h): the line each record becomes, that each is printed
 // once, and (GPU) that a kernel's failure reaches the host's stderr.
 #include <gshmem/detail/device_report.h>
+#include <gshmem/detail/team_collectives.h>
 
 #include <sys/wait.h>
 
@@ -131,6 +132,23 @@ TEST_CASE("device reports: each kind becomes the line device printf used to prin
   CHECK(gshmemi::format_device_report(s) ==
         "gshmem: PE 3: gshmem_long_max_reducescatter: count 4611686018427387904 of 8-byte elements times the team's "
         "4 members does not fit the address space");
+  s = slot(GSHMEMI_FAIL_COLLECTIVE_MISMATCH, "gshmemx_broadcast_on_stream");
+  s.i0 = 1;
+  s.i1 = 6;
+  s.u0 = gshmem::detail::collective_signature(gshmem::detail::collective_broadcast, 0, 0x1234);
+  s.u1 = gshmem::detail::collective_signature(gshmem::detail::collective_broadcast, 1, 0x1234);
+  s.u2 = 9;
+  CHECK(gshmemi::format_device_report(s) ==
+        "gshmem: PE 3: gshmemx_broadcast_on_stream: PE 1, a member of team 6, passed a different root to the same "
+        "collective call (the team's sync 9): here broadcast, root 0, size fold 0x26; PE 1: broadcast, root 1, size "
+        "fold 0x26 (roots mod 128). Every member must call the same collective with the same root and size");
+  s.u1 = gshmem::detail::collective_signature(gshmem::detail::collective_reduce + gshmem::detail::reduce_sum::kCode,
+                                              0, 0x1234);
+  CHECK(gshmemi::format_device_report(s).find("passed a different collective or reduction operator to the same "
+                                              "collective call (the team's sync 9): here broadcast, root 0, size "
+                                              "fold 0x26; PE 1: reduction, root 0") != std::string::npos);
+  s.u1 = gshmem::detail::collective_signature(gshmem::detail::collective_broadcast, 0, 0x1238);
+  CHECK(gshmemi::format_device_report(s).find("passed a different size") != std::string::npos);
   s = slot(77, "x");
   CHECK(gshmemi::format_device_report(s) == "gshmem: PE 3: x: a device failure of unknown kind 77");
   // A routine name the device did not terminate is cut at its field.

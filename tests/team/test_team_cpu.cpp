@@ -3,6 +3,7 @@
 // the team state, and the host routines' errors before init.
 #include <gshmem/gshmemx.h>
 
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -452,4 +453,59 @@ TEST_CASE("bitwise reductions and reducescatter before init report NOT_INITIALIZ
   CHECK(gshmemx_uint8_or_reducescatter_on_stream(GSHMEM_TEAM_WORLD, (uint8_t *)a, (uint8_t *)b, 4, 0) ==
         GSHMEMX_ERROR_NOT_INITIALIZED);
   CHECK(gshmemx_get_last_error() == GSHMEMX_ERROR_NOT_INITIALIZED);
+}
+
+TEST_CASE("call signatures: every argument a collective's members must agree on shows, and the epoch keeps its order",
+          "[team][collectives]") {
+  using gd::collective_signature;
+  const unsigned bcast = collective_signature(gd::collective_broadcast, 1, 4096);
+  // Never 0 for a collective (0 is a plain sync, which checks nothing), within its 20 bits.
+  for (unsigned kind : {unsigned(gd::collective_broadcast), unsigned(gd::collective_alltoall),
+                        unsigned(gd::collective_fcollect), unsigned(gd::collective_reduce),
+                        gd::collective_reduce + gd::reduce_maxloc::kCode, unsigned(gd::collective_reducescatter),
+                        gd::collective_reducescatter + gd::reduce_xor::kCode}) {
+    for (unsigned long long bytes : {0ull, 1ull, 255ull, 256ull, 1ull << 40})
+      for (int root : {0, 1, 127, 128}) {
+        const unsigned sig = collective_signature(kind, root, bytes);
+        CHECK(sig != 0);
+        CHECK(sig <= gd::kSignatureMask);
+        CHECK(gd::signature_kind(sig) == kind);
+      }
+  }
+  CHECK(gd::signature_root(bcast) == 1);
+  CHECK(gd::signature_difference(bcast, bcast) == nullptr);
+  // The collective, then the root, then the size, whichever differs first.
+  CHECK(std::string(gd::signature_difference(bcast, collective_signature(gd::collective_fcollect, 1, 4096))) ==
+        "a different collective or reduction operator");
+  CHECK(std::string(gd::signature_difference(collective_signature(gd::collective_reduce + gd::reduce_sum::kCode, 0, 64),
+                                             collective_signature(gd::collective_reduce + gd::reduce_max::kCode, 0,
+                                                                  64))) ==
+        "a different collective or reduction operator");
+  CHECK(std::string(gd::signature_difference(bcast, collective_signature(gd::collective_broadcast, 0, 4096))) ==
+        "a different root");
+  CHECK(std::string(gd::signature_difference(bcast, collective_signature(gd::collective_broadcast, 1, 4100))) ==
+        "a different size");
+  // A size that differs inside one of its bytes always shows (element counts
+  // off by one, for every element size up to 16 bytes and many counts).
+  for (unsigned long long n = 0; n < 5000; ++n)
+    for (unsigned long long elem : {1ull, 2ull, 4ull, 8ull, 16ull}) {
+      INFO("n " << n << " elem " << elem);
+      const unsigned long long a = n * elem, b = (n + 1) * elem;
+      if ((a ^ b) >> 8 == 0) CHECK(gd::fold_size(a) != gd::fold_size(b));
+    }
+  // Every operator has its own code, so every reduction kind its own signature.
+  const unsigned codes[] = {gd::reduce_sum::kCode, gd::reduce_prod::kCode, gd::reduce_max::kCode,
+                            gd::reduce_min::kCode, gd::reduce_and::kCode,  gd::reduce_or::kCode,
+                            gd::reduce_xor::kCode, gd::reduce_maxloc::kCode};
+  for (unsigned i = 0; i < 8; ++i)
+    for (unsigned j = 0; j < 8; ++j) CHECK((codes[i] == codes[j]) == (i == j));
+  // Announcements order by epoch whatever the signatures: a wait for
+  // announcement(e, 0) passes on every signature of epoch e and later, and on
+  // none of an earlier epoch.
+  for (unsigned long long e : {1ull, 2ull, 1000ull, (1ull << 44) - 1}) {
+    CHECK(gd::announcement(e, gd::kSignatureMask) >= gd::announcement(e, 0));
+    CHECK(gd::announcement(e - 1, gd::kSignatureMask) < gd::announcement(e, 0));
+    CHECK(gd::announced_epoch(gd::announcement(e, bcast)) == e);
+    CHECK(gd::announced_signature(gd::announcement(e, bcast)) == bcast);
+  }
 }

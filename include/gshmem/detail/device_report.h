@@ -48,7 +48,10 @@ enum gshmemi_device_failure {
   GSHMEMI_FAIL_COUNT_TOO_LARGE = 13, /* u0 count, u1 element bytes, i0 team size: the buffer of count x team
                                         size elements cannot fit the address space */
   GSHMEMI_FAIL_INVALID_ROOT = 14,   /* i0 PE_root, i1 the team's size */
-  GSHMEMI_FAIL_KIND_COUNT = 15
+  GSHMEMI_FAIL_COLLECTIVE_MISMATCH = 15, /* i0 the member PE that disagrees, i1 the team; u0 this PE's call
+                                            signature, u1 the member's, u2 the team's sync epoch
+                                            (team_sync.h: collective_signature) */
+  GSHMEMI_FAIL_KIND_COUNT = 16
 };
 
 typedef struct gshmemi_device_report_slot {

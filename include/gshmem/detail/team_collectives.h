@@ -18,6 +18,11 @@
 // at member rank x nelems.
 // Every member calls with the same team, nelems and symmetric addresses; one
 // collective (or sync) per team and PE at a time (<gshmem/detail/team_sync.h>).
+// The entry sync of every collective carries the call's signature (which
+// collective and operator, the root, the size; team_sync.h): a member that
+// finds another member's call different is reported (both PEs named, the
+// argument that differs) and traps, in every form (thread, warp, block,
+// on stream, host).
 //
 // Remote members (docs/remote.md: reached only through the proxy queue):
 // the same syncs, which reach them with signal requests (team_sync.h), and
@@ -61,32 +66,39 @@ namespace detail {
 // Integer sum and prod wrap in the type (computed in int or wider, then
 // converted back); max and min compare with < (NaN handling unspecified).
 struct reduce_sum {
+  static constexpr unsigned kCode = 0;  // its call signature's (team_sync.h)
   template <class T>
   GSHMEM_HD static T apply(T a, T b) { return (T)(a + b); }
 };
 struct reduce_prod {
+  static constexpr unsigned kCode = 1;
   template <class T>
   GSHMEM_HD static T apply(T a, T b) { return (T)(a * b); }
 };
 struct reduce_max {
+  static constexpr unsigned kCode = 2;
   template <class T>
   GSHMEM_HD static T apply(T a, T b) { return a < b ? b : a; }
 };
 struct reduce_min {
+  static constexpr unsigned kCode = 3;
   template <class T>
   GSHMEM_HD static T apply(T a, T b) { return b < a ? b : a; }
 };
 // Bitwise operators (integer types only: GSHMEM_FOR_EACH_REDUCE_BITWISE_TYPE),
 // computed in int or wider and converted back, as sum and prod.
 struct reduce_and {
+  static constexpr unsigned kCode = 4;
   template <class T>
   GSHMEM_HD static T apply(T a, T b) { return (T)(a & b); }
 };
 struct reduce_or {
+  static constexpr unsigned kCode = 5;
   template <class T>
   GSHMEM_HD static T apply(T a, T b) { return (T)(a | b); }
 };
 struct reduce_xor {
+  static constexpr unsigned kCode = 6;
   template <class T>
   GSHMEM_HD static T apply(T a, T b) { return (T)(a ^ b); }
 };
@@ -95,6 +107,7 @@ struct reduce_xor {
 // value, y the location): the larger value; on equal values the smaller
 // location, as MPI_MAXLOC. NaN handling unspecified, as max.
 struct reduce_maxloc {
+  static constexpr unsigned kCode = 7;
   template <class T>
   GSHMEM_HD static T apply(T a, T b) {
     if (a.x < b.x) return b;
@@ -303,7 +316,7 @@ GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size
     }
     return -1;
   }
-  sync_team<false>(g, team, d, routine);
+  sync_team<false>(g, team, d, routine, collective_signature(collective_reduce + Op::kCode, 0, n * sizeof(T)));
   if (__builtin_expect(team_has_remote_member(d), 0)) {
     reduce_through_proxy<Op>(g, team, d, dest, source, n, in_place, routine);
   } else if (!in_place) {
@@ -361,7 +374,7 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
     }
     return -1;
   }
-  sync_team<false>(g, team, d, routine);
+  sync_team<false>(g, team, d, routine, collective_signature(collective_reducescatter + Op::kCode, 0, n * sizeof(T)));
   const T* block = source + (size_t)d.my_rank * n;
   if (__builtin_expect(team_has_remote_member(d), 0))
     reduce_through_proxy<Op>(g, team, d, dest, block, n, false, routine);
@@ -467,7 +480,7 @@ GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, si
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
-  sync_team<false>(g, team, d, routine);
+  sync_team<false>(g, team, d, routine, collective_signature(collective_fcollect, 0, nelems * sizeof(T)));
   for (int r = 0; r < d.size && nelems > 0; ++r) {
     const int pe = team_member_pe(d, r);
     T* const block = dest + (size_t)r * nelems;
@@ -498,7 +511,7 @@ GSHMEM_DEVICE int team_broadcast_bytes(Group& g, int team, void* dest, const voi
     report_overlap(g, dest, source, true, routine);
     return -1;
   }
-  sync_team<false>(g, team, d, routine);
+  sync_team<false>(g, team, d, routine, collective_signature(collective_broadcast, root, nbytes));
   if (nbytes > 0 && !(d.my_rank == root && dest == source)) {
     const int root_pe = team_member_pe(d, root);
     // The last byte too: a source that runs past the symmetric heap traps
@@ -532,7 +545,7 @@ GSHMEM_DEVICE int team_alltoall_bytes(Group& g, int team, void* dest, const void
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
-  sync_team<false>(g, team, d, routine);
+  sync_team<false>(g, team, d, routine, collective_signature(collective_alltoall, 0, block_bytes));
   if (block_bytes > 0) {
     char* const my_block = static_cast<char*>(dest) + (size_t)d.my_rank * block_bytes;
     for (int k = 0; k < d.size; ++k) {

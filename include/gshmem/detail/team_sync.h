@@ -27,12 +27,20 @@
 //
 // The algorithm (sync_team): each member keeps an epoch per team, bumped by
 // every sync it enters. Member i announces epoch e to each member j by
-// storing e into arrived[i] of j's team area (after a release fence at system
-// scope; for a barrier, fence.sc.sys first, which completes the caller's
-// earlier updates), then waits until arrived[j] >= e in its own area for
-// every member j (acquire polls). Epochs only grow (64 bits never wrap), so a
+// storing announcement(e, signature) into arrived[i] of j's team area (after
+// a release fence at system scope; for a barrier, fence.sc.sys first, which
+// completes the caller's earlier updates), then waits until arrived[j] >=
+// announcement(e, 0) in its own area for every member j (acquire polls).
+// Epochs only grow (44 bits: at one sync a microsecond, half a year), so a
 // fast member that already announced the next epoch cannot be missed and
-// nothing is ever reset while the team exists. The group's members share the
+// nothing is ever reset while the team exists. The low 20 bits of an
+// announcement carry the call's signature (collective_signature: which
+// collective, its root, its size; 0 for a plain sync or barrier): a
+// collective's entry sync compares the signature a member announced for the
+// same epoch with its own, and a difference is reported and traps (members
+// that pass different arguments). The first member to pass an epoch sees
+// every other member's announcement of exactly that epoch (no member passes
+// before it), so of two members that disagree, at least one finds out. The group's members share the
 // announcements and the polls: member r of a group of g handles team ranks
 // r, r + g, ...; the group synchronizes before (its earlier stores precede
 // the announcements: bar.sync / bar.warp.sync order memory among their
@@ -200,6 +208,65 @@ GSHMEM_HD_CONSTEXPR split_2d_shape split_2d_of(int n, int xrange, int rank) {
   return split_2d_shape{row_start, row_size, col, x, (n - col + x - 1) / x};
 }
 
+// ------------------------------------------------ call signatures
+// What a collective's entry sync announces beside its epoch (see the top of
+// this file): 20 bits, never 0 for a collective,
+//   bits 19..15  the collective (collective_kind; reductions and
+//                reducescatters add their operator's code, reduce_*::kCode)
+//   bits 14..8   the root, mod 128 (0 where the collective has none)
+//   bits 7..0    the size in bytes, its eight bytes xor-folded into one
+// Two calls whose signatures differ passed different arguments; equal
+// signatures can still hide a root difference of a multiple of 128, or a
+// size difference that folds to the same byte (one in 256 of arbitrary
+// pairs; a difference inside one byte of the size always shows).
+constexpr unsigned kSignatureBits = 20;
+constexpr unsigned long long kSignatureMask = (1ull << kSignatureBits) - 1;
+
+enum collective_kind : unsigned {
+  collective_broadcast = 1,
+  collective_alltoall = 2,
+  collective_fcollect = 3,
+  collective_reduce = 8,          // + the operator's code (0 .. 7)
+  collective_reducescatter = 16,  // + the operator's code
+};
+
+GSHMEM_HD_CONSTEXPR unsigned fold_size(unsigned long long bytes) {
+  return (unsigned)((bytes ^ bytes >> 8 ^ bytes >> 16 ^ bytes >> 24 ^ bytes >> 32 ^ bytes >> 40 ^ bytes >> 48 ^
+                     bytes >> 56) & 0xffu);
+}
+GSHMEM_HD_CONSTEXPR unsigned collective_signature(unsigned kind, int root, unsigned long long bytes) {
+  return (kind & 31u) << 15 | ((unsigned)root & 127u) << 8 | fold_size(bytes);
+}
+GSHMEM_HD_CONSTEXPR unsigned signature_kind(unsigned sig) { return sig >> 15 & 31u; }
+GSHMEM_HD_CONSTEXPR unsigned signature_root(unsigned sig) { return sig >> 8 & 127u; }
+GSHMEM_HD_CONSTEXPR unsigned signature_size(unsigned sig) { return sig & 255u; }
+
+// What a member announces for epoch `epoch` with signature `sig`.
+GSHMEM_HD_CONSTEXPR unsigned long long announcement(unsigned long long epoch, unsigned sig) {
+  return epoch << kSignatureBits | sig;
+}
+GSHMEM_HD_CONSTEXPR unsigned long long announced_epoch(unsigned long long a) { return a >> kSignatureBits; }
+GSHMEM_HD_CONSTEXPR unsigned announced_signature(unsigned long long a) { return (unsigned)(a & kSignatureMask); }
+
+// The collective of a signature's kind, as the reports name it.
+GSHMEM_HD_CONSTEXPR const char* collective_kind_name(unsigned kind) {
+  return kind == collective_broadcast                                             ? "broadcast"
+         : kind == collective_alltoall                                            ? "alltoall"
+         : kind == collective_fcollect                                            ? "fcollect"
+         : kind >= collective_reduce && kind < collective_reduce + 8              ? "reduction"
+         : kind >= collective_reducescatter && kind < collective_reducescatter + 8 ? "reducescatter"
+                                                                                   : "collective";
+}
+
+// Which argument two different signatures disagree on (the first that
+// differs of: the collective, the root, the size); nullptr when equal.
+GSHMEM_HD_CONSTEXPR const char* signature_difference(unsigned mine, unsigned theirs) {
+  return mine == theirs                                        ? nullptr
+         : signature_kind(mine) != signature_kind(theirs)      ? "a different collective or reduction operator"
+         : signature_root(mine) != signature_root(theirs)      ? "a different root"
+                                                               : "a different size";
+}
+
 // The lowest slot set in `mask`, or -1.
 GSHMEM_HD_CONSTEXPR int lowest_slot(unsigned long long mask) {
   int slot = 0;
@@ -283,12 +350,13 @@ GSHMEM_HD uniqueid_record* uniqueid_record_at(char* heap) {
 
 #if defined(__CUDACC__)
 
-// Polls `*p >= target` with acquire at system scope. Its slow path (once
-// per 1024 polls) ends the wait when the runtime found a peer's process
-// gone, and, with GSHMEM_WAIT_TIMEOUT set, when the wait lasted longer: it
-// prints one diagnostic line and traps.
-GSHMEM_DEVICE void wait_at_least(const unsigned long long* p, unsigned long long target, int peer,
-                                 const char* routine) {
+// Polls a team announcement word until `*p >= target` with acquire at
+// system scope; returns what it read last. Its slow path (once per 1024
+// polls) ends the wait when the runtime found a peer's process gone, and,
+// with GSHMEM_WAIT_TIMEOUT set, when the wait lasted longer: it records one
+// diagnostic (epochs, not raw announcements) and traps.
+GSHMEM_DEVICE unsigned long long wait_at_least(const unsigned long long* p, unsigned long long target, int peer,
+                                               const char* routine) {
   const unsigned long long timeout = gshmemi_state().wait_timeout_ns;
   const unsigned long long start = timeout ? now_ns() : 0;
   unsigned polls = 0;
@@ -310,12 +378,13 @@ GSHMEM_DEVICE void wait_at_least(const unsigned long long* p, unsigned long long
       f.kind = GSHMEMI_FAIL_TEAM_TIMEOUT;
       f.i1 = peer;
       f.u0 = (unsigned long long)(const void*)p;
-      f.u3 = target;
-      f.u4 = seen;
+      f.u3 = announced_epoch(target);
+      f.u4 = announced_epoch(seen);
       fail_device(routine, f);
     }
 #endif
   }
+  return seen;
 }
 
 // The descriptor of `team` as this PE sees it; false for an invalid handle
@@ -354,15 +423,35 @@ GSHMEM_DEVICE void report_invalid_team(Group& g, int team, const char* routine) 
   }
 }
 
+// A member's announcement for the same epoch carried another signature than
+// this member's collective: one diagnostic naming both, and a trap (the
+// members' data would not match; every later collective on the team could
+// pair the wrong calls).
+GSHMEM_DEVICE void report_signature_mismatch(int slot, int peer, unsigned mine, unsigned theirs,
+                                             unsigned long long epoch, const char* routine) {
+  device_failure f;
+  f.kind = GSHMEMI_FAIL_COLLECTIVE_MISMATCH;
+  f.i0 = peer;
+  f.i1 = slot;
+  f.u0 = mine;
+  f.u1 = theirs;
+  f.u2 = epoch;
+  fail_device(routine, f);
+}
+
 // The synchronization described at the top of this file, on the team of
 // `slot` whose descriptor is `team`, by every member of `g`.
 // WithQuiet (barrier): every announcing member executes fence.sc.sys first,
 // completing the group's earlier updates to all PEs; without (sync): a
 // release fence (fence.acq_rel.sys) before relaxed announcements, which
 // makes every store the group made before the call visible to a member that
-// passes, as release stores would.
+// passes, as release stores would. `signature`: a collective's entry sync
+// passes its collective_signature, and a member whose announcement of the
+// same epoch carries another one is reported (report_signature_mismatch);
+// 0 (every other sync) announces and checks nothing.
 template <bool WithQuiet, class Group>
-GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const char* routine) {
+GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const char* routine,
+                             unsigned signature = 0) {
   const gshmemi_device_state_t& s = gshmemi_state();
   barrier_area* mine = &team_area_at(s.heap_base, slot)->barrier;
   g.sync();
@@ -373,6 +462,7 @@ GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const ch
     atomic_store<memory_order::relaxed, thread_scope::device>(&mine->epoch, next);
   }
   const unsigned long long epoch = g.broadcast(next);
+  const unsigned long long announced = announcement(epoch, signature), awaited = announcement(epoch, 0);
   const int rank = (int)g.rank(), size = (int)g.size();
   // One fence per announcing member, then relaxed stores: a barrier's
   // fence.sc.sys, a sync's release fence (fence.acq_rel.sys). A release
@@ -395,14 +485,20 @@ GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const ch
     char* base = s.peer_base[member];
     if (__builtin_expect(remote && base == nullptr, 0)) {
       uint64_t* own = reinterpret_cast<uint64_t*>(&team_area_at(s.heap_base, slot)->barrier.arrived[team.my_rank]);
-      remote_signal(own, epoch, GSHMEM_SIGNAL_SET, member, routine);
+      remote_signal(own, announced, GSHMEM_SIGNAL_SET, member, routine);
       continue;
     }
     unsigned long long* slot_p = &team_area_at(base, slot)->barrier.arrived[team.my_rank];
-    atomic_store<memory_order::relaxed, thread_scope::system>(slot_p, epoch);
+    atomic_store<memory_order::relaxed, thread_scope::system>(slot_p, announced);
   }
-  for (int r = rank; r < team.size; r += size)
-    wait_at_least(&mine->arrived[r], epoch, team_member_pe(team, r), routine);
+  for (int r = rank; r < team.size; r += size) {
+    const unsigned long long seen = wait_at_least(&mine->arrived[r], awaited, team_member_pe(team, r), routine);
+    // A member already at a later epoch passed this one, after it checked
+    // this member's announcement; a 0 signature is a plain sync.
+    const unsigned theirs = announced_signature(seen);
+    if (signature != 0 && theirs != 0 && theirs != signature && announced_epoch(seen) == epoch)
+      report_signature_mismatch(slot, team_member_pe(team, r), signature, theirs, epoch, routine);
+  }
   g.sync();
 }
 
@@ -413,16 +509,16 @@ GSHMEM_DEVICE void sync_world(Group& g, const char* routine) {
   sync_team<WithQuiet>(g, 0, world_team_desc(s.my_pe, s.n_pes), routine);
 }
 
-// Team sync / barrier by group `g`: 0, or -1 (with a diagnostic, nothing
+// Team sync / barrier by group `g` (`signature`: as sync_team's): 0, or -1 (with a diagnostic, nothing
 // waited for) when `team` is not a valid handle on this PE.
 template <bool WithQuiet, class Group>
-GSHMEM_DEVICE int sync_team_handle(Group& g, int team, const char* routine) {
+GSHMEM_DEVICE int sync_team_handle(Group& g, int team, const char* routine, unsigned signature = 0) {
   team_desc d;
   if (!device_team(team, &d)) {
     report_invalid_team(g, team, routine);
     return -1;
   }
-  sync_team<WithQuiet>(g, team, d, routine);
+  sync_team<WithQuiet>(g, team, d, routine, signature);
   return 0;
 }
 
