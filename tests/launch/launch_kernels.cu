@@ -531,6 +531,18 @@ LAUNCH_KERNEL(coll_block_double_sum_reduce, check_copy) {
 LAUNCH_KERNEL(coll_block_double_fcollect, check_copy) {
   gshmemx_double_fcollect_block(GSHMEM_TEAM_WORLD, a->dst, a->src, kElems);
 }
+// The data collectives' thread forms: their one-thread copies take the edge
+// pieces of RMA's one thread but not its in-flight tail, which took them to
+// 68-80 registers.
+LAUNCH_KERNEL(coll_thread_double_broadcast, check_copy) {
+  if (tid() == 0) gshmem_double_broadcast(GSHMEM_TEAM_WORLD, a->dst, a->src, kElems, 0);
+}
+LAUNCH_KERNEL(coll_thread_double_fcollect, check_copy) {
+  if (tid() == 0) gshmem_double_fcollect(GSHMEM_TEAM_WORLD, a->dst, a->src, kElems);
+}
+LAUNCH_KERNEL(coll_thread_double_alltoall, check_copy) {
+  if (tid() == 0) gshmem_double_alltoall(GSHMEM_TEAM_WORLD, a->dst, a->src, kElems);
+}
 // One PE: and/xor over one member and a reducescatter's only block are the
 // source itself too (bit for bit through the uint64 forms).
 LAUNCH_KERNEL(coll_thread_uint64_xor_reduce, check_copy) {

@@ -57,10 +57,20 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include <type_traits>
 #include <stddef.h>
 
 namespace gshmem {
 namespace detail {
+
+// The collectives' one-thread group copies its edges as RMA's one thread
+// does (copy_bytes: pieces of up to 8 bytes). Without it the thread forms of
+// broadcast, fcollect and alltoall copied their edges one byte per rank: a
+// one-thread broadcast of 8 bytes made eight NVLink round trips, 12.8 us
+// against 6.7 for the block form (NVIDIA's bcast_latency, 2 x H100).
+template <unsigned L>
+inline constexpr bool group_is_one_thread<single_group_of<L>> = true;
 
 // The reduction operators, host and device (the CPU tests use them too).
 // Integer sum and prod wrap in the type (computed in int or wider, then
@@ -162,6 +172,49 @@ GSHMEM_DEVICE T reduce_element(const team_desc& team, const T* source, size_t i,
   return (T)acc;
 }
 
+// A 16-byte unit as the elements it holds, and back. The 16-bit floating
+// types go through their bits (__half_as_ushort and the like): nvcc 13
+// compiled a __builtin_memcpy of a __half array into a wide16 as byte
+// stores whose low byte of each element was a numeric conversion of the
+// value (F2I.U8.F16.TRUNC, sm_90 SASS), so every element of every unit
+// came out wrong while the element path was right. Other types keep the
+// memcpy, which is what their GPU tests ran.
+template <class T>
+struct is_16bit_float : std::integral_constant<bool, std::is_same<T, __half>::value ||
+                                                        std::is_same<T, __nv_bfloat16>::value> {};
+GSHMEM_DEVICE unsigned short float16_bits(__half v) { return __half_as_ushort(v); }
+GSHMEM_DEVICE unsigned short float16_bits(__nv_bfloat16 v) { return __bfloat16_as_ushort(v); }
+template <class T>
+GSHMEM_DEVICE T float16_of_bits(unsigned short b) {
+  if constexpr (std::is_same<T, __half>::value) return __ushort_as_half(b);
+  else return __ushort_as_bfloat16(b);
+}
+template <class T, size_t L>
+GSHMEM_DEVICE void unpack_unit(const wide16& w, T (&lanes)[L]) {
+  static_assert(L * sizeof(T) == 16, "a unit is 16 bytes");
+  if constexpr (is_16bit_float<T>::value) {
+#pragma unroll
+    for (size_t j = 0; j < L; ++j)
+      lanes[j] = float16_of_bits<T>((unsigned short)((j < 4 ? w.lo : w.hi) >> (16 * (j % 4))));
+  } else {
+    __builtin_memcpy(lanes, &w, 16);
+  }
+}
+template <class T, size_t L>
+GSHMEM_DEVICE wide16 pack_unit(const T (&lanes)[L]) {
+  static_assert(L * sizeof(T) == 16, "a unit is 16 bytes");
+  wide16 w;
+  if constexpr (is_16bit_float<T>::value) {
+    w.lo = w.hi = 0;
+#pragma unroll
+    for (size_t j = 0; j < L; ++j)
+      (j < 4 ? w.lo : w.hi) |= (unsigned long long)float16_bits(lanes[j]) << (16 * (j % 4));
+  } else {
+    __builtin_memcpy(&w, lanes, 16);
+  }
+  return w;
+}
+
 // dest[i] = Op over the members, in rank order, of source[i], i < n, with
 // every member mapped (the P2P form, between the reduction's syncs), by the
 // threads rank, rank + size, ... Where dest and source are 16-byte aligned
@@ -183,11 +236,7 @@ GSHMEM_DEVICE void reduce_mapped(const team_desc& d, T* dest, const T* source, s
                                  const char* routine) {
   using A = reduce_acc_t<T>;
   size_t done = 0;
-  // Types that add up in a wider type (half and bfloat16, in float) keep the
-  // element path: with 16-byte units their sums came out wrong on 2 x H100
-  // (every element of the units, in every form; the element path and every
-  // other type right in the same run), and the cause is not yet found.
-  if constexpr (std::is_same<A, T>::value && sizeof(T) <= 16 && 16 % sizeof(T) == 0) {
+  if constexpr (sizeof(T) <= 16 && 16 % sizeof(T) == 0) {
     constexpr size_t kLanes = 16 / sizeof(T);
     if (n >= kLanes && (((size_t)dest | (size_t)source) & 15u) == 0) {
       const size_t units = n / kLanes;
@@ -205,7 +254,7 @@ GSHMEM_DEVICE void reduce_mapped(const team_desc& d, T* dest, const T* source, s
           for (int k = 0; k < kMembersInFlight; ++k) {
             if (r0 + k < d.size) {
               T lanes[kLanes];
-              __builtin_memcpy(lanes, &w[k], 16);
+              unpack_unit(w[k], lanes);
 #pragma unroll
               for (size_t j = 0; j < kLanes; ++j) acc[j] = r0 + k == 0 ? (A)lanes[j] : Op::apply(acc[j], (A)lanes[j]);
             }
@@ -214,7 +263,7 @@ GSHMEM_DEVICE void reduce_mapped(const team_desc& d, T* dest, const T* source, s
         T out[kLanes];
 #pragma unroll
         for (size_t j = 0; j < kLanes; ++j) out[j] = (T)acc[j];
-        __builtin_memcpy(reinterpret_cast<wide16*>(dest) + u, out, 16);
+        reinterpret_cast<wide16*>(dest)[u] = pack_unit(out);
       }
       done = units * kLanes;
     }

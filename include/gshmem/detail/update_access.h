@@ -85,12 +85,18 @@ GSHMEM_HD void store_object(T* p, T v) {
 // Whether a group may hold several whole warps (a block, or its CPU
 // stand-in): copy_bytes lets such a group's idle warps leave early.
 template <class Group> inline constexpr bool group_spans_warps = false;
+// Whether a group is one thread: copy_bytes then takes its one-thread paths
+// (edges in pieces of up to 8 bytes, leftover units all in flight). Other
+// one-thread group types say so with a specialization (team_collectives.h:
+// the collectives' single_group_of).
+template <class Group> inline constexpr bool group_is_one_thread = false;
 
 struct group_thread {
   GSHMEM_HD unsigned rank() const { return 0; }
   GSHMEM_HD unsigned size() const { return 1; }
   GSHMEM_HD void sync() const {}
 };
+template <> inline constexpr bool group_is_one_thread<group_thread> = true;
 
 // A group given by explicit (rank, size): the CPU tests use it to play the
 // lanes of a warp or the threads of a block one after another.
@@ -378,7 +384,14 @@ GSHMEM_HD void copy_bytes(void* dst_v, const void* src_v, size_t n, const Group&
   const size_t rank = g.rank(), size = gshmemi_opaque((size_t)g.size());
   unsigned char* dst = static_cast<unsigned char*>(dst_v);
   const unsigned char* src = static_cast<const unsigned char*>(src_v);
-  constexpr bool kOne = std::is_same<Group, group_thread>::value;
+  // One thread: its edges in pieces (copy_edge). RMA's one thread
+  // (group_thread) also keeps its leftover units in flight (copy_units'
+  // OneThread); the collectives' one-thread group does not: with that tail
+  // their thread forms took 68-80 registers (a kernel calling broadcast,
+  // fcollect or alltoall in a loop, sm_90), past the 64 that let a kernel
+  // launch with 1024 threads; with the edges alone 54-64.
+  constexpr bool kOne = group_is_one_thread<Group>;
+  constexpr bool kTail = std::is_same<Group, group_thread>::value;
   // The warps of a block whose ranks all lie at or past the n-th have
   // nothing to copy (there are at most n units and n edge bytes): they
   // leave before the setup below, instead of running it on the same four
@@ -405,26 +418,26 @@ GSHMEM_HD void copy_bytes(void* dst_v, const void* src_v, size_t n, const Group&
   const unsigned char* bs = src + head;
   switch (shift) {
     case 4u:
-      copy_units<StrongDst, StrongSrc, kOne>(reinterpret_cast<wide16*>(bd), reinterpret_cast<const wide16*>(bs), units, rank,
+      copy_units<StrongDst, StrongSrc, kTail>(reinterpret_cast<wide16*>(bd), reinterpret_cast<const wide16*>(bs), units, rank,
                                        size);
       break;
     case 3u:
-      copy_units<StrongDst, StrongSrc, kOne>(reinterpret_cast<unsigned long long*>(bd),
+      copy_units<StrongDst, StrongSrc, kTail>(reinterpret_cast<unsigned long long*>(bd),
                                        reinterpret_cast<const unsigned long long*>(bs), units, rank, size);
       break;
     case 2u:
-      copy_units<StrongDst, StrongSrc, kOne>(reinterpret_cast<unsigned int*>(bd), reinterpret_cast<const unsigned int*>(bs),
+      copy_units<StrongDst, StrongSrc, kTail>(reinterpret_cast<unsigned int*>(bd), reinterpret_cast<const unsigned int*>(bs),
                                        units, rank, size);
       break;
     case 1u:
-      copy_units<StrongDst, StrongSrc, kOne>(reinterpret_cast<unsigned short*>(bd),
+      copy_units<StrongDst, StrongSrc, kTail>(reinterpret_cast<unsigned short*>(bd),
                                        reinterpret_cast<const unsigned short*>(bs), units, rank, size);
       break;
-    default: copy_units<StrongDst, StrongSrc, kOne>(bd, bs, units, rank, size); break;
+    default: copy_units<StrongDst, StrongSrc, kTail>(bd, bs, units, rank, size); break;
   }
   // Head and tail (fewer than 16 bytes each). One thread: in pieces as wide
   // as the alignment allows. A warp or block: one byte per rank, all at once.
-  if constexpr (std::is_same<Group, group_thread>::value) {
+  if constexpr (kOne) {
     copy_edge<StrongDst, StrongSrc>(dst, src, head, 1u << shift);
     copy_edge<StrongDst, StrongSrc>(dst + body_end, src + body_end, n - body_end, 1u << shift);
   } else {
