@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(wide::kThreads) alltoall_wide_kernel(int team,
 cudaError_t launch_broadcast_bytes(int team, void *dest, const void *source, size_t nbytes, int root,
                                    cudaStream_t stream) {
   cudaError_t err;
-  if (wide::try_data(team, nbytes, gd::collective_signature(gd::collective_broadcast, root, nbytes),
+  if (wide::try_data(team, nbytes, gd::broadcast_signature(root, nbytes),
                      broadcast_wide_kernel, stream, &err, team, dest, source, nbytes, root))
     return err;
   broadcast_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, nbytes, root);
@@ -143,7 +143,7 @@ cudaError_t launch_broadcast_bytes(int team, void *dest, const void *source, siz
 cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size_t block_bytes, cudaStream_t stream) {
   cudaError_t err;
   if (wide::try_data(team, block_bytes * wide::team_size(team),
-                     gd::collective_signature(gd::collective_alltoall, 0, block_bytes), alltoall_wide_kernel, stream,
+                     gd::alltoall_signature(block_bytes), alltoall_wide_kernel, stream,
                      &err, team, dest, source, block_bytes))
     return err;
   alltoall_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, block_bytes);
@@ -152,7 +152,7 @@ cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size
 
 cudaError_t launch_fcollect_bytes(int team, void *dest, const void *source, size_t nbytes, cudaStream_t stream) {
   cudaError_t err;
-  if (wide::try_data(team, nbytes * wide::team_size(team), gd::collective_signature(gd::collective_fcollect, 0, nbytes),
+  if (wide::try_data(team, nbytes * wide::team_size(team), gd::fcollect_signature(nbytes),
                      fcollect_wide_kernel, stream, &err, team, dest, source, nbytes))
     return err;
   fcollect_kernel<unsigned char><<<1, kCollectiveThreads, 0, stream>>>(

@@ -126,9 +126,7 @@ bool try_reduce(int team, T *dest, const T *source, size_t n, cudaStream_t strea
   if (bytes < kMinReduceBytes || (!Scatter && (const void *)dest == (const void *)source) ||
       !all_members_mapped(team))
     return false;
-  const unsigned signature = gd::collective_signature(
-      (Scatter ? gd::collective_reducescatter : gd::collective_reduce) + Op::kCode, 0, bytes);
-  *err = run(team, stream, signature, [&] {
+  *err = run(team, stream, gd::reduction_signature<Op, Scatter>(bytes), [&] {
     reduce_kernel<Op, T, Scatter><<<blocks_for(bytes, kReduceBytesPerBlock), kThreads, 0, stream>>>(team, dest,
                                                                                                     source, n);
     return cudaGetLastError();

@@ -499,6 +499,20 @@ TEST_CASE("call signatures: every argument a collective's members must agree on 
                             gd::reduce_xor::kCode, gd::reduce_maxloc::kCode};
   for (unsigned i = 0; i < 8; ++i)
     for (unsigned j = 0; j < 8; ++j) CHECK((codes[i] == codes[j]) == (i == j));
+  // Each collective's signature, as both its block form's entry sync and its
+  // wide form's launcher announce it.
+  CHECK(gd::signature_kind(gd::broadcast_signature(5, 4096)) == gd::collective_broadcast);
+  CHECK(gd::signature_root(gd::broadcast_signature(5, 4096)) == 5);
+  CHECK(gd::broadcast_signature(5, 4096) == collective_signature(gd::collective_broadcast, 5, 4096));
+  CHECK(gd::signature_kind(gd::alltoall_signature(64)) == gd::collective_alltoall);
+  CHECK(gd::signature_kind(gd::fcollect_signature(64)) == gd::collective_fcollect);
+  CHECK(gd::signature_kind(gd::reduction_signature<gd::reduce_max, false>(64)) ==
+        gd::collective_reduce + gd::reduce_max::kCode);
+  CHECK(gd::signature_kind(gd::reduction_signature<gd::reduce_max, true>(64)) ==
+        gd::collective_reducescatter + gd::reduce_max::kCode);
+  CHECK(gd::signature_difference(gd::reduction_signature<gd::reduce_sum, false>(64),
+                                 gd::reduction_signature<gd::reduce_sum, true>(64)) != nullptr);
+  CHECK(gd::signature_size(gd::fcollect_signature(0x1234)) == gd::fold_size(0x1234));
   // Announcements order by epoch whatever the signatures: a wait for
   // announcement(e, 0) passes on every signature of epoch e and later, and on
   // none of an earlier epoch.

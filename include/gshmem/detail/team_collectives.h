@@ -135,6 +135,24 @@ template <> struct reduce_acc<__half> { using type = float; };
 template <> struct reduce_acc<__nv_bfloat16> { using type = float; };
 template <class T> using reduce_acc_t = typename reduce_acc<T>::type;
 
+// Each collective's call signature (team_sync.h), one definition for both
+// places that announce it: the entry sync of the thread, warp and block
+// forms below, and the wide forms' entry kernel, whose launcher computes it
+// on the host (device/wide_collectives.cuh). Sizes in bytes.
+GSHMEM_HD_CONSTEXPR unsigned broadcast_signature(int root, size_t nbytes) {
+  return collective_signature(collective_broadcast, root, nbytes);
+}
+GSHMEM_HD_CONSTEXPR unsigned alltoall_signature(size_t block_bytes) {
+  return collective_signature(collective_alltoall, 0, block_bytes);
+}
+GSHMEM_HD_CONSTEXPR unsigned fcollect_signature(size_t nbytes) {
+  return collective_signature(collective_fcollect, 0, nbytes);
+}
+template <class Op, bool Scatter>
+GSHMEM_HD_CONSTEXPR unsigned reduction_signature(size_t bytes) {
+  return collective_signature((Scatter ? collective_reducescatter : collective_reduce) + Op::kCode, 0, bytes);
+}
+
 // Reducescatter's source length, n_members * nreduce elements of `elem`
 // bytes, in bytes; false when it does not fit a size_t (no such buffer can
 // exist). Host and device checks share it.
@@ -365,7 +383,7 @@ GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size
     }
     return -1;
   }
-  sync_team<false>(g, team, d, routine, collective_signature(collective_reduce + Op::kCode, 0, n * sizeof(T)));
+  sync_team<false>(g, team, d, routine, reduction_signature<Op, false>(n * sizeof(T)));
   if (__builtin_expect(team_has_remote_member(d), 0)) {
     reduce_through_proxy<Op>(g, team, d, dest, source, n, in_place, routine);
   } else if (!in_place) {
@@ -423,7 +441,7 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
     }
     return -1;
   }
-  sync_team<false>(g, team, d, routine, collective_signature(collective_reducescatter + Op::kCode, 0, n * sizeof(T)));
+  sync_team<false>(g, team, d, routine, reduction_signature<Op, true>(n * sizeof(T)));
   const T* block = source + (size_t)d.my_rank * n;
   if (__builtin_expect(team_has_remote_member(d), 0))
     reduce_through_proxy<Op>(g, team, d, dest, block, n, false, routine);
@@ -529,7 +547,7 @@ GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, si
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
-  sync_team<false>(g, team, d, routine, collective_signature(collective_fcollect, 0, nelems * sizeof(T)));
+  sync_team<false>(g, team, d, routine, fcollect_signature(nelems * sizeof(T)));
   for (int r = 0; r < d.size && nelems > 0; ++r) {
     const int pe = team_member_pe(d, r);
     T* const block = dest + (size_t)r * nelems;
@@ -560,7 +578,7 @@ GSHMEM_DEVICE int team_broadcast_bytes(Group& g, int team, void* dest, const voi
     report_overlap(g, dest, source, true, routine);
     return -1;
   }
-  sync_team<false>(g, team, d, routine, collective_signature(collective_broadcast, root, nbytes));
+  sync_team<false>(g, team, d, routine, broadcast_signature(root, nbytes));
   if (nbytes > 0 && !(d.my_rank == root && dest == source)) {
     const int root_pe = team_member_pe(d, root);
     // The last byte too: a source that runs past the symmetric heap traps
@@ -594,7 +612,7 @@ GSHMEM_DEVICE int team_alltoall_bytes(Group& g, int team, void* dest, const void
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
-  sync_team<false>(g, team, d, routine, collective_signature(collective_alltoall, 0, block_bytes));
+  sync_team<false>(g, team, d, routine, alltoall_signature(block_bytes));
   if (block_bytes > 0) {
     char* const my_block = static_cast<char*>(dest) + (size_t)d.my_rank * block_bytes;
     for (int k = 0; k < d.size; ++k) {

@@ -85,8 +85,8 @@ GSHMEM_HD void store_object(T* p, T v) {
 // Whether a group may hold several whole warps (a block, or its CPU
 // stand-in): copy_bytes lets such a group's idle warps leave early.
 template <class Group> inline constexpr bool group_spans_warps = false;
-// Whether a group is one thread: copy_bytes then takes its one-thread paths
-// (edges in pieces of up to 8 bytes, leftover units all in flight). Other
+// Whether a group is one thread: copy_bytes then copies its edges in pieces
+// of up to 8 bytes (copy_edge) instead of one byte per rank. Other
 // one-thread group types say so with a specialization (team_collectives.h:
 // the collectives' single_group_of).
 template <class Group> inline constexpr bool group_is_one_thread = false;
