@@ -425,6 +425,82 @@ __global__ void __launch_bounds__(MaxThreads) one_pass_kernel(WaitArgs a, uint64
   }
 }
 
+// ---- one pass of the one-thread _any over an array with nothing satisfied
+// (PE 0 alone, its own ivars, all zero; GE 1 holds nowhere; the 1 is a
+// kernel argument, as a round's value is): the time of a
+// full pass, which a random producer waits about half of. The library's two
+// scans (default, wide) beside hand-written passes: linear batches of 16 and
+// 32 relaxed loads (the latter the floor: the fastest correct batch
+// measured), and a two-stage pipeline of two half batches in which the loads
+// of the next half are issued before the current half is compared, so that
+// the compares and the next step's address arithmetic overlap the loads in
+// flight (2 x 8 fits the registers of the 16-load default).
+enum AnyPass { kPassDefault, kPassWide, kPassLinear16, kPassLinear32, kPassPipe8, kPassPipe16, kAnyPasses };
+const char *any_pass_name(int v) {
+  static const char *const names[kAnyPasses] = {
+      "test_any:one_pass",        "test_any_wide:one_pass",          "raw_floor:any_pass linear 16",
+      "raw_floor:any_pass linear 32", "raw_floor:any_pass pipelined 2x8", "raw_floor:any_pass pipelined 2x16"};
+  return names[v];
+}
+
+template <size_t B>
+__device__ size_t any_pass_linear(const uint64_t *iv, size_t n, uint64_t target) {
+  for (size_t base = 0; base + B <= n; base += B) {
+    uint64_t v[B];
+#pragma unroll
+    for (size_t j = 0; j < B; ++j) v[j] = raw_load_relaxed(iv + base + j);
+    if (target == 0) return base;  // never (target >= 1): keeps the batch in flight
+    unsigned hits = 0;
+#pragma unroll
+    for (size_t j = 0; j < B; ++j) hits |= (unsigned)(v[j] >= target) << j;
+    if (hits) return base + (unsigned)__ffs(hits) - 1u;
+  }
+  return SIZE_MAX;
+}
+
+template <size_t H>
+__device__ size_t any_pass_pipelined(const uint64_t *iv, size_t n, uint64_t target) {
+  uint64_t a[H], b[H];
+#pragma unroll
+  for (size_t j = 0; j < H; ++j) a[j] = raw_load_relaxed(iv + j);
+  for (size_t base = 0; base + 2 * H <= n; base += 2 * H) {
+#pragma unroll
+    for (size_t j = 0; j < H; ++j) b[j] = raw_load_relaxed(iv + base + H + j);
+    const size_t next = base + 4 * H <= n ? base + 2 * H : 0;  // the last step loads a half it drops
+    unsigned hits = 0;
+#pragma unroll
+    for (size_t j = 0; j < H; ++j) hits |= (unsigned)(a[j] >= target) << j;
+    if (hits) return base + (unsigned)__ffs(hits) - 1u;
+#pragma unroll
+    for (size_t j = 0; j < H; ++j) a[j] = raw_load_relaxed(iv + next + j);
+    hits = 0;
+#pragma unroll
+    for (size_t j = 0; j < H; ++j) hits |= (unsigned)(b[j] >= target) << j;
+    if (hits) return base + H + (unsigned)__ffs(hits) - 1u;
+  }
+  return SIZE_MAX;
+}
+
+template <int V>
+__global__ void any_pass_kernel(uint64_t *iv, size_t n, uint64_t target, uint64_t iters,
+                                unsigned long long *errors) {
+  if (threadIdx.x != 0) return;
+  for (uint64_t i = 0; i < iters; ++i) {
+    size_t r;
+    if constexpr (V == kPassDefault) r = gshmem_uint64_test_any(iv, n, nullptr, GSHMEM_CMP_GE, target);
+    else if constexpr (V == kPassWide) r = gshmem::test_any<uint64_t, 32>(iv, n, nullptr, GSHMEM_CMP_GE, target);
+    else if constexpr (V == kPassLinear16) r = any_pass_linear<16>(iv, n, target);
+    else if constexpr (V == kPassLinear32) r = any_pass_linear<32>(iv, n, target);
+    else if constexpr (V == kPassPipe8) r = any_pass_pipelined<8>(iv, n, target);
+    else r = any_pass_pipelined<16>(iv, n, target);
+    if (r != SIZE_MAX) atomicAdd(errors, 1ull);  // cannot happen: nothing is satisfied
+  }
+}
+using AnyPassKernel = void (*)(uint64_t *, size_t, uint64_t, uint64_t, unsigned long long *);
+constexpr AnyPassKernel kAnyPassKernels[kAnyPasses] = {
+    any_pass_kernel<kPassDefault>, any_pass_kernel<kPassWide>,  any_pass_kernel<kPassLinear16>,
+    any_pass_kernel<kPassLinear32>, any_pass_kernel<kPassPipe8>, any_pass_kernel<kPassPipe16>};
+
 // Launches one of a kernel's three width instances (thread, warp, block),
 // each compiled with the register budget of its launch.
 using WaitKernel = void (*)(WaitArgs, uint64_t);
@@ -768,12 +844,38 @@ int main(int argc, char **argv) {
     }
   }
 
+  // ---- one pass of the one-thread _any (see any_pass_kernel); the floor
+  // column is the linear batch of 32.
+  if (std::find(widths.begin(), widths.end(), 1) != widths.end()) {
+    rep.section("test_any: one pass (us per call), one thread, nothing satisfied; floor: linear batches of 32 "
+                "relaxed loads; raw_floor rows: other hand-written passes");
+    for (uint64_t n : n_values) {
+      if (n < 64 || (quick && !ctx.opt.range_set && n != 1024 && n != 8192)) continue;
+      const uint64_t iters = iters_for(25.0 * double(n), budget, max_iters);  // about 0.3 us per 16 elements
+      auto reset = [&] { PERF_CUDA(cudaMemsetAsync(ivars, 0, n * sizeof(uint64_t), ctx.stream)); };
+      auto run = [&](int v) {
+        return time_loop(ctx, iters, std::max<uint64_t>(2, iters / 20), reset, [&](uint64_t it) {
+          if (ctx.pe == 0) kAnyPassKernels[v]<<<1, 32, 0, ctx.stream>>>(ivars, (size_t)n, 1, it, errors);  // GE 1: none
+        });
+      };
+      Stats f = us_stats(run(kPassLinear32));
+      for (int v = 0; v < kAnyPasses; ++v) {
+        if (v == kPassLinear32) {
+          add_row(ctx, any_pass_name(v), "n", n, 1, "scan", f, nullptr, iters);
+          continue;
+        }
+        const bool library = v == kPassDefault || v == kPassWide;
+        add_row(ctx, any_pass_name(v), "n", n, 1, "scan", us_stats(run(v)), library ? &f : nullptr, iters);
+      }
+    }
+  }
+
   unsigned long long host_errors = 0;
   PERF_CUDA(cudaMemcpy(&host_errors, errors, sizeof host_errors, cudaMemcpyDeviceToHost));
   // PE 1 counts wrong _any/_some answers, PE 0 failed one-pass scans.
   if (host_errors) {
     std::fprintf(stderr, "PE %d: VALIDATION FAILED: %llu wrong results (%s)\n", ctx.pe, host_errors,
-                 ctx.pe == 0 ? "one-pass scans that did not succeed" : "_any/_some indices");
+                 ctx.pe == 0 ? "one-pass scans with another answer than expected" : "_any/_some indices");
     any_errors = true;
   }
   cudaFree(perms);

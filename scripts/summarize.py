@@ -59,6 +59,13 @@ TARGETS = [
      dict(name="wait_until_all:one_pass", n=8192, threads=1, pes=2), None, None),
     ("wait_until_any n=1024, thread, producer random (round trip)",
      dict(name="wait_until_any[random]", n=1024, threads=1, pes=2), None, 141.426),
+    # One pass of the one-thread _any over 1024 unsatisfied elements (info):
+    # the library's default and wide scans; their floor is the hand-written
+    # linear batch of 32 (the other hand-written passes are raw_floor rows).
+    ("test_any n=1024, thread: one pass, nothing satisfied",
+     dict(name="test_any:one_pass", n=1024, threads=1, pes=2), None, None),
+    ("test_any n=1024, thread, wide scan: one pass, nothing satisfied",
+     dict(name="test_any_wide:one_pass", n=1024, threads=1, pes=2), None, None),
 ]
 # Targets in passes: a round trip divided by one pass of the same scan (the
 # row "wait_until_all:one_pass" of the same n and width, same run).

@@ -543,6 +543,14 @@ LAUNCH_KERNEL(coll_thread_double_fcollect, check_copy) {
 LAUNCH_KERNEL(coll_thread_double_alltoall, check_copy) {
   if (tid() == 0) gshmem_double_alltoall(GSHMEM_TEAM_WORLD, a->dst, a->src, kElems);
 }
+// The warp and block alltoall (NVIDIA's alltoall_latency calls them in a
+// timing loop, where they took 72 registers): one member, a copy.
+LAUNCH_KERNEL(coll_warp_double_alltoall, check_copy) {
+  if (warp() == 0) gshmemx_double_alltoall_warp(GSHMEM_TEAM_WORLD, a->dst, a->src, kElems);
+}
+LAUNCH_KERNEL(coll_block_double_alltoall, check_copy) {
+  gshmemx_double_alltoall_block(GSHMEM_TEAM_WORLD, a->dst, a->src, kElems);
+}
 // One PE: and/xor over one member and a reducescatter's only block are the
 // source itself too (bit for bit through the uint64 forms).
 LAUNCH_KERNEL(coll_thread_uint64_xor_reduce, check_copy) {

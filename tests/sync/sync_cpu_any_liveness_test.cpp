@@ -135,3 +135,72 @@ TEST_CASE("_any: 16 and 32 loads in flight share the rotation", "[sync][cpu][any
     }
   }
 }
+
+// The visits of one pass of the one-thread wide _any scan (sync_scan.h,
+// wide_any_visits): every element looked at, the start's batch first and the
+// elements below start last, re-reads of the first batch only from start on
+// and only on the steps any_rechecks_first_batch names, and that many steps.
+template <unsigned W>
+void check_wide_any_pass(size_t n, size_t start) {
+  INFO("W " << W << " n " << n << " start " << start);
+  using Visits = gshmem::detail::wide_any_visits<W>;
+  Visits visits(n, start);
+  std::vector<int> looked(n, 0);
+  std::vector<size_t> order;  // elements in the order the pass looks at them, re-reads left out
+  size_t base = 0;
+  typename Visits::Mask keep = 0;
+  unsigned steps = 0, rereads = 0;
+  bool first = true;
+  for (size_t v_before = visits.v; visits.next(base, keep); v_before = visits.v) {
+    ++steps;
+    REQUIRE(base + W <= n);  // a whole batch inside the array
+    REQUIRE((base % W == 0 || base == n - W));
+    const bool reread = visits.v == v_before;  // the position did not advance
+    CHECK(reread == (!first && gshmem::detail::any_rechecks_first_batch(steps)));
+    if (reread) {
+      ++rereads;
+      for (unsigned j = 0; j < W; ++j) CHECK(((keep >> j) & 1u) == (base + j >= start ? 1u : 0u));
+      continue;
+    }
+    for (unsigned j = 0; j < W; ++j)
+      if (keep >> j & 1u) {
+        ++looked[base + j];
+        order.push_back(base + j);
+      }
+    first = false;
+  }
+  CHECK(steps == visits.steps);
+  for (size_t i = 0; i < n; ++i) CHECK(looked[i] == 1);  // each element exactly once, re-reads aside
+  REQUIRE(order.size() == n);
+  CHECK(order.front() == start);
+  // From start to the end, then from 0 to start - 1: the two-range order.
+  for (size_t k = 0; k < n; ++k) CHECK(order[k] == (start + k) % n);
+  unsigned want_rereads = 0;
+  for (unsigned s = 1; s <= steps; ++s) want_rereads += gshmem::detail::any_rechecks_first_batch(s) ? 1u : 0u;
+  CHECK(rereads == want_rereads);
+}
+
+TEST_CASE("_any: the wide scan's pass looks at every element once, in rotation order", "[sync][cpu][any]") {
+  for (size_t n : {(size_t)16, (size_t)17, (size_t)33, (size_t)100, (size_t)1024, (size_t)8193})
+    for (size_t start : {(size_t)0, (size_t)1, n / 2, n - 1}) {
+      check_wide_any_pass<16>(n, start);
+      if (n >= 32) check_wide_any_pass<32>(n, start);
+      if (n >= 64) check_wide_any_pass<64>(n, start);
+    }
+}
+
+TEST_CASE("_any: the first batch is re-read often at first, then at doubling steps", "[sync][cpu][any]") {
+  using gshmem::detail::any_rechecks_first_batch;
+  std::vector<unsigned> rereads;
+  for (unsigned s = 1; s <= 300; ++s)
+    if (any_rechecks_first_batch(s)) rereads.push_back(s);
+  CHECK(rereads == std::vector<unsigned>{4, 8, 12, 16, 32, 64, 128, 256});
+  // A pass over 1024 elements of 8 bytes, 16 loads a batch: 65 visits and 6
+  // re-reads (every 4th step throughout made it 86 steps).
+  gshmem::detail::wide_any_visits<16> visits(1024, 500);
+  size_t base = 0;
+  gshmem::detail::wide_any_visits<16>::Mask keep = 0;
+  while (visits.next(base, keep)) {
+  }
+  CHECK(visits.steps == 71u);
+}

@@ -401,6 +401,21 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
   }
 }
 
+// The _any scans' rotation: a pass starts just after the element returned
+// last, where a producer that fills slots in order writes next, one round
+// trip after the scan began (the answer's acknowledgement, then its write:
+// 1.3-1.5 us on 2 x H100, 4-5 steps of a one-thread batch). So some steps
+// re-read the first batch (from the start on) instead of advancing: every
+// 4th step through step 16, which finds such a write within 4 steps of its
+// arrival, then steps 32, 64, 128 ..., which keep the delay below the time
+// already spent. Every element is still read at least once per pass. (Every
+// 4th step throughout, as before, made a pass over a large array 4/3 as many
+// steps, and a random producer waits about half a pass: one thread, 1024
+// elements of 8 bytes, 16 loads a batch: 86 steps a pass, now 71.)
+GSHMEM_HD constexpr bool any_rechecks_first_batch(unsigned step) {
+  return step % 4 == 0 && (step <= 16 || (step & (step - 1)) == 0);
+}
+
 // ------------------------------------------------------------------- _any
 //
 // Scans from the rotation cursor `start`, wrapping around: elements start
@@ -482,8 +497,9 @@ GSHMEM_HD size_t scan_any_confirm_first(G &g, const wait_context &ctx, const cha
 //
 // Order, as the two-range scan: the batch holding `start` first (its
 // elements from start on), the batches after it, those before it, then the
-// elements of the first batch below start; every kRecheckEvery-th step
-// re-reads the first batch (elements from start on) instead of advancing.
+// elements of the first batch below start; the steps that
+// any_rechecks_first_batch names re-read the first batch (elements from
+// start on) instead of advancing.
 // Within a batch candidates go in index order; each is confirmed with an
 // acquire reload (which orders the success), status is read only for
 // satisfied elements, and the empty-set test runs only when a pass found
@@ -499,55 +515,76 @@ GSHMEM_HD constexpr unsigned wide_any_batch_of() {
   }
 }
 
+// The visits of one pass of the wide _any scans, in their order (above):
+// next() gives each visit's batch (its first element) and the bits of the
+// elements it looks at; `keep` is 0 only for the last visit, the first
+// batch's part below start, when start is that batch's first element.
+// Mask: 32 bits, or 64 for the wide choice's 64 elements of 4 bytes or less.
+template <unsigned W>
+struct wide_any_visits {
+  using Mask = typename std::conditional<(W > 32), unsigned long long, unsigned>::type;
+  static constexpr Mask kAllBits = W == 8 * sizeof(Mask) ? ~(Mask)0 : ((Mask)1 << W) - 1u;
+  size_t nelems, start;
+  size_t nb;        // batches; nelems >= W
+  size_t ks;        // the batch holding start (< nb)
+  size_t v = 0;     // visit v = 0 .. nb: batch (ks + v) mod nb; visit nb is ks
+                    // again, for its elements below start
+  unsigned steps = 0;  // visits so far this pass, re-reads included
+  GSHMEM_HD wide_any_visits(size_t n, size_t first) : nelems(n), start(first), nb((n + W - 1) / W), ks(first / W) {}
+  GSHMEM_HD void restart() {
+    v = 0;
+    steps = 0;
+  }
+  // False when the pass has no visit left.
+  GSHMEM_HD bool next(size_t &base, Mask &keep) {
+    if (v > nb) return false;
+    ++steps;
+    size_t k = ks + v;
+    bool low_part = v == nb;  // the first batch's elements below start
+    if (v != 0 && any_rechecks_first_batch(steps)) {
+      k = ks;  // re-read the first batch; v does not advance
+      low_part = false;
+    } else {
+      if (k >= nb) k -= nb;
+      ++v;
+    }
+    const bool last = k + 1 == nb;
+    base = last ? nelems - W : k * W;
+    // The last batch drops the elements of the batch before it; the first
+    // batch splits at start.
+    keep = last ? kAllBits << (unsigned)(k * W - base) : kAllBits;
+    if (k == ks) {
+      const unsigned from = (unsigned)(start - base);  // start - base < W
+      const Mask at_or_after = kAllBits << from;
+      keep &= low_part ? ~at_or_after : at_or_after;
+    }
+    return true;
+  }
+};
+
 template <bool Wait, class G, class T>
 GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *ivars, size_t nelems,
                                const int *status, int cmp, const same_value<T> &expect) {
   using Expect = same_value<T>;
   GSHMEMI_ARRAY_WAIT_REPORT;
   constexpr unsigned W = wide_any_batch_of<G, T>();
-  // The batch's bits: 32 of them, or 64 for the wide choice's 64 elements of
-  // 4 bytes or less.
-  using Mask = typename std::conditional<(W > 32), unsigned long long, unsigned>::type;
-  constexpr Mask kAllBits = W == 8 * sizeof(Mask) ? ~(Mask)0 : ((Mask)1 << W) - 1u;
-  constexpr unsigned kRecheckEvery = 4;
+  using Visits = wide_any_visits<W>;
+  using Mask = typename Visits::Mask;
   watchdog wd(Wait, ctx.timeout_ns, start_on_first_tick);
   const comparison holds(cmp);
   const T want = expect.value;
-  const size_t start = any_cursor(ivars, any_caller_id()).load(nelems);
-  const size_t nb = (nelems + W - 1) / W;  // batches; nelems >= W
-  const size_t ks = start / W;             // the batch holding start (< nb)
+  Visits visits(nelems, any_cursor(ivars, any_caller_id()).load(nelems));
   bool nonempty = status == nullptr;
   for (;;) {
-    unsigned steps = 0;
-    // visit v = 0 .. nb: batch (ks + v) mod nb; visit nb is ks again, for
-    // its elements below start.
-    for (size_t v = 0; v <= nb;) {
-      ++steps;
-      size_t k = ks + v;
-      bool low_part = v == nb;  // the first batch's elements below start
-      if (v != 0 && steps % kRecheckEvery == 0) {
-        k = ks;  // re-read the first batch; v does not advance
-        low_part = false;
-      } else {
-        if (k >= nb) k -= nb;
-        ++v;
-      }
-      const bool last = k + 1 == nb;
-      const size_t base = last ? nelems - W : k * W;
-      // Bits of elements this visit looks at: the last batch drops the
-      // elements of the batch before it; the first batch splits at start.
-      Mask keep = last ? kAllBits << (unsigned)(k * W - base) : kAllBits;
-      if (k == ks) {
-        const unsigned from = (unsigned)(start - base);  // start - base < W
-        const Mask at_or_after = kAllBits << from;
-        keep &= low_part ? ~at_or_after : at_or_after;
-      }
+    visits.restart();
+    size_t base;
+    Mask keep;
+    while (visits.next(base, keep)) {
       const T *q = ivars + base;
       T value[W];
       GSHMEMI_UNROLL
       for (unsigned j = 0; j < W; ++j) value[j] = poll_relaxed(q + j);
-      // A visit with nothing to look at (the first batch's part below start
-      // when start is its first element) ends here. The branch also keeps
+      // A visit with nothing to look at ends here. The branch also keeps
       // the whole batch in flight: ptxas moves no strong load across it, so
       // all W values are pending at it; without it ptxas interleaved the
       // compares of the first loads with the issue of the later ones to
@@ -559,7 +596,7 @@ GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *
         less |= (Mask)(value[j] < want) << j;
         greater |= (Mask)(want < value[j]) << j;
       }
-      for (Mask candidates = holds.holding(less, greater) & keep & kAllBits; candidates;
+      for (Mask candidates = holds.holding(less, greater) & keep & Visits::kAllBits; candidates;
            candidates &= candidates - 1) {
         const size_t i = base + lowest_bit(candidates);
         if (is_included(status, i) && compare(cmp, poll_acquire(ivars + i), want)) {
@@ -574,7 +611,7 @@ GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *
       if (!any_included(g, status, nelems)) return kNone;  // empty set
       nonempty = true;
     }
-    if (wd.expired(steps * W)) report_array_timeout(&report);
+    if (wd.expired(visits.steps * W)) report_array_timeout(&report);
   }
 }
 
@@ -631,19 +668,15 @@ GSHMEM_HD size_t scan_any(G &g, const wait_context &ctx, const char *routine, T 
         (size_t)g.min(g.is_leader() ? (unsigned long long)any_cursor(ivars, any_caller_id()).load(nelems) : ~0ull);
     for (;;) {
       unsigned steps = 0;
-      // Every kRecheckEvery-th step re-reads the first batch from the start
-      // instead of advancing: the start is just after the last element
-      // returned, where a producer filling slots in order lands next, so
-      // such an update is found within a few steps rather than after a
-      // whole pass. Every element is still read at least once per pass.
-      constexpr unsigned kRecheckEvery = 4;
+      // Some steps re-read the first batch from the start instead of
+      // advancing (any_rechecks_first_batch).
       const size_t from_start = one_batch ? 0 : start;  // the first element of a pass
       for (unsigned range = 0; range < (one_batch ? 1u : 2u); ++range) {
         const size_t end = range == 0 ? nelems : start;
         for (size_t next = range == 0 ? from_start : 0; next < end;) {
           ++steps;
           size_t base = next, limit = end;
-          if (next != from_start && steps % kRecheckEvery == 0) {
+          if (next != from_start && any_rechecks_first_batch(steps)) {
             base = from_start;
             limit = nelems;
           } else {
