@@ -404,16 +404,19 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
 // The _any scans' rotation: a pass starts just after the element returned
 // last, where a producer that fills slots in order writes next, one round
 // trip after the scan began (the answer's acknowledgement, then its write:
-// 1.3-1.5 us on 2 x H100, 4-5 steps of a one-thread batch). So some steps
-// re-read the first batch (from the start on) instead of advancing: every
-// 4th step through step 16, which finds such a write within 4 steps of its
-// arrival, then steps 32, 64, 128 ..., which keep the delay below the time
-// already spent. Every element is still read at least once per pass. (Every
-// 4th step throughout, as before, made a pass over a large array 4/3 as many
+// 1.3-1.5 us on 2 x H100 over NVLink, 4-5 steps of a one-thread batch; tens
+// of microseconds through a remote peer's proxy). So some steps re-read the
+// first batch (from the start on) instead of advancing: every 4th step
+// through step 16, which finds a write of the NVLink round trip within 4
+// steps of its arrival, then every 16th, which finds a later one within 16
+// steps. Every element is still read at least once per pass. (Every 4th
+// step throughout, as before, made a pass over a large array 4/3 as many
 // steps, and a random producer waits about half a pass: one thread, 1024
-// elements of 8 bytes, 16 loads a batch: 86 steps a pass, now 71.)
+// elements of 8 bytes, 16 loads a batch: 86 steps a pass, now 72; 8192
+// elements: 683, now 550. Re-reads at doubling steps after 16 made it 71
+// and 522, but left a late write waiting up to a whole pass.)
 GSHMEM_HD constexpr bool any_rechecks_first_batch(unsigned step) {
-  return step % 4 == 0 && (step <= 16 || (step & (step - 1)) == 0);
+  return step % 4 == 0 && (step <= 16 || step % 16 == 0);
 }
 
 // ------------------------------------------------------------------- _any
