@@ -12,7 +12,7 @@
 #    handling of the candidates found, may hold at most
 #    MAX_COMPARES_PER_LOAD (default 3) ISETP/UISETP per load of the run: a
 #    64-bit compare is two, plus the batch's few bookkeeping compares. Two
-#    masks per batch where the comparison needs one (comparison::holding's
+#    masks per batch where the comparison needs one (the comparison's
 #    former form) made it 4.1 per load; a per-element bound on the
 #    comparison value of _some made it 5.8. Kernels whose name holds
 #    "_status" take a run-time cmp, which needs both masks (four compares

@@ -25,6 +25,12 @@ struct spaced_arrays {
   long *at(size_t k) { return storage.data() + k * 32; }
 };
 
+// A reading as if another caller had taken the slot.
+void any_cursor_entry_of_another(gshmem::detail::any_cursor_entry &e) {
+  e.tag ^= 2;
+  e.next &= ~gshmem::detail::any_cursor::kInOrder;
+}
+
 }  // namespace
 
 TEST_CASE("_any: alternating calls on two arrays starve no element", "[sync][cpu][any]") {
@@ -141,10 +147,12 @@ TEST_CASE("_any: 16 and 32 loads in flight share the rotation", "[sync][cpu][any
 // elements below start last, re-reads of the first batch only from start on
 // and only on the steps any_rechecks_first_batch names, and that many steps.
 template <unsigned W>
-void check_wide_any_pass(size_t n, size_t start) {
-  INFO("W " << W << " n " << n << " start " << start);
+void check_wide_any_pass(size_t n, size_t start, bool in_order = true) {
+  INFO("W " << W << " n " << n << " start " << start << " in order " << in_order);
   using Visits = gshmem::detail::wide_any_visits<W>;
-  Visits visits(n, start);
+  Visits visits(n, start, in_order);
+  CHECK(visits.start() == start);
+  CHECK(visits.in_order() == in_order);
   std::vector<int> looked(n, 0);
   std::vector<size_t> order;  // elements in the order the pass looks at them, re-reads left out
   size_t base = 0;
@@ -156,7 +164,7 @@ void check_wide_any_pass(size_t n, size_t start) {
     REQUIRE(base + W <= n);  // a whole batch inside the array
     REQUIRE((base % W == 0 || base == n - W));
     const bool reread = visits.v == v_before;  // the position did not advance
-    CHECK(reread == (!first && gshmem::detail::any_rechecks_first_batch(steps)));
+    CHECK(reread == (!first && gshmem::detail::any_rechecks_first_batch(steps, in_order)));
     if (reread) {
       ++rereads;
       for (unsigned j = 0; j < W; ++j) CHECK(((keep >> j) & 1u) == (base + j >= start ? 1u : 0u));
@@ -176,17 +184,50 @@ void check_wide_any_pass(size_t n, size_t start) {
   // From start to the end, then from 0 to start - 1: the two-range order.
   for (size_t k = 0; k < n; ++k) CHECK(order[k] == (start + k) % n);
   unsigned want_rereads = 0;
-  for (unsigned s = 1; s <= steps; ++s) want_rereads += gshmem::detail::any_rechecks_first_batch(s) ? 1u : 0u;
+  for (unsigned s = 1; s <= steps; ++s) want_rereads += gshmem::detail::any_rechecks_first_batch(s, in_order) ? 1u : 0u;
   CHECK(rereads == want_rereads);
 }
 
 TEST_CASE("_any: the wide scan's pass looks at every element once, in rotation order", "[sync][cpu][any]") {
   for (size_t n : {(size_t)16, (size_t)17, (size_t)33, (size_t)100, (size_t)1024, (size_t)8193})
-    for (size_t start : {(size_t)0, (size_t)1, n / 2, n - 1}) {
-      check_wide_any_pass<16>(n, start);
-      if (n >= 32) check_wide_any_pass<32>(n, start);
-      if (n >= 64) check_wide_any_pass<64>(n, start);
+    for (size_t start : {(size_t)0, (size_t)1, (size_t)15, (size_t)16, (size_t)47, n / 2, n - 17, n - 1}) {
+      if (start >= n) continue;
+      for (bool in_order : {true, false}) {
+        check_wide_any_pass<16>(n, start, in_order);
+        if (n >= 32) check_wide_any_pass<32>(n, start, in_order);
+        if (n >= 64) check_wide_any_pass<64>(n, start, in_order);
+      }
     }
+}
+
+// Most visits take the plain path (the batch after the previous one, whole,
+// no re-read) and only a few the full choice, whose arithmetic stands
+// between two batches' loads; a second pass after restart() visits the same
+// batches again.
+TEST_CASE("_any: the wide scan's visits are mostly plain, and a pass restarts", "[sync][cpu][any]") {
+  using Visits = gshmem::detail::wide_any_visits<16>;
+  for (size_t start : {(size_t)0, (size_t)500, (size_t)1023}) {
+    INFO("start " << start);
+    Visits visits(1024, start);
+    std::vector<size_t> first_pass;
+    for (int pass = 0; pass < 2; ++pass) {
+      visits.restart();
+      size_t base = 0;
+      Visits::Mask keep = 0;
+      unsigned full = 0;
+      std::vector<size_t> bases;
+      for (unsigned plain_before = visits.plain; visits.next(base, keep); plain_before = visits.plain) {
+        if (plain_before == 0) ++full;
+        bases.push_back(base);
+      }
+      // 72 visits: the first, 7 re-reads and the visit after each, the last
+      // batch, start's batch at the end, and the 16-step boundaries.
+      CHECK(bases.size() == 72u);
+      CHECK(full <= 24u);
+      if (pass == 0) first_pass = bases;
+      else CHECK(bases == first_pass);
+    }
+  }
 }
 
 TEST_CASE("_any: the first batch is re-read every 4th step through step 16, then every 16th", "[sync][cpu][any]") {
@@ -204,4 +245,60 @@ TEST_CASE("_any: the first batch is re-read every 4th step through step 16, then
   while (visits.next(base, keep)) {
   }
   CHECK(visits.steps == 72u);
+}
+
+// Without the in-order hint the re-reads stop after step 16: a 1024-element
+// pass of 16-load batches is 69 steps (72 with it).
+TEST_CASE("_any: without the in-order hint, the first batch is re-read only through step 16", "[sync][cpu][any]") {
+  using gshmem::detail::any_rechecks_first_batch;
+  std::vector<unsigned> rereads;
+  for (unsigned s = 1; s <= 300; ++s)
+    if (any_rechecks_first_batch(s, false)) rereads.push_back(s);
+  CHECK(rereads == std::vector<unsigned>{4, 8, 12, 16});
+  gshmem::detail::wide_any_visits<16> visits(1024, 500, false);
+  size_t base = 0;
+  gshmem::detail::wide_any_visits<16>::Mask keep = 0;
+  while (visits.next(base, keep)) {
+  }
+  CHECK(visits.steps == 69u);
+}
+
+// The cursor keeps the hint beside the start: set when the result lay in the
+// first batch the scan read (at or just after its start, as an in-order
+// producer makes it), clear when it lay further on; a caller with no
+// history on the array (another's entry in the slot) counts as in order.
+TEST_CASE("_any: the cursor's in-order hint follows where the results lie", "[sync][cpu][any]") {
+  constexpr size_t n = 1024;
+  std::vector<long> ivars(n, 0);
+  const gshmem::detail::any_cursor cursor(ivars.data(), gshmem::detail::any_caller_id());
+  // In order: each result is the element at the start.
+  size_t expect = 0;
+  for (int call = 0; call < 40; ++call) {
+    ivars[expect] = 1;
+    const size_t got = gshmem::test_any(ivars.data(), n, nullptr, GSHMEM_CMP_EQ, 1L);
+    REQUIRE(got == expect);
+    ivars[expect] = 0;
+    const gshmem::detail::any_cursor_entry e = cursor.load_raw();
+    CHECK(cursor.start(e, n) == (expect + 1) % n);
+    if (call > 0) CHECK(cursor.in_order(e));
+    expect = (expect + 1) % n;
+  }
+  // Far from the start (half the array on): the hint clears; the start
+  // still reads back below n (the hint bit is not part of it).
+  const size_t far = (expect + n / 2) % n;
+  ivars[far] = 1;
+  REQUIRE(gshmem::test_any(ivars.data(), n, nullptr, GSHMEM_CMP_EQ, 1L) == far);
+  ivars[far] = 0;
+  gshmem::detail::any_cursor_entry e = cursor.load_raw();
+  CHECK_FALSE(cursor.in_order(e));
+  CHECK(cursor.start(e, n) == far + 1);
+  CHECK(cursor.start(e, far + 1) == 0);  // past a shorter array's end: start over
+  // Within the first batch of 16 from the start: set again.
+  ivars[far + 1 + 9] = 1;
+  REQUIRE(gshmem::test_any(ivars.data(), n, nullptr, GSHMEM_CMP_EQ, 1L) == far + 1 + 9);
+  e = cursor.load_raw();
+  CHECK(cursor.in_order(e));
+  // Another caller's entry in the slot: no history, counted as in order.
+  any_cursor_entry_of_another(e);
+  CHECK(cursor.in_order(e));
 }

@@ -135,23 +135,12 @@ struct comparison {
   GSHMEM_HD bool operator()(T a, T b) const {
     return a < b ? if_less : (b < a ? if_greater : if_equal);
   }
-  // The same for a batch at once: bit j of `less` / `greater` tells whether
-  // element j compared less / greater than its value (never both); returns
-  // the mask of the elements that satisfy the comparison. Written as the
-  // outcome of "equal", flipped where "less" or "greater" differs from it,
-  // so a mask the comparison does not need is not an operand at all: with
-  // the comparison known at compile time (the usual call, after inlining)
-  // ptxas drops the unused mask's compares, one 64-bit compare per element
-  // instead of two (GE: ~less; GT: greater). The former form,
-  // less | greater | ~(less | greater) selected by the three flags, kept
-  // both masks live for every comparison (GE became greater | ~(less |
-  // greater)), which doubled the compare instructions of every batch:
-  // about 7.5 instructions per 8-byte element on sm_90, against 3.5.
-  template <class Mask>
-  GSHMEM_HD Mask holding(Mask less, Mask greater) const {
-    return (if_equal ? ~(Mask)0 : (Mask)0) ^ (if_less != if_equal ? less : (Mask)0) ^
-           (if_greater != if_equal ? greater : (Mask)0);
-  }
+  // The scans compare each element with this, into one mask (bit j: element
+  // j holds): with the comparison known at compile time (the usual call,
+  // after inlining) it is one 64-bit compare per element, and ptxas packs
+  // the predicates into the mask (P2R), as a hand-written batch does. (The
+  // batches once built two masks, less and greater, and combined them
+  // after: about 20 instructions more per batch of 16, sm_90.)
 };
 
 // ------------------------------------------------------------ element access
@@ -433,19 +422,29 @@ struct any_cursor {
     e.next = atomic_load<memory_order::relaxed, thread_scope::device>(&entry->next);
     return e;
   }
+  // `next` holds the start in its low 63 bits and, in bit 63, the in-order
+  // hint: the caller's last result lay in the first batch its scan read
+  // (at or just after that call's start), as a producer that fills slots
+  // in order makes it (the wide scan's re-reads follow it: scan_any_wide).
+  static constexpr unsigned long long kInOrder = 1ull << 63;
   GSHMEM_HD size_t start(const any_cursor_entry &e, size_t nelems) const {
     if (nelems == 0) return 0;
     if (e.tag == tag) {
       // This caller's own cursor, in [0, nelems] unless the caller's last
       // call on this array had more elements: past the end, start over at
       // 0 (no division, which costs registers in every kernel that waits).
-      return e.next < nelems ? (size_t)e.next : 0;
+      const unsigned long long next = e.next & ~kInOrder;
+      return next < nelems ? (size_t)next : 0;
     }
     return random_below(nelems);
   }
+  // The in-order hint of a reading; true where the reading is not this
+  // caller's (no history: assume the producer that costs most to miss).
+  GSHMEM_HD bool in_order(const any_cursor_entry &e) const { return e.tag != tag || (e.next & kInOrder) != 0; }
   GSHMEM_HD size_t load(size_t nelems) const { return start(load_raw(), nelems); }
-  GSHMEM_HD void store(size_t next) const {
-    atomic_store<memory_order::relaxed, thread_scope::device>(&entry->next, (unsigned long long)next);
+  GSHMEM_HD void store(size_t next, bool in_order_hint = true) const {
+    atomic_store<memory_order::relaxed, thread_scope::device>(
+        &entry->next, (unsigned long long)next | (in_order_hint ? kInOrder : 0ull));
     atomic_store<memory_order::relaxed, thread_scope::device>(&entry->tag, tag);
   }
 

@@ -166,21 +166,19 @@ GSHMEM_HD batch_result scan_batch(const T *ivars, size_t limit, const int *statu
     GSHMEMI_UNROLL
     for (unsigned j = 0; j < B; ++j) value[j] = (size_t)j * stride < ahead ? poll_relaxed(q + (size_t)j * stride) : T{};
   }
-  // Two compares per element into two masks; the comparison is applied to
-  // the masks once (out-of-range elements are dropped by `included`).
-  // One comparison value needs no bound (`included` drops what lies out of
-  // range): guarding it per element put two uniform compares and selects
-  // per element into every batch's comparison, whole or not (sm_90).
+  // The comparison per element, into one mask (out-of-range elements are
+  // dropped by `included`). One comparison value needs no bound (`included`
+  // drops what lies out of range): guarding it per element put two uniform
+  // compares and selects per element into every batch's comparison, whole
+  // or not (sm_90).
   constexpr bool kPerElement = std::is_same<Expect, per_element_value<T>>::value;
-  unsigned less = 0, greater = 0;
+  unsigned satisfied = 0;
   GSHMEMI_UNROLL
   for (unsigned j = 0; j < B; ++j) {
     const size_t i = first + (size_t)j * stride;
     const T want = !kPerElement || whole || (size_t)j * stride < ahead ? expect(i) : T{};  // per-element: in range only
-    less |= (unsigned)(value[j] < want) << j;
-    greater |= (unsigned)(want < value[j]) << j;
+    satisfied |= (unsigned)holds(value[j], want) << j;
   }
-  const unsigned satisfied = holds.holding(less, greater);
   return batch_result{(kWantSatisfied ? satisfied : ~satisfied) & included, ahead != 0};
 }
 
@@ -415,8 +413,17 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
 // elements of 8 bytes, 16 loads a batch: 86 steps a pass, now 72; 8192
 // elements: 683, now 550. Re-reads at doubling steps after 16 made it 71
 // and 522, but left a late write waiting up to a whole pass.)
-GSHMEM_HD constexpr bool any_rechecks_first_batch(unsigned step) {
-  return step % 4 == 0 && (step <= 16 || step % 16 == 0);
+//
+// The re-reads after step 16 serve a producer that fills slots in order;
+// for one that does not (a random one) they only lengthen the pass (one
+// thread, 1024 elements of 8 bytes: 72 steps instead of 69; random-slot
+// round trip 13.8 us with them, 13.1-13.4 without, 2 x H200). So the wide
+// scan makes them
+// only where the caller's cursor carries the in-order hint (any_cursor: its
+// last result lay in the first batch read), or where the caller has no
+// history on the array; the first four are always made.
+GSHMEM_HD constexpr bool any_rechecks_first_batch(unsigned step, bool in_order = true) {
+  return step % 4 == 0 && (step <= 16 || (in_order && step % 16 == 0));
 }
 
 // ------------------------------------------------------------------- _any
@@ -527,24 +534,56 @@ template <unsigned W>
 struct wide_any_visits {
   using Mask = typename std::conditional<(W > 32), unsigned long long, unsigned>::type;
   static constexpr Mask kAllBits = W == 8 * sizeof(Mask) ? ~(Mask)0 : ((Mask)1 << W) - 1u;
-  size_t nelems, start;
+  // start_word: the first element of a pass, and in its top bit the
+  // in-order hint (re-reads after step 16 too: any_rechecks_first_batch).
+  // One word for both: a flag of its own cost the scan with 32 loads, a
+  // run-time comparison and a status array 14 of its loads in flight
+  // (SASS sm_90, launch_scan_sass_wide).
+  static constexpr size_t kInOrderBit = (size_t)1 << (8 * sizeof(size_t) - 1);
+  size_t nelems, start_word;
   size_t nb;        // batches; nelems >= W
   size_t ks;        // the batch holding start (< nb)
   size_t v = 0;     // visit v = 0 .. nb: batch (ks + v) mod nb; visit nb is ks
                     // again, for its elements below start
   unsigned steps = 0;  // visits so far this pass, re-reads included
-  GSHMEM_HD wide_any_visits(size_t n, size_t first) : nelems(n), start(first), nb((n + W - 1) / W), ks(first / W) {}
+  unsigned plain = 0;  // visits ahead that are plain: the batch after the
+                       // last one, whole, on a step without a re-read
+  GSHMEM_HD wide_any_visits(size_t n, size_t first, bool in_order_hint = true)
+      : nelems(n), start_word(first | (in_order_hint ? kInOrderBit : 0)), nb((n + W - 1) / W), ks(first / W) {}
+  GSHMEM_HD size_t start() const { return start_word & ~kInOrderBit; }
+  GSHMEM_HD bool in_order() const { return (start_word & kInOrderBit) != 0; }
   GSHMEM_HD void restart() {
     v = 0;
     steps = 0;
+    plain = 0;
   }
-  // False when the pass has no visit left.
+  // False when the pass has no visit left. `base` must hold the previous
+  // visit's base (the caller's variable, untouched between calls).
+  //
+  // Most visits are plain, and take three additions: the next batch
+  // follows the one before it. The full choice below, about 80
+  // instructions (sm_90), ran before every batch and stood between two
+  // batches' loads, since a batch's addresses wait for it: a one-thread pass
+  // over 1024 elements took 29.2 us where 64 hand-written batches of 16
+  // loads took 17.2 (2 x H200); 24.5 with this. It runs only where a visit
+  // is not plain:
+  // the first, a re-read and the one after it, the last batch, the batch of
+  // start, and about one step in 16.
   GSHMEM_HD bool next(size_t &base, Mask &keep) {
+    if (plain != 0) {
+      --plain;
+      ++steps;
+      ++v;
+      base += W;
+      keep = kAllBits;
+      return true;
+    }
     if (v > nb) return false;
     ++steps;
     size_t k = ks + v;
     bool low_part = v == nb;  // the first batch's elements below start
-    if (v != 0 && any_rechecks_first_batch(steps)) {
+    const bool reread = v != 0 && any_rechecks_first_batch(steps, in_order());
+    if (reread) {
       k = ks;  // re-read the first batch; v does not advance
       low_part = false;
     } else {
@@ -552,12 +591,21 @@ struct wide_any_visits {
       ++v;
     }
     const bool last = k + 1 == nb;
+    if (!reread && !last && !low_part) {
+      // The visits after this one stay plain up to the batch before the
+      // next that needs the full choice (start's batch, or the last one) and
+      // the step before the next re-read (any_rechecks_first_batch).
+      const size_t ahead = (k < ks ? ks : nb - 1) - k - 1;
+      const unsigned next_reread = steps < 16 ? (steps | 3u) + 1u : in_order() ? (steps | 15u) + 1u : ~0u;
+      const unsigned until_reread = next_reread - steps - 1u;
+      plain = ahead < until_reread ? (unsigned)ahead : until_reread;
+    }
     base = last ? nelems - W : k * W;
     // The last batch drops the elements of the batch before it; the first
     // batch splits at start.
     keep = last ? kAllBits << (unsigned)(k * W - base) : kAllBits;
     if (k == ks) {
-      const unsigned from = (unsigned)(start - base);  // start - base < W
+      const unsigned from = (unsigned)(start() - base);  // start - base < W
       const Mask at_or_after = kAllBits << from;
       keep &= low_part ? ~at_or_after : at_or_after;
     }
@@ -576,7 +624,13 @@ GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *
   watchdog wd(Wait, ctx.timeout_ns, start_on_first_tick);
   const comparison holds(cmp);
   const T want = expect.value;
-  Visits visits(nelems, any_cursor(ivars, any_caller_id()).load(nelems));
+  // The cursor is built again to store the result rather than kept in
+  // registers through the wait.
+  Visits visits = [&] {
+    const any_cursor cursor(ivars, any_caller_id());
+    const any_cursor_entry reading = cursor.load_raw();
+    return Visits(nelems, cursor.start(reading, nelems), cursor.in_order(reading));
+  }();
   bool nonempty = status == nullptr;
   for (;;) {
     visits.restart();
@@ -593,17 +647,16 @@ GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *
       // compares of the first loads with the issue of the later ones to
       // hold fewer registers (12 of a batch of 24 in flight, SASS sm_90).
       if (keep == 0) continue;
-      Mask less = 0, greater = 0;
+      Mask hits = 0;
       GSHMEMI_UNROLL
-      for (unsigned j = 0; j < W; ++j) {
-        less |= (Mask)(value[j] < want) << j;
-        greater |= (Mask)(want < value[j]) << j;
-      }
-      for (Mask candidates = holds.holding(less, greater) & keep & Visits::kAllBits; candidates;
-           candidates &= candidates - 1) {
+      for (unsigned j = 0; j < W; ++j) hits |= (Mask)holds(value[j], want) << j;
+      for (Mask candidates = hits & keep; candidates; candidates &= candidates - 1) {
         const size_t i = base + lowest_bit(candidates);
         if (is_included(status, i) && compare(cmp, poll_acquire(ivars + i), want)) {
-          any_cursor(gshmemi_opaque(ivars), any_caller_id()).store(i + 1);
+          // In order: found in the first batch read (from start on).
+          const size_t first = visits.start();
+          const size_t from_start = i >= first ? i - first : i + nelems - first;
+          any_cursor(gshmemi_opaque(ivars), any_caller_id()).store(i + 1, from_start < W);
           return i;
         }
       }
