@@ -122,8 +122,16 @@ foreach(line IN LISTS lines)
   endif()
   set(address "0x${CMAKE_MATCH_1}")
   set(insn "${CMAKE_MATCH_2}")
+  # An unconditional backward branch ends the comparison (what follows it
+  # is not on the batch's path); a predicated one does not: the comparison
+  # falls through it (the wait form's skip of a visit with nothing to look
+  # at branches back to the loop head before the compares).
   set(backward FALSE)
-  if(insn MATCHES "[ \t]?BRA[ \t]+(0x[0-9a-f]+)")
+  set(predicated FALSE)
+  if(insn MATCHES "@")
+    set(predicated TRUE)
+  endif()
+  if(NOT predicated AND insn MATCHES "[ \t]?BRA[ \t]+(0x[0-9a-f]+)")
     math(EXPR target "${CMAKE_MATCH_1}")
     math(EXPR here "${address}")
     if(target LESS_EQUAL here)

@@ -135,12 +135,24 @@ struct comparison {
   GSHMEM_HD bool operator()(T a, T b) const {
     return a < b ? if_less : (b < a ? if_greater : if_equal);
   }
-  // The scans compare each element with this, into one mask (bit j: element
-  // j holds): with the comparison known at compile time (the usual call,
-  // after inlining) it is one 64-bit compare per element, and ptxas packs
-  // the predicates into the mask (P2R), as a hand-written batch does. (The
-  // batches once built two masks, less and greater, and combined them
-  // after: about 20 instructions more per batch of 16, sm_90.)
+  // The same for a batch at once, from two masks: bit j of `at_least` /
+  // `at_most` tells whether element j compared >= / <= its value. Written
+  // as the outcome of "equal", flipped where "less" (~at_least) or
+  // "greater" (~at_most) differs from it, so that a mask the comparison
+  // does not need is not an operand at all: with the comparison known at
+  // compile time (the usual call, after inlining) ptxas drops the other
+  // mask's compares, one 64-bit compare per element (GE: at_least; GT:
+  // ~at_most), and packs the predicates into the mask (P2R) as a
+  // hand-written batch does; with a run-time comparison both masks, four
+  // compares per 8-byte element. (Built from `less` and `greater` and
+  // combined the same way, the batches got the one compare but ptxas
+  // negated and merged the mask with a select and a LOP3 per element: a
+  // one-thread _any batch of 16 took about 20 instructions more, sm_90.)
+  template <class Mask>
+  GSHMEM_HD Mask holding(Mask at_least, Mask at_most) const {
+    return (if_equal ? ~(Mask)0 : (Mask)0) ^ (if_less != if_equal ? ~at_least : (Mask)0) ^
+           (if_greater != if_equal ? ~at_most : (Mask)0);
+  }
 };
 
 // ------------------------------------------------------------ element access

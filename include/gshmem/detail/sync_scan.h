@@ -166,19 +166,22 @@ GSHMEM_HD batch_result scan_batch(const T *ivars, size_t limit, const int *statu
     GSHMEMI_UNROLL
     for (unsigned j = 0; j < B; ++j) value[j] = (size_t)j * stride < ahead ? poll_relaxed(q + (size_t)j * stride) : T{};
   }
-  // The comparison per element, into one mask (out-of-range elements are
-  // dropped by `included`). One comparison value needs no bound (`included`
-  // drops what lies out of range): guarding it per element put two uniform
+  // Two masks, >= and <= (comparison::holding: one of them with the
+  // comparison known at compile time); out-of-range elements are dropped
+  // by `included`. One comparison value needs no bound (`included` drops
+  // what lies out of range): guarding it per element put two uniform
   // compares and selects per element into every batch's comparison, whole
   // or not (sm_90).
   constexpr bool kPerElement = std::is_same<Expect, per_element_value<T>>::value;
-  unsigned satisfied = 0;
+  unsigned at_least = 0, at_most = 0;
   GSHMEMI_UNROLL
   for (unsigned j = 0; j < B; ++j) {
     const size_t i = first + (size_t)j * stride;
     const T want = !kPerElement || whole || (size_t)j * stride < ahead ? expect(i) : T{};  // per-element: in range only
-    satisfied |= (unsigned)holds(value[j], want) << j;
+    at_least |= (unsigned)!(value[j] < want) << j;
+    at_most |= (unsigned)!(want < value[j]) << j;
   }
+  const unsigned satisfied = holds.holding(at_least, at_most);
   return batch_result{(kWantSatisfied ? satisfied : ~satisfied) & included, ahead != 0};
 }
 
@@ -647,10 +650,26 @@ GSHMEM_HD size_t scan_any_wide(const wait_context &ctx, const char *routine, T *
       // compares of the first loads with the issue of the later ones to
       // hold fewer registers (12 of a batch of 24 in flight, SASS sm_90).
       if (keep == 0) continue;
+      // 8-byte elements: the two masks of comparison::holding. 4 bytes or
+      // less: the comparison per element (one compare with it known at
+      // compile time, as with the masks); the masks' form made the launch
+      // test's 4-byte kernel 66 registers (tests/launch, sm_90), and this
+      // one costs a run-time comparison more compares (262 ISETP in that
+      // kernel against 158).
       Mask hits = 0;
-      GSHMEMI_UNROLL
-      for (unsigned j = 0; j < W; ++j) hits |= (Mask)holds(value[j], want) << j;
-      for (Mask candidates = hits & keep; candidates; candidates &= candidates - 1) {
+      if constexpr (sizeof(T) > 4) {
+        Mask at_least = 0, at_most = 0;
+        GSHMEMI_UNROLL
+        for (unsigned j = 0; j < W; ++j) {
+          at_least |= (Mask)!(value[j] < want) << j;
+          at_most |= (Mask)!(want < value[j]) << j;
+        }
+        hits = holds.holding(at_least, at_most);
+      } else {
+        GSHMEMI_UNROLL
+        for (unsigned j = 0; j < W; ++j) hits |= (Mask)holds(value[j], want) << j;
+      }
+      for (Mask candidates = hits & keep & Visits::kAllBits; candidates; candidates &= candidates - 1) {
         const size_t i = base + lowest_bit(candidates);
         if (is_included(status, i) && compare(cmp, poll_acquire(ivars + i), want)) {
           // In order: found in the first batch read (from start on).
