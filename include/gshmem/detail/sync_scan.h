@@ -421,12 +421,17 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
 // for one that does not (a random one) they only lengthen the pass (one
 // thread, 1024 elements of 8 bytes: 72 steps instead of 69; random-slot
 // round trip 13.8 us with them, 13.1-13.4 without, 2 x H200). So the wide
-// scan makes them
-// only where the caller's cursor carries the in-order hint (any_cursor: its
-// last result lay in the first batch read), or where the caller has no
-// history on the array; the first four are always made.
+// scan makes them only where the caller's cursor carries the in-order hint
+// (any_cursor: its last result lay in the first batch read), or where the
+// caller has no history on the array; the first four are always made.
+//
+// The schedule is defined once, as the step of the next re-read after
+// `step` (~0u: none); the wide scan's plain visits run up to it.
+GSHMEM_HD constexpr unsigned any_next_reread(unsigned step, bool in_order = true) {
+  return step < 16 ? (step | 3u) + 1u : in_order ? (step | 15u) + 1u : ~0u;
+}
 GSHMEM_HD constexpr bool any_rechecks_first_batch(unsigned step, bool in_order = true) {
-  return step % 4 == 0 && (step <= 16 || (in_order && step % 16 == 0));
+  return step != 0 && any_next_reread(step - 1u, in_order) == step;
 }
 
 // ------------------------------------------------------------------- _any
@@ -542,7 +547,8 @@ struct wide_any_visits {
   // One word for both: a flag of its own cost the scan with 32 loads, a
   // run-time comparison and a status array 14 of its loads in flight
   // (SASS sm_90, launch_scan_sass_wide).
-  static constexpr size_t kInOrderBit = (size_t)1 << (8 * sizeof(size_t) - 1);
+  static_assert(sizeof(size_t) == sizeof(unsigned long long), "start_word keeps the cursor's bit 63");
+  static constexpr size_t kInOrderBit = (size_t)any_cursor::kInOrder;  // the cursor's own bit
   size_t nelems, start_word;
   size_t nb;        // batches; nelems >= W
   size_t ks;        // the batch holding start (< nb)
@@ -599,8 +605,7 @@ struct wide_any_visits {
       // next that needs the full choice (start's batch, or the last one) and
       // the step before the next re-read (any_rechecks_first_batch).
       const size_t ahead = (k < ks ? ks : nb - 1) - k - 1;
-      const unsigned next_reread = steps < 16 ? (steps | 3u) + 1u : in_order() ? (steps | 15u) + 1u : ~0u;
-      const unsigned until_reread = next_reread - steps - 1u;
+      const unsigned until_reread = any_next_reread(steps, in_order()) - steps - 1u;
       plain = ahead < until_reread ? (unsigned)ahead : until_reread;
     }
     base = last ? nelems - W : k * W;
