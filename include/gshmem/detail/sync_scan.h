@@ -417,18 +417,25 @@ GSHMEM_HD bool scan_all(G &g, const wait_context &ctx, const char *routine, T *i
 // elements: 683, now 550. Re-reads at doubling steps after 16 made it 71
 // and 522, but left a late write waiting up to a whole pass.)
 //
-// The re-reads after step 16 serve a producer that fills slots in order;
-// for one that does not (a random one) they only lengthen the pass (one
-// thread, 1024 elements of 8 bytes: 72 steps instead of 69; random-slot
-// round trip 13.8 us with them, 13.1-13.4 without, 2 x H200). So the wide
-// scan makes them only where the caller's cursor carries the in-order hint
+// The re-reads serve a producer that fills slots in order; for one that
+// does not (a random one) they only lengthen the pass. So the wide scan
+// makes them only where the caller's cursor carries the in-order hint
 // (any_cursor: its last result lay in the first batch read), or where the
-// caller has no history on the array; the first four are always made.
+// caller has no history on the array; without the hint a pass reads each
+// batch once, in rotation order. One thread, 1024 elements of 8 bytes, 16
+// loads a batch: 72 steps with the hint, 65 without. Random-slot round
+// trip, 2 x H200, three rounds in one call against 2d334cc's 12.28-12.33
+// us: 13.25-13.44 with every re-read made, 11.65-11.76 without the hint's
+// re-reads (13.1-13.4 in an earlier call when only those after step 16
+// were dropped). The price: an in-order write that follows a result found
+// away from the start (a producer that changed its order, or several
+// producers) may wait up to a pass once; the result it gives sets the
+// hint again.
 //
 // The schedule is defined once, as the step of the next re-read after
 // `step` (~0u: none); the wide scan's plain visits run up to it.
 GSHMEM_HD constexpr unsigned any_next_reread(unsigned step, bool in_order = true) {
-  return step < 16 ? (step | 3u) + 1u : in_order ? (step | 15u) + 1u : ~0u;
+  return !in_order ? ~0u : step < 16 ? (step | 3u) + 1u : (step | 15u) + 1u;
 }
 GSHMEM_HD constexpr bool any_rechecks_first_batch(unsigned step, bool in_order = true) {
   return step != 0 && any_next_reread(step - 1u, in_order) == step;
@@ -543,7 +550,7 @@ struct wide_any_visits {
   using Mask = typename std::conditional<(W > 32), unsigned long long, unsigned>::type;
   static constexpr Mask kAllBits = W == 8 * sizeof(Mask) ? ~(Mask)0 : ((Mask)1 << W) - 1u;
   // start_word: the first element of a pass, and in its top bit the
-  // in-order hint (re-reads after step 16 too: any_rechecks_first_batch).
+  // in-order hint (re-reads of the first batch: any_rechecks_first_batch).
   // One word for both: a flag of its own cost the scan with 32 loads, a
   // run-time comparison and a status array 14 of its loads in flight
   // (SASS sm_90, launch_scan_sass_wide).
