@@ -68,7 +68,8 @@ GSHMEM_HD void report_array_timeout(const array_wait_report<T, Expect> *r) {
 // batch (_all, _some; the _any scans below one wide batch take 24): 16
 // loads in flight for 8-byte elements, 32 for elements of 4 bytes or less
 // (a batch mask has 32 bits); with per-element comparison values, which
-// are loaded beside them, G::kScanRegisters / 2 (12): 6 and 12. The
+// are loaded beside them, G::kScanRegisters / 2 (12): 6 and 12, except in
+// the _all scans (all_scan_batch_of). The
 // trade-off: a pass over n elements costs about n / batch load latencies
 // (the time of a batch hardly depends on its size), so an 8-byte
 // one-thread pass takes about twice the load latencies of the former 32 in
@@ -97,11 +98,28 @@ GSHMEM_HD constexpr unsigned scan_batch_of() {
 }
 
 // The batch of the _all scans: G::kAllScanBatch with one comparison value
-// (see sync_group.h), else that of the other scans.
+// (see sync_group.h), else that of the other scans, except for one thread
+// with per-element comparison values: G::kScanRegisters (24) rather than
+// half of it, 12 loads of 8 bytes beside their 12 comparison values. The
+// _all loop keeps little else (the tested one-thread _all_vector kernels:
+// 40 and 48 registers, sm_90, nvcc 13.0), and a pass is half the batches:
+// 2 x H200, one thread, n=1024: test_all_vector 56.6 -> 33.3 us (2d334cc
+// 27.9), wait_until_all_vector 57.5 -> 47.7 (27.7); n=8192 435 -> 245
+// (205) and 444 -> 360 (206); n=32 4.05 -> 3.59 and 3.81 -> 3.85. The _any and _some
+// vector scans keep 6: with 12 the in-order n=32 rows took 12-16% longer
+// (their first batch finds the element, and a larger one takes longer),
+// while n=8192 ran 1.4x faster.
 template <class G, class Expect>
 GSHMEM_HD constexpr unsigned all_scan_batch_of() {
-  if constexpr (G::kScanRegisters > 0) return scan_batch_of<G, Expect>();
-  else
+  using T = typename Expect::value_type;
+  constexpr bool per_element = std::is_same<Expect, per_element_value<T>>::value;
+  if constexpr (G::kScanRegisters > 0 && per_element) {
+    constexpr unsigned per_value = sizeof(T) <= 4 ? 1u : (unsigned)(sizeof(T) / 4);
+    constexpr unsigned n = G::kScanRegisters / per_value;
+    return n > 32u ? 32u : (n < 1u ? 1u : n);
+  } else if constexpr (G::kScanRegisters > 0) {
+    return scan_batch_of<G, Expect>();
+  } else
     return std::is_same<Expect, same_value<typename Expect::value_type>>::value ? G::kAllScanBatch
                                                                                 : scan_batch_of<G, Expect>();
 }
