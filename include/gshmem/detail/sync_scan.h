@@ -103,9 +103,9 @@ GSHMEM_HD constexpr unsigned scan_batch_of() {
 // half of it, 12 loads of 8 bytes beside their 12 comparison values. The
 // _all loop keeps little else (the tested one-thread _all_vector kernels:
 // 40 and 48 registers, sm_90, nvcc 13.0), and a pass is half the batches:
-// 2 x H200, one thread, n=1024: test_all_vector 56.6 -> 33.3 us (2d334cc
-// 27.9), wait_until_all_vector 57.5 -> 47.7 (27.7); n=8192 435 -> 245
-// (205) and 444 -> 360 (206); n=32 4.05 -> 3.59 and 3.81 -> 3.85. The _any and _some
+// 2 x H200, one thread, n=1024: test_all_vector 56.6 -> 32.5 us (2d334cc
+// 27.6), wait_until_all_vector 57.5 -> 32.9 (27.5); n=8192 435 -> 242
+// (203) and 444 -> 246 (204); n=32 4.05 -> 3.50 and 3.81 -> 3.40. The _any and _some
 // vector scans keep 6: with 12 the in-order n=32 rows took 12-16% longer
 // (their first batch finds the element, and a larger one takes longer),
 // while n=8192 ran 1.4x faster.
