@@ -455,27 +455,18 @@ __device__ __forceinline__ void raw_load_relaxed_x2(const uint64_t *p, uint64_t 
   asm volatile("ld.relaxed.sys.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
 }
 
-template <size_t B>
-__device__ size_t any_pass_linear_x2(const uint64_t *iv, size_t n, uint64_t target) {
-  for (size_t base = 0; base + B <= n; base += B) {
-    uint64_t v[B];
-#pragma unroll
-    for (size_t j = 0; j < B; j += 2) raw_load_relaxed_x2(iv + base + j, v[j], v[j + 1]);
-    if (target == 0) return base;  // never (target >= 1): keeps the batch in flight
-    unsigned hits = 0;
-#pragma unroll
-    for (size_t j = 0; j < B; ++j) hits |= (unsigned)(v[j] >= target) << j;
-    if (hits) return base + (unsigned)__ffs(hits) - 1u;
-  }
-  return SIZE_MAX;
-}
-
-template <size_t B>
+// A linear pass in batches of B loads of PerLoad elements each (1: 8-byte
+// loads; 2: 16-byte loads, raw_load_relaxed_x2).
+template <size_t B, size_t PerLoad = 1>
 __device__ size_t any_pass_linear(const uint64_t *iv, size_t n, uint64_t target) {
+  static_assert(PerLoad == 1 || PerLoad == 2, "one or two elements a load");
   for (size_t base = 0; base + B <= n; base += B) {
     uint64_t v[B];
 #pragma unroll
-    for (size_t j = 0; j < B; ++j) v[j] = raw_load_relaxed(iv + base + j);
+    for (size_t j = 0; j < B; j += PerLoad) {
+      if constexpr (PerLoad == 2) raw_load_relaxed_x2(iv + base + j, v[j], v[j + 1]);
+      else v[j] = raw_load_relaxed(iv + base + j);
+    }
     if (target == 0) return base;  // never (target >= 1): keeps the batch in flight
     unsigned hits = 0;
 #pragma unroll
@@ -520,8 +511,8 @@ __global__ void any_pass_kernel(uint64_t *iv, size_t n, uint64_t target, uint64_
     else if constexpr (V == kPassLinear32) r = any_pass_linear<32>(iv, n, target);
     else if constexpr (V == kPassPipe8) r = any_pass_pipelined<8>(iv, n, target);
     else if constexpr (V == kPassPipe16) r = any_pass_pipelined<16>(iv, n, target);
-    else if constexpr (V == kPassLinear16x2) r = any_pass_linear_x2<16>(iv, n, target);
-    else r = any_pass_linear_x2<32>(iv, n, target);
+    else if constexpr (V == kPassLinear16x2) r = any_pass_linear<16, 2>(iv, n, target);
+    else r = any_pass_linear<32, 2>(iv, n, target);
     if (r != SIZE_MAX) atomicAdd(errors, 1ull);  // cannot happen: nothing is satisfied
   }
 }
