@@ -431,14 +431,13 @@ __global__ void __launch_bounds__(MaxThreads) one_pass_kernel(WaitArgs a, uint64
 // full pass, which a random producer waits about half of. The library's two
 // scans (default, wide) beside hand-written passes: linear batches of 16 and
 // 32 relaxed loads, one or two elements a load (32, two a load, is the
-// floor: the fastest correct batch measured), and a two-stage pipeline of two half batches in which the loads
-// of the next half are issued before the current half is compared, so that
-// the compares and the next step's address arithmetic overlap the loads in
-// flight (2 x 8 fits the registers of the 16-load default).
-// The "2 a load" passes read the same batches with 16-byte loads
-// (ld.relaxed.sys.v2.u64: two elements a load, each element still a
-// single-copy-atomic relaxed load): the same registers in flight, half the
-// load instructions.
+// floor: the fastest correct batch measured), and a two-stage pipeline of
+// two half batches in which the loads of the next half are issued before
+// the current half is compared, so that the compares and the next step's
+// address arithmetic overlap the loads in flight (2 x 8 fits the registers
+// of the 16-load default). The "2 a load" passes read the same batches
+// with 16-byte loads (each element still a single-copy-atomic relaxed
+// load): the same registers in flight, half the load instructions.
 enum AnyPass {
   kPassDefault, kPassWide, kPassLinear16, kPassLinear32, kPassPipe8, kPassPipe16, kPassLinear16x2, kPassLinear32x2,
   kAnyPasses
@@ -451,12 +450,9 @@ const char *any_pass_name(int v) {
   return names[v];
 }
 
-__device__ __forceinline__ void raw_load_relaxed_x2(const uint64_t *p, uint64_t &a, uint64_t &b) {
-  asm volatile("ld.relaxed.sys.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
-}
-
 // A linear pass in batches of B loads of PerLoad elements each (1: 8-byte
-// loads; 2: 16-byte loads, raw_load_relaxed_x2).
+// loads; 2: 16-byte loads, the library's atomic_load16: ld.relaxed.sys.v2,
+// single-copy atomic per 8-byte half).
 template <size_t B, size_t PerLoad = 1>
 __device__ size_t any_pass_linear(const uint64_t *iv, size_t n, uint64_t target) {
   static_assert(PerLoad == 1 || PerLoad == 2, "one or two elements a load");
@@ -464,8 +460,14 @@ __device__ size_t any_pass_linear(const uint64_t *iv, size_t n, uint64_t target)
     uint64_t v[B];
 #pragma unroll
     for (size_t j = 0; j < B; j += PerLoad) {
-      if constexpr (PerLoad == 2) raw_load_relaxed_x2(iv + base + j, v[j], v[j + 1]);
-      else v[j] = raw_load_relaxed(iv + base + j);
+      if constexpr (PerLoad == 2) {
+        const gd::wide16 w = gd::atomic_load16<memory_order::relaxed, thread_scope::system>(
+            reinterpret_cast<const gd::wide16 *>(iv + base + j));
+        v[j] = w.lo;
+        v[j + 1] = w.hi;
+      } else {
+        v[j] = raw_load_relaxed(iv + base + j);
+      }
     }
     if (target == 0) return base;  // never (target >= 1): keeps the batch in flight
     unsigned hits = 0;

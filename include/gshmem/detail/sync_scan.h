@@ -81,17 +81,22 @@ GSHMEM_HD void report_array_timeout(const array_wait_report<T, Expect> *r) {
 // batches.) A warp form scans 8 to 11 elements per lane, n / (32 * 11)
 // latencies per pass: for arrays of thousands of elements one warp is the
 // fast choice.
+// One thread: the elements of T that `regs` registers of polled values
+// hold, 1 to 32 (a batch mask has 32 bits).
+template <class T>
+GSHMEM_HD constexpr unsigned one_thread_batch_of(unsigned regs) {
+  const unsigned n = regs / (sizeof(T) <= 4 ? 1u : (unsigned)(sizeof(T) / 4));
+  return n > 32u ? 32u : (n < 1u ? 1u : n);
+}
+
 template <class G, class Expect, bool OneValueWide = true>
 GSHMEM_HD constexpr unsigned scan_batch_of() {
   using T = typename Expect::value_type;
   constexpr bool per_element = std::is_same<Expect, per_element_value<T>>::value;
   if constexpr (G::kScanRegisters > 0) {
-    constexpr unsigned regs = per_element     ? G::kScanRegisters / 2
-                              : OneValueWide ? G::kOneValueScanRegisters
-                                             : G::kScanRegisters;
-    constexpr unsigned per_value = sizeof(T) <= 4 ? 1u : (unsigned)(sizeof(T) / 4);
-    constexpr unsigned n = regs / per_value;
-    return n > 32u ? 32u : (n < 1u ? 1u : n);
+    return one_thread_batch_of<T>(per_element     ? G::kScanRegisters / 2
+                                  : OneValueWide ? G::kOneValueScanRegisters
+                                                 : G::kScanRegisters);
   } else {
     return per_element && G::kScanBatch > 16 ? 16u : G::kScanBatch;
   }
@@ -105,20 +110,16 @@ GSHMEM_HD constexpr unsigned scan_batch_of() {
 // 40 and 48 registers, sm_90, nvcc 13.0), and a pass is half the batches:
 // 2 x H200, one thread, n=1024: test_all_vector 56.6 -> 32.5 us (2d334cc
 // 27.6), wait_until_all_vector 57.5 -> 32.9 (27.5); n=8192 435 -> 242
-// (203) and 444 -> 246 (204); n=32 4.05 -> 3.50 and 3.81 -> 3.40. The _any and _some
-// vector scans keep 6: with 12 the in-order n=32 rows took 12-16% longer
+// (203) and 444 -> 246 (204); n=32 4.05 -> 3.50 and 3.81 -> 3.40. The
+// _any and _some vector scans keep 6: with 12 the in-order n=32 rows took 12-16% longer
 // (their first batch finds the element, and a larger one takes longer),
 // while n=8192 ran 1.4x faster.
 template <class G, class Expect>
 GSHMEM_HD constexpr unsigned all_scan_batch_of() {
   using T = typename Expect::value_type;
   constexpr bool per_element = std::is_same<Expect, per_element_value<T>>::value;
-  if constexpr (G::kScanRegisters > 0 && per_element) {
-    constexpr unsigned per_value = sizeof(T) <= 4 ? 1u : (unsigned)(sizeof(T) / 4);
-    constexpr unsigned n = G::kScanRegisters / per_value;
-    return n > 32u ? 32u : (n < 1u ? 1u : n);
-  } else if constexpr (G::kScanRegisters > 0) {
-    return scan_batch_of<G, Expect>();
+  if constexpr (G::kScanRegisters > 0) {
+    return per_element ? one_thread_batch_of<T>(G::kScanRegisters) : scan_batch_of<G, Expect>();
   } else
     return std::is_same<Expect, same_value<typename Expect::value_type>>::value ? G::kAllScanBatch
                                                                                 : scan_batch_of<G, Expect>();
