@@ -165,7 +165,7 @@ def test_put_signal_weak_data_then_barrier_and_system_release(tmp_path):
 
 def test_signal_add_is_a_system_release_atomic(tmp_path):
     code = _routine(1, tmp_path)
-    atom = _index(code, r"(ATOMG|RED)\.E\.ADD\.64\.STRONG\.SYS")
+    atom = _index(code, r"(ATOMG|REDG)\.E\.ADD\.64\.STRONG\.SYS")
     assert atom is not None, "no system-scope 64-bit atomic add"
     fence = _index(code, RELEASE_FENCE)
     assert fence is not None and fence < atom, "no MEMBAR.SYS before the release add"
@@ -188,13 +188,13 @@ def test_kernel_ending_in_a_wait_keeps_the_wait(tmp_path):
     # Without the anchor tileiras removes the whole loop (nothing uses it).
     code = _routine(2, tmp_path)
     assert _poll_loop(code) is not None
-    assert _index(code, r"@P\d+ (ATOMG|RED)\.E\.ADD\.64\.STRONG\.SYS") is not None, "the masked anchor is missing"
+    assert _index(code, r"@P\d+ (ATOMG|REDG)\.E\.ADD\.64\.STRONG\.SYS") is not None, "the masked anchor is missing"
 
 
 @pytest.mark.parametrize("which", [7, 11])
 def test_fence_and_quiet_are_a_system_acq_rel_atomic(which, tmp_path):
     code = _routine(which, tmp_path)
-    atom = _index(code, r"(ATOMG|RED)\.E\.ADD\.64\.STRONG\.SYS")
+    atom = _index(code, r"(ATOMG|REDG)\.E\.ADD\.64\.STRONG\.SYS")
     fence = _index(code, RELEASE_FENCE)
     assert atom is not None and fence is not None and fence < atom
 
@@ -209,7 +209,7 @@ def test_bulk_cas_is_per_element_system_atomics(tmp_path):
 
 def test_bulk_add_relaxed_has_no_fence(tmp_path):
     code = _routine(9, tmp_path)
-    assert _all(code, r"(ATOMG|RED)\.E\.ADD\.STRONG\.SYS"), "no per-element system-scope add"
+    assert _all(code, r"(ATOMG|REDG)\.E\.ADD\.STRONG\.SYS"), "no per-element system-scope add"
     assert not _all(code, RELEASE_FENCE), "a relaxed bulk add must not fence"
 
 
