@@ -34,17 +34,24 @@ within the same block cannot be reordered before" an acquire):
 - put(dest, index, tile): weak stores of the tile into the peer's array.
   Not ordered by itself; a later signal_op/put_signal of the same block
   announces it.
-- signal_op(sig, i, value, SIGNAL_SET): ct.store of one uint64 with
-  memory_order=RELEASE, memory_scope=SYS; SIGNAL_ADD: ct.atomic_add with
-  RELEASE at SYS. cuTile's release orders every earlier memory operation of
-  the block (the puts, stores the block made to local or peer memory, the
-  bulk forms) before the signal; tileiras emits a block barrier, then the
-  release (BAR.SYNC; MEMBAR.ALL.SYS; STG.E.64.STRONG.SYS on sm_90, the code of
-  PTX's fence.acq_rel.sys + st.relaxed.sys, i.e. a release pattern in the PTX
-  model). So a PE whose acquire reads the signal value (or a later value in
-  its release sequence) synchronizes with the release, and by causality order
-  sees every put the block made before it: the message-passing guarantee of
-  gshmem_putmem_signal.
+- signal_op(sig, i, value, SIGNAL_SET): ct.atomic_xchg of one uint64 with
+  memory_order=ACQ_REL, memory_scope=SYS; SIGNAL_ADD: ct.atomic_add, the
+  same. Its release half orders every earlier memory operation of the block
+  (the puts, stores to local or peer memory, the bulk forms) before the
+  signal; tileiras emits a block barrier, then MEMBAR.ALL.SYS, then
+  ATOMG.E.EXCH.64.STRONG.SYS on sm_90 (PTX's fence.acq_rel.sys +
+  atom.relaxed.sys: a release pattern in the PTX model). So a PE whose
+  acquire reads the signal value (or a later value in its release sequence)
+  synchronizes with it and, by causality order, sees every put the block
+  made before it: the message-passing guarantee of gshmem_putmem_signal.
+  Why acquire too: a release alone lets later loads move before it, and
+  tileiras 13.5 does move a RELEASE store (or RELEASE atomic) of the signal
+  below a following poll loop of the same block (to the end of the kernel):
+  signal, then wait, compiles to wait, then signal, and a ring of PEs waits
+  forever. The acquire half forbids that (the polls may not move above it).
+  The price: the block waits for the atomic's reply from the peer (one
+  NVLink round trip) before polling, where CUDA C's st.release.sys goes on
+  at once.
 - signal_wait_until / wait_until: a loop of ct.load with ACQUIRE at SYS scope
   (LDG.E.STRONG.SYS then CCTL.IVALL, and a block barrier, on sm_90) until the
   comparison holds. The load that ends the loop is a morally strong acquire
@@ -180,13 +187,15 @@ def put(dest, index, tile):
 @ct.function
 def signal_op(sig, sig_index, value, sig_op):
     """Updates the uint64 signal sig[sig_index] (a peer's, from peer()) with
-    `value`: SIGNAL_SET a store, SIGNAL_ADD an atomic add, each with RELEASE
-    at SYS scope: every memory operation the block issued before (puts,
-    stores, scatters) is visible to a PE whose acquire reads the result."""
+    `value`: SIGNAL_SET an atomic exchange, SIGNAL_ADD an atomic add, each
+    ACQ_REL at SYS scope: every memory operation the block issued before
+    (puts, stores, scatters) is visible to a PE whose acquire reads the
+    result, and the block's later waits stay after it (the module's
+    docstring says why not RELEASE alone)."""
     if sig_op == SIGNAL_ADD:
-        ct.atomic_add(sig, sig_index, ct.astype(value, ct.uint64), memory_order=_RELEASE, memory_scope=_SYS)
+        ct.atomic_add(sig, sig_index, ct.astype(value, ct.uint64), memory_order=_ACQ_REL, memory_scope=_SYS)
     else:
-        ct.store(sig, (sig_index,), ct.astype(value, ct.uint64), memory_order=_RELEASE, memory_scope=_SYS)
+        ct.atomic_xchg(sig, sig_index, ct.astype(value, ct.uint64), memory_order=_ACQ_REL, memory_scope=_SYS)
 
 
 @ct.function

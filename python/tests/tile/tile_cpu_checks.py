@@ -81,6 +81,10 @@ def _one_routine(src, dst, sig, ivars, flags, scratch, idx, out, r, WHICH: ct.Co
         gtile.signal_op(sig, 0, r, gtile.SIGNAL_SET)
     elif WHICH == 11:
         gtile.quiet(scratch, 0)
+    elif WHICH == 12:  # a ring step: put_signal to the next PE, wait for this PE's
+        gtile.put_signal(dst, (0,), ct.load(src, (0,), shape=(T,)), sig, 0, r, gtile.SIGNAL_SET)
+        gtile.wait_until(scratch, 0, gtile.CMP_GE, r)
+        ct.store(out, (0,), ct.load(src, (0,), shape=(T,)))
 
 
 @ct.kernel
@@ -91,6 +95,16 @@ def _relaxed_poll(sig, r):
     while v < ct.astype(r, ct.uint64):
         v = ct.load(sig, (0,), shape=(), memory_order=ct.MemoryOrder.RELAXED, memory_scope=ct.MemoryScope.SYS)
     ct.store(sig, (1,), v)
+
+
+@ct.kernel
+def _release_then_wait(src, dst_next, sig_next, sig, dst, out, r):
+    # ring_kernel of python/tests/gpu/tile_checks.py with a RELEASE store.
+    gtile.put(dst_next, (0,), ct.load(src, (0,), shape=(T,)))
+    ct.store(sig_next, (0,), ct.astype(r, ct.uint64), memory_order=ct.MemoryOrder.RELEASE,
+             memory_scope=ct.MemoryScope.SYS)
+    gtile.signal_wait_until(sig, 0, gtile.CMP_GE, r)
+    ct.store(out, (0,), ct.load(dst, (0,), shape=(T,)))
 
 
 def _array(dtype):
@@ -131,6 +145,7 @@ def _all(code, pattern):
 
 ACQUIRE_LOAD = r"^(@!?P\d+ )?LDG\.E(\.64)?\.STRONG\.SYS "
 RELEASE_FENCE = r"^(@!?P\d+ )?MEMBAR\.(ALL|SC)\.SYS"
+SIGNAL_ATOM = r"^(@!?P\d+ )?ATOMG\.E\.EXCH\.64\.STRONG\.SYS "
 
 
 def _poll_loop(code):
@@ -153,14 +168,38 @@ def _poll_loop(code):
 def test_put_signal_weak_data_then_barrier_and_system_release(tmp_path):
     code = _routine(0, tmp_path)
     data = _all(code, r"^(@!?P\d+ )?STG\.E ")
-    signal = _index(code, r"STG\.E\.64\.STRONG\.SYS ")
+    signal = _index(code, SIGNAL_ATOM)
     assert data, "the tile's stores (weak STG.E) are missing"
-    assert signal is not None, "the signal's system-scope store is missing"
+    assert signal is not None, "the signal's system-scope atomic exchange is missing"
     fence = _index(code, RELEASE_FENCE)
     barrier = _index(code, r"BAR\.SYNC")
     assert max(data) < barrier < fence < signal, \
-        "expected the data stores, a block barrier, MEMBAR.SYS, then the signal store"
+        "expected the data stores, a block barrier, MEMBAR.SYS, then the signal"
     assert not _all(code, r"UTMA|UBLKCP"), "put must not use TMA (async proxy)"
+
+
+def test_signal_then_wait_keeps_the_signal_first(tmp_path):
+    # put_signal to the next PE, then a wait on this PE's signal: the signal
+    # must be issued before the poll loop, or a ring of PEs hangs.
+    code = _routine(12, tmp_path)
+    signal = _index(code, SIGNAL_ATOM)
+    loop = _poll_loop(code)
+    assert signal is not None and loop is not None
+    first_poll = _index(code, ACQUIRE_LOAD)
+    assert signal < first_poll <= loop[1], "the signal was moved below the wait"
+
+
+def test_release_store_signal_sinks_below_a_wait_with_this_tileiras(tmp_path):
+    # Why signal_op is ACQ_REL (module docstring): with a RELEASE store,
+    # tileiras 13.5 moves the signal below the following poll loop. Should
+    # this fail, a newer tileiras keeps the order and RELEASE would do.
+    params = [_array(ct.float32), _array(ct.float32), _array(ct.uint64), _array(ct.uint64), _array(ct.float32),
+              _array(ct.float32), ScalarConstraint(ct.int32)]
+    code = _sass(_release_then_wait, params, tmp_path, "release_then_wait")
+    store = _index(code, r"STG\.E\.64\.STRONG\.SYS ")
+    loop = _poll_loop(code)
+    assert store is not None and loop is not None and store > loop[1], \
+        "expected the release store after the poll loop"
 
 
 def test_signal_add_is_a_system_release_atomic(tmp_path):
@@ -216,7 +255,7 @@ def test_bulk_add_relaxed_has_no_fence(tmp_path):
 def test_scatter_is_weak_and_the_signal_releases_it(tmp_path):
     code = _routine(10, tmp_path)
     data = _all(code, r"^(@!?P\d+ )?STG\.E ")
-    signal = _index(code, r"STG\.E\.64\.STRONG\.SYS ")
+    signal = _index(code, SIGNAL_ATOM)
     fence = _index(code, RELEASE_FENCE)
     assert data and signal is not None and fence is not None
     assert max(data) < fence < signal
