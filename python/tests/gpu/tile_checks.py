@@ -44,7 +44,7 @@ if _missing is None:
         # next PE's dst (the put), announced by a release signal; then this
         # PE's incoming tile.
         b = ct.bid(0)
-        z = alpha * ct.load(x, (b,), shape=(T,)) + ct.load(y, (b,), shape=(T,))
+        z = ct.astype(alpha, ct.float32) * ct.load(x, (b,), shape=(T,)) + ct.load(y, (b,), shape=(T,))
         gtile.put_signal(dst_next, (b,), z, sig_next, b, r, gtile.SIGNAL_SET)
         gtile.signal_wait_until(sig, b, gtile.CMP_GE, r)
         ct.store(out, (b,), ct.load(dst, (b,), shape=(T,)))
