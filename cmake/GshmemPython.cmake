@@ -81,6 +81,21 @@ set_tests_properties(python_triton_cpu PROPERTIES
   LABELS "cpu;python;triton" TIMEOUT 600 SKIP_RETURN_CODE 77
   ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=;TRITON_CACHE_DIR=${PROJECT_BINARY_DIR}/triton-cache;TRITON_DEFAULT_FP_FUSION=1")
 
+# gshmem.tile without a GPU (python/tests/tile/tile_cpu_checks.py): cuTile
+# kernels calling each routine compiled for sm_90 with tileiras, their SASS
+# checked (cuobjdump). Skipped (77, saying why) without cuda-tile, tileiras
+# or cuobjdump: pip install 'cuda-tile==1.7.*' nvidia-cuda-tileiras
+# nvidia-cuda-cuobjdump (scripts/install-deps.sh does).
+add_test(NAME python_tile_cpu
+         COMMAND sh -c "\"$0\" -c 'import cuda.tile, cuda.tile._compile as c; c._find_compiler_bin()' >/dev/null 2>&1 || \
+{ echo \"python_tile_cpu skipped: cuTile (cuda-tile with its compiler tileiras) is not installed for $0 ($0 -m pip \
+install cuda-tile==1.7.0 nvidia-cuda-tileiras nvidia-cuda-cuobjdump)\"; exit 77; }; exec \"$0\" -m pytest -q -rs \
+-p no:cacheprovider \"$1\""
+                 ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests/tile/tile_cpu_checks.py)
+set_tests_properties(python_tile_cpu PROPERTIES
+  LABELS "cpu;python;tile" TIMEOUT 600 SKIP_RETURN_CODE 77 SKIP_REGULAR_EXPRESSION "[0-9]+ skipped"
+  ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;CUDA_VISIBLE_DEVICES=")
+
 # `pip install ./python` as a user runs it (scripts/python_pip_install.sh:
 # this build installed into a prefix, the package built by pip against it,
 # without build isolation or an index), then the same CPU tests over the

@@ -11,7 +11,8 @@
 #             OpenSHMEM (oshcc: the OpenSHMEM bootstrap's tests over a real library),
 #             cuobjdump (the register checks of tests/launch; pip: nvidia-cuda-cuobjdump),
 #             clang 22 (the Triton device library: apt-get clang-22) and Triton
-#             (pip: its CPU test, python_triton_cpu)
+#             (pip: its CPU test, python_triton_cpu), cuTile + tileiras + cuobjdump
+#             (pip: python_tile_cpu)
 # Where something is missing it uses apt-get (as root, on Debian/Ubuntu, when a
 # package registry answers); otherwise it prints exactly what to install. A
 # missing optional piece is reported and the script goes on; a missing
@@ -202,6 +203,18 @@ elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VI
   say "Triton: installed with pip for $(command -v python3)"
 else
   missing_optional+=("Triton for $(command -v python3 || echo python3) (python_triton_cpu; python3 -m pip install 'triton==3.9.*')")
+fi
+
+# cuTile (cuda.tile) and its compiler tileiras, with cuobjdump: python_tile_cpu
+# compiles gshmem.tile's kernels for sm_90 and reads their SASS (no GPU needed).
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import cuda.tile, cuda.tile._compile as c; c._find_compiler_bin()' >/dev/null 2>&1; then
+  say "cuTile: $(python3 -c 'import cuda.tile; print(cuda.tile.__version__)') for $(command -v python3)"
+elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VIRTUAL_ENV:-}" ]]; } &&
+     [[ $after_install == no ]] && timeout 300 python3 -m pip install --quiet --retries 1 --timeout 20 'cuda-tile==1.7.*' \
+       nvidia-cuda-tileiras nvidia-cuda-cuobjdump >/dev/null 2>&1 && python3 -c 'import cuda.tile' >/dev/null 2>&1; then
+  say "cuTile: installed with pip for $(command -v python3)"
+else
+  missing_optional+=("cuTile for $(command -v python3 || echo python3) (python_tile_cpu; python3 -m pip install 'cuda-tile==1.7.*' nvidia-cuda-tileiras nvidia-cuda-cuobjdump)")
 fi
 
 # ---- install what apt-get can provide, where it can
