@@ -117,8 +117,7 @@ CMP_EQ, CMP_NE, CMP_GT = _C.CMP_EQ, _C.CMP_NE, _C.CMP_GT
 CMP_GE, CMP_LT, CMP_LE = _C.CMP_GE, _C.CMP_LT, _C.CMP_LE
 SIGNAL_SET, SIGNAL_ADD = _C.SIGNAL_SET, _C.SIGNAL_ADD
 
-_ACQUIRE, _RELEASE, _RELAXED, _ACQ_REL = (ct.MemoryOrder.ACQUIRE, ct.MemoryOrder.RELEASE,
-                                          ct.MemoryOrder.RELAXED, ct.MemoryOrder.ACQ_REL)
+_ACQUIRE, _RELAXED, _ACQ_REL = ct.MemoryOrder.ACQUIRE, ct.MemoryOrder.RELAXED, ct.MemoryOrder.ACQ_REL
 _SYS = ct.MemoryScope.SYS
 _POLLS_MAX = 0xFFFFFFFF
 
