@@ -81,6 +81,10 @@ def _one_routine(src, dst, sig, ivars, flags, scratch, idx, out, r, WHICH: ct.Co
         gtile.signal_op(sig, 0, r, gtile.SIGNAL_SET)
     elif WHICH == 11:
         gtile.quiet(scratch, 0)
+    elif WHICH == 13:  # rounds of ring steps in one kernel (the benchmark's ring)
+        for k in range(1, r + 1):
+            gtile.put_signal(dst, (0,), ct.load(src, (0,), shape=(T,)), sig, 0, k, gtile.SIGNAL_SET)
+            gtile.wait_until(scratch, 0, gtile.CMP_GE, k)
     elif WHICH == 12:  # a ring step: put_signal to the next PE, wait for this PE's
         gtile.put_signal(dst, (0,), ct.load(src, (0,), shape=(T,)), sig, 0, r, gtile.SIGNAL_SET)
         gtile.wait_until(scratch, 0, gtile.CMP_GE, r)
@@ -187,6 +191,18 @@ def test_signal_then_wait_keeps_the_signal_first(tmp_path):
     assert signal is not None and loop is not None
     first_poll = _index(code, ACQUIRE_LOAD)
     assert signal < first_poll <= loop[1], "the signal was moved below the wait"
+
+
+def test_rounds_of_ring_steps_signal_before_polling(tmp_path):
+    # In a loop of rounds (as bench_tile_vs_triton_cuda.py's ring): the
+    # first poll in the code must follow the first signal, and every poll
+    # loop must hold acquire loads.
+    code = _routine(13, tmp_path)
+    signal = _index(code, SIGNAL_ATOM)
+    first_poll = _index(code, ACQUIRE_LOAD)
+    assert signal is not None and first_poll is not None and signal < first_poll, \
+        "a poll comes before the first signal"
+    assert _poll_loop(code) is not None
 
 
 def test_release_store_signal_sinks_below_a_wait_with_this_tileiras(tmp_path):
