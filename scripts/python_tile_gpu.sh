@@ -34,12 +34,18 @@ limit=${PYTHON_GPU_TIMEOUT:-200}
 failures=0
 verdicts=()
 
-# cuTile and its compiler, from .whl/ where this Python lacks them.
+# cuTile and its compiler, from .whl/ where this Python lacks them: into the
+# interpreter's own environment (cuda.tile is a portion of the `cuda`
+# namespace, which a regular `cuda` package elsewhere on the path would
+# hide), else into a folder on PYTHONPATH.
 site=${TMPDIR:-/tmp}/gshmem-tile-site
 if ! "$py" -c 'import cuda.tile' >/dev/null 2>&1; then
-  "$py" -m pip install -q --no-index --no-deps --target "$site" .whl/cuda_tile-*.whl > "$out/pip.log" 2>&1 ||
-    { cat "$out/pip.log"; echo "python-tile|cuda-tile wheel not installed (.whl/)|" > "$out/summary-line.txt"; exit 1; }
-  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+  if ! "$py" -m pip install -q --no-index --no-deps .whl/cuda_tile-*.whl > "$out/pip.log" 2>&1 ||
+     ! "$py" -c 'import cuda.tile' >/dev/null 2>&1; then
+    "$py" -m pip install -q --no-index --no-deps --target "$site" .whl/cuda_tile-*.whl >> "$out/pip.log" 2>&1 ||
+      { cat "$out/pip.log"; echo "python-tile|cuda-tile wheel not installed (.whl/)|" > "$out/summary-line.txt"; exit 1; }
+    export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+  fi
 fi
 if ! command -v tileiras >/dev/null 2>&1 && ls .whl/tileiras-*-x86_64.tar.xz >/dev/null 2>&1; then
   tarball=$(ls .whl/tileiras-*-x86_64.tar.xz | tail -n 1)
