@@ -228,9 +228,15 @@ def write_generated_headers(src_include, out_dir):
             f.write(text)
 
 
-def nvshmem_names(args, src_include):
+def nvshmem_names(args, src_include, generated=True):
+    """{name: kind} from NVSHMEM's headers in src_include; generated: the
+    folder is a source tree's, whose version and build-option headers are
+    made here from their .in files (an installed tree has its own)."""
     stand_ins = os.path.join(args.work, "nvshmem-generated")
-    write_generated_headers(src_include, stand_ins)
+    if generated:
+        write_generated_headers(src_include, stand_ins)
+    else:
+        os.makedirs(stand_ins, exist_ok=True)
     main = os.path.join(args.work, "nvshmem_headers.cu")
     with open(main, "w") as f:
         f.write("#include <nvshmem.h>\n#include <nvshmemx.h>\n")
@@ -256,6 +262,56 @@ def nvshmem_version(src):
         return m.group(1) if m else "(version unknown)"
     except OSError:
         return "(version unknown)"
+
+
+def installed_version(include):
+    """The version an installed tree's non_abi/nvshmem_version.h states, or
+    "(version unknown)"."""
+    try:
+        with open(os.path.join(include, "non_abi", "nvshmem_version.h")) as f:
+            m = re.search(r'NVSHMEM_VENDOR_BASE_VERSION_STRING\s+"([^"]+)"', f.read())
+        return m.group(1) if m else "(version unknown)"
+    except OSError:
+        return "(version unknown)"
+
+
+def headers_of_wheel(wheel, work):
+    """The include folder of an nvidia-nvshmem wheel, unpacked into work:
+    only the headers are taken out of the archive."""
+    import zipfile
+    out = os.path.join(work, "wheel-headers")
+    prefix = "nvidia/nvshmem/include/"
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            members = [m for m in z.namelist() if m.startswith(prefix) and not m.endswith("/")]
+            if not members:
+                fail("%s holds no %s (not an nvidia-nvshmem wheel?)" % (wheel, prefix))
+            if os.path.isdir(out):
+                import shutil
+                shutil.rmtree(out)
+            for m in members:
+                z.extract(m, out)
+    except (OSError, zipfile.BadZipFile) as e:
+        fail("cannot read the wheel %s: %s" % (wheel, e))
+    return os.path.join(out, prefix)
+
+
+def locate_headers(tree, work):
+    """(include folder, is a source tree, version) of NVSHMEM_SRC: a source
+    checkout (src/include, with .in templates), an installed tree (a prefix
+    with include/, an unpacked nvidia-nvshmem wheel with
+    nvidia/nvshmem/include/, or the include folder itself), or the wheel
+    file (.whl) as pip downloads it."""
+    if os.path.isfile(tree) and tree.endswith(".whl"):
+        include = headers_of_wheel(tree, work)
+        return include, False, installed_version(include)
+    source = os.path.join(tree, "src", "include")
+    if os.path.isfile(os.path.join(source, "non_abi", "nvshmem_version.h.in")):
+        return source, True, nvshmem_version(tree)
+    for include in (os.path.join(tree, "nvidia", "nvshmem", "include"), os.path.join(tree, "include"), tree):
+        if os.path.isfile(os.path.join(include, "non_abi", "nvshmem_version.h")):
+            return include, False, installed_version(include)
+    return source, True, nvshmem_version(tree)
 
 
 def gshmem_includes(args):
@@ -306,12 +362,13 @@ def main():
         if not names:
             fail("%s lists no names" % args.names)
     else:
-        src_include = os.path.join(args.nvshmem_src, "src", "include")
+        src_include, is_source, version = locate_headers(args.nvshmem_src, args.work)
         if not (os.path.isfile(os.path.join(src_include, "nvshmem.h")) and
                 os.path.isfile(os.path.join(src_include, "nvshmemx.h"))):
-            fail("%s is not an NVSHMEM source tree (no src/include/nvshmem.h and nvshmemx.h)" % args.nvshmem_src)
-        names = nvshmem_names(args, src_include)
-        origin = "NVSHMEM %s's headers" % nvshmem_version(args.nvshmem_src)
+            fail("%s is not an NVSHMEM source tree, installed tree or wheel (no src/include/nvshmem.h and "
+                 "nvshmemx.h)" % args.nvshmem_src)
+        names = nvshmem_names(args, src_include, generated=is_source)
+        origin = "NVSHMEM %s's headers" % version
         if not names:
             fail("no public names found in NVSHMEM's headers")
     ordered = sorted(names.items())
