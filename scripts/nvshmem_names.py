@@ -2,11 +2,14 @@
 """Counts how much of NVSHMEM's public API gshmem's compatibility headers
 cover, name by name.
 
-usage: nvshmem_names.py (NVSHMEM_SRC | --names FILE) [--prefix DIR | --build-dir DIR]
+usage: nvshmem_names.py (NVSHMEM | --names FILE) [--prefix DIR | --build-dir DIR]
                         [--nvcc NVCC] [--arch SM] [--work DIR] [--list KIND...]
                         [--expect FILE] [--write-expected FILE]
 
-NVSHMEM_SRC is a checkout of NVSHMEM's source tree (only read). The names are
+NVSHMEM is a checkout of NVSHMEM's source tree, an installed NVSHMEM (a
+prefix with include/), an unpacked nvidia-nvshmem wheel, or the wheel file
+itself (.whl, as `pip download nvidia-nvshmem-cu12==3.8.0` saves it; only
+its headers are read out of it); nothing is changed there. The names are
 what a program that includes NVSHMEM's <nvshmem.h> and <nvshmemx.h> can use:
 the two headers are run through nvcc's preprocessor (with stand-ins, in
 --work, for the two headers NVSHMEM's build generates from .in files), and
@@ -185,7 +188,8 @@ def expected_file_text(names, verdicts, origin):
     lines = ["# NVSHMEM public names that gshmem's compatibility headers provide, as counted",
              "# by scripts/nvshmem_names.py against %s (%d names probed)." % (origin, len(names)),
              "# A name leaving this list, or the count dropping, fails compat_nvshmem_names_census;",
-             "# regenerate with: scripts/nvshmem_names.py NVSHMEM_SRC --write-expected THIS_FILE",
+             "# regenerate with: scripts/nvshmem_names.py NVSHMEM (source tree, install or wheel) "
+             "--write-expected THIS_FILE",
              "# baseline: %d provided" % len(provided)]
     lines += ["%s\t%s" % nk for nk in provided]
     return "\n".join(lines) + "\n"
