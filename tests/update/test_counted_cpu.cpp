@@ -28,7 +28,8 @@ TEST_CASE("counted_reached: modulo 2^64, within half the range, as NVSHMEM 3.8 c
   CHECK(d::counted_reached(half - 1, 0));
   CHECK_FALSE(d::counted_reached(half, 0));
   CHECK(d::counted_reached(half + 7, 8));
-  CHECK_FALSE(d::counted_reached(7, half + 8));
+  CHECK(d::counted_reached(7, half + 8));        // 2^63 - 1 ahead, across the wrap: reached
+  CHECK_FALSE(d::counted_reached(7, half + 7));  // exactly 2^63 apart: not
 }
 
 TEST_CASE("counted_put_problem: NVSHMEM's argument rules, in its order", "[update][cpu]") {
