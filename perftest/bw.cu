@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
         std::vector<double> ns = time_loop(ctx, iters, 1, reset_both, [&](uint64_t n) {
           if (ctx.pe == 0)
             counted_producer<<<grid, 1024, 0, ctx.stream>>>(mode, dst, src, peer_dst, sig, peer_sig, ack, bytes, n);
-          else
+          else if (ctx.pe == 1)
             counted_receiver<<<1, 1, 0, ctx.stream>>>(mode, sig, ack, peer_ack, bytes, n);
         });
         std::vector<double> gbs;
