@@ -36,8 +36,11 @@ every name it lists must be provided, and at least N names in all; a name
 that went missing, or a count below the baseline, fails (exit 1), each
 named. --write-expected FILE writes the provided names with the count as
 its baseline (how the checked-in list, tests/compat/nvshmem_provided.tsv,
-is made from NVSHMEM's source). The CPU test compat_nvshmem_names_census
-runs --names and --expect on that list, so CI needs no NVSHMEM;
+is made from NVSHMEM's source; tests/compat/nvshmem38_provided.tsv from the
+3.8.0 wheel). The CPU tests compat_nvshmem_names_census and
+compat_nvshmem38_names_census run --names and --expect on those lists, so
+they need no NVSHMEM; compat_nvshmem38_wheel_census runs the census on the
+3.8.0 wheel's own headers (downloaded with pip);
 tests/compat/nvshmem_names_test.py tests the parsing on text made up there.
 Exit status: 0 when the counts were made (and met --expect), 1 when
 --expect failed, 2 when the script could not do its job.
@@ -187,7 +190,7 @@ def expected_file_text(names, verdicts, origin):
     provided = [(n, k) for n, k in names if verdicts[n] == "provided"]
     lines = ["# NVSHMEM public names that gshmem's compatibility headers provide, as counted",
              "# by scripts/nvshmem_names.py against %s (%d names probed)." % (origin, len(names)),
-             "# A name leaving this list, or the count dropping, fails compat_nvshmem_names_census;",
+             "# A name leaving this list, or the count dropping, fails the census tests (tests/compat);",
              "# regenerate with: scripts/nvshmem_names.py NVSHMEM (source tree, install or wheel) "
              "--write-expected THIS_FILE",
              "# baseline: %d provided" % len(provided)]
