@@ -7,8 +7,9 @@ usage: nvshmem_wheel_census.py SCRIPTS_DIR WORKDIR EXPECT VERSION BUILD_DIR NVCC
 
 The wheel is downloaded once into WORKDIR/wheel (kept there for the next
 run). Exit 0: the census passed; 1: a name went missing or a function is
-not provided (each named); 77 (the test's skip code): the wheel could not
-be downloaded (no network, PyPI unreachable), saying why; 2: anything else."""
+not provided (each named); 77 (the test's skip code): pip could not
+download the wheel (no network, PyPI unreachable), saying why; 2: anything
+else (no pip included)."""
 import glob
 import os
 import re
@@ -22,6 +23,16 @@ os.makedirs(wheel_dir, exist_ok=True)
 pattern = os.path.join(wheel_dir, "nvidia_nvshmem_cu12-%s-*.whl" % version)
 wheels = glob.glob(pattern)
 if not wheels:
+    # No pip is a broken setup, not a missing network: it fails, saying so.
+    try:
+        has_pip = subprocess.run([sys.executable, "-m", "pip", "--version"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True).returncode == 0
+    except OSError:
+        has_pip = False
+    if not has_pip:
+        print("nvshmem_wheel_census: %s has no pip (python3 -m pip); install it (python3-pip) to download "
+              "%s==%s" % (sys.executable, package, version))
+        sys.exit(2)
     # The wheel is py3-none-manylinux: any Python on any Linux host can take
     # it; the platform is named so that pip does not refuse it elsewhere.
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
