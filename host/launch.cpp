@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "../src/log.h"
 #include "../src/runtime_internal.h"
@@ -66,14 +67,15 @@ int find_fit(const char *fn, const void *func, dim3 block, size_t shmem, Fit *fi
   return GSHMEM_SUCCESS;
 }
 
-}  // namespace
-
-extern "C" {
-
-int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
-                              cudaStream_t stream) {
-  const char *fn = "gshmemx_collective_launch";
+// The checks and the launch of both entry points: the grid must fit (0: the
+// largest that fits); without launch attributes a cooperative launch as
+// always, with them cudaLaunchKernelExC with the cooperative attribute
+// added unless the caller set it (the caller's value wins).
+int collective_launch(const void *func, const cudaLaunchConfig_t *config, void **args, const char *fn) {
   gshmemi::set_last_error(GSHMEM_SUCCESS);
+  const dim3 block = config->blockDim;
+  const size_t shmem = config->dynamicSmemBytes;
+  dim3 grid = config->gridDim;
   Fit fit;
   const int rc = find_fit(fn, func, block, shmem, &fit);
   if (rc != GSHMEM_SUCCESS) return rc;
@@ -89,13 +91,54 @@ int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **ar
                          "SM x %d SMs / %d PEs sharing the GPU; see gshmemx_collective_launch_query_gridsize)",
                          fn, blocks, grid.x, grid.y, grid.z, fit.max_blocks, fit.threads, shmem, fit.per_sm, fit.sms,
                          fit.sharing_pes);
-  const cudaError_t err = cudaLaunchCooperativeKernel(func, grid, block, args, shmem, stream);
+  cudaError_t err;
+  if (config->numAttrs == 0 || config->attrs == nullptr) {
+    err = cudaLaunchCooperativeKernel(func, grid, block, args, shmem, config->stream);
+  } else {
+    std::vector<cudaLaunchAttribute> attrs(config->attrs, config->attrs + config->numAttrs);
+    const bool has_cooperative = std::any_of(attrs.begin(), attrs.end(), [](const cudaLaunchAttribute &a) {
+      return a.id == cudaLaunchAttributeCooperative;
+    });
+    if (!has_cooperative) {
+      cudaLaunchAttribute cooperative{};
+      cooperative.id = cudaLaunchAttributeCooperative;
+      cooperative.val.cooperative = 1;
+      attrs.push_back(cooperative);
+    }
+    cudaLaunchConfig_t launch = *config;
+    launch.gridDim = grid;
+    launch.attrs = attrs.data();
+    launch.numAttrs = (unsigned)attrs.size();
+    err = cudaLaunchKernelExC(&launch, func, args);
+  }
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
     return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: the cooperative launch of %llu blocks failed: %s", fn, blocks,
                          cudaGetErrorString(err));
   }
   return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+                              cudaStream_t stream) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shmem;
+  config.stream = stream;
+  return collective_launch(func, &config, args, "gshmemx_collective_launch");
+}
+
+int gshmemx_collective_launch_config(const void *func, const cudaLaunchConfig_t *config, void **args) {
+  if (config == nullptr) {
+    gshmemi::set_last_error(GSHMEM_SUCCESS);
+    return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "gshmemx_collective_launch_config: config is NULL");
+  }
+  return collective_launch(func, config, args, "gshmemx_collective_launch_config");
 }
 
 int gshmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args, size_t shmem,

@@ -2,11 +2,14 @@
 """Counts how much of NVSHMEM's public API gshmem's compatibility headers
 cover, name by name.
 
-usage: nvshmem_names.py (NVSHMEM_SRC | --names FILE) [--prefix DIR | --build-dir DIR]
+usage: nvshmem_names.py (NVSHMEM | --names FILE) [--prefix DIR | --build-dir DIR]
                         [--nvcc NVCC] [--arch SM] [--work DIR] [--list KIND...]
                         [--expect FILE] [--write-expected FILE]
 
-NVSHMEM_SRC is a checkout of NVSHMEM's source tree (only read). The names are
+NVSHMEM is a checkout of NVSHMEM's source tree, an installed NVSHMEM (a
+prefix with include/), an unpacked nvidia-nvshmem wheel, or the wheel file
+itself (.whl, as `pip download nvidia-nvshmem-cu12==3.8.0` saves it; only
+its headers are read out of it); nothing is changed there. The names are
 what a program that includes NVSHMEM's <nvshmem.h> and <nvshmemx.h> can use:
 the two headers are run through nvcc's preprocessor (with stand-ins, in
 --work, for the two headers NVSHMEM's build generates from .in files), and
@@ -33,8 +36,11 @@ every name it lists must be provided, and at least N names in all; a name
 that went missing, or a count below the baseline, fails (exit 1), each
 named. --write-expected FILE writes the provided names with the count as
 its baseline (how the checked-in list, tests/compat/nvshmem_provided.tsv,
-is made from NVSHMEM's source). The CPU test compat_nvshmem_names_census
-runs --names and --expect on that list, so CI needs no NVSHMEM;
+is made from NVSHMEM's source; tests/compat/nvshmem38_provided.tsv from the
+3.8.0 wheel). The CPU tests compat_nvshmem_names_census and
+compat_nvshmem38_names_census run --names and --expect on those lists, so
+they need no NVSHMEM; compat_nvshmem38_wheel_census runs the census on the
+3.8.0 wheel's own headers (downloaded with pip);
 tests/compat/nvshmem_names_test.py tests the parsing on text made up there.
 Exit status: 0 when the counts were made (and met --expect), 1 when
 --expect failed, 2 when the script could not do its job.
@@ -184,8 +190,9 @@ def expected_file_text(names, verdicts, origin):
     provided = [(n, k) for n, k in names if verdicts[n] == "provided"]
     lines = ["# NVSHMEM public names that gshmem's compatibility headers provide, as counted",
              "# by scripts/nvshmem_names.py against %s (%d names probed)." % (origin, len(names)),
-             "# A name leaving this list, or the count dropping, fails compat_nvshmem_names_census;",
-             "# regenerate with: scripts/nvshmem_names.py NVSHMEM_SRC --write-expected THIS_FILE",
+             "# A name leaving this list, or the count dropping, fails the census tests (tests/compat);",
+             "# regenerate with: scripts/nvshmem_names.py NVSHMEM (source tree, install or wheel) "
+             "--write-expected THIS_FILE",
              "# baseline: %d provided" % len(provided)]
     lines += ["%s\t%s" % nk for nk in provided]
     return "\n".join(lines) + "\n"
@@ -228,9 +235,15 @@ def write_generated_headers(src_include, out_dir):
             f.write(text)
 
 
-def nvshmem_names(args, src_include):
+def nvshmem_names(args, src_include, generated=True):
+    """{name: kind} from NVSHMEM's headers in src_include; generated: the
+    folder is a source tree's, whose version and build-option headers are
+    made here from their .in files (an installed tree has its own)."""
     stand_ins = os.path.join(args.work, "nvshmem-generated")
-    write_generated_headers(src_include, stand_ins)
+    if generated:
+        write_generated_headers(src_include, stand_ins)
+    else:
+        os.makedirs(stand_ins, exist_ok=True)
     main = os.path.join(args.work, "nvshmem_headers.cu")
     with open(main, "w") as f:
         f.write("#include <nvshmem.h>\n#include <nvshmemx.h>\n")
@@ -256,6 +269,56 @@ def nvshmem_version(src):
         return m.group(1) if m else "(version unknown)"
     except OSError:
         return "(version unknown)"
+
+
+def installed_version(include):
+    """The version an installed tree's non_abi/nvshmem_version.h states, or
+    "(version unknown)"."""
+    try:
+        with open(os.path.join(include, "non_abi", "nvshmem_version.h")) as f:
+            m = re.search(r'NVSHMEM_VENDOR_BASE_VERSION_STRING\s+"([^"]+)"', f.read())
+        return m.group(1) if m else "(version unknown)"
+    except OSError:
+        return "(version unknown)"
+
+
+def headers_of_wheel(wheel, work):
+    """The include folder of an nvidia-nvshmem wheel, unpacked into work:
+    only the headers are taken out of the archive."""
+    import zipfile
+    out = os.path.join(work, "wheel-headers")
+    prefix = "nvidia/nvshmem/include/"
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            members = [m for m in z.namelist() if m.startswith(prefix) and not m.endswith("/")]
+            if not members:
+                fail("%s holds no %s (not an nvidia-nvshmem wheel?)" % (wheel, prefix))
+            if os.path.isdir(out):
+                import shutil
+                shutil.rmtree(out)
+            for m in members:
+                z.extract(m, out)
+    except (OSError, zipfile.BadZipFile) as e:
+        fail("cannot read the wheel %s: %s" % (wheel, e))
+    return os.path.join(out, prefix)
+
+
+def locate_headers(tree, work):
+    """(include folder, is a source tree, version) of NVSHMEM_SRC: a source
+    checkout (src/include, with .in templates), an installed tree (a prefix
+    with include/, an unpacked nvidia-nvshmem wheel with
+    nvidia/nvshmem/include/, or the include folder itself), or the wheel
+    file (.whl) as pip downloads it."""
+    if os.path.isfile(tree) and tree.endswith(".whl"):
+        include = headers_of_wheel(tree, work)
+        return include, False, installed_version(include)
+    source = os.path.join(tree, "src", "include")
+    if os.path.isfile(os.path.join(source, "non_abi", "nvshmem_version.h.in")):
+        return source, True, nvshmem_version(tree)
+    for include in (os.path.join(tree, "nvidia", "nvshmem", "include"), os.path.join(tree, "include"), tree):
+        if os.path.isfile(os.path.join(include, "non_abi", "nvshmem_version.h")):
+            return include, False, installed_version(include)
+    return source, True, nvshmem_version(tree)
 
 
 def gshmem_includes(args):
@@ -306,12 +369,13 @@ def main():
         if not names:
             fail("%s lists no names" % args.names)
     else:
-        src_include = os.path.join(args.nvshmem_src, "src", "include")
+        src_include, is_source, version = locate_headers(args.nvshmem_src, args.work)
         if not (os.path.isfile(os.path.join(src_include, "nvshmem.h")) and
                 os.path.isfile(os.path.join(src_include, "nvshmemx.h"))):
-            fail("%s is not an NVSHMEM source tree (no src/include/nvshmem.h and nvshmemx.h)" % args.nvshmem_src)
-        names = nvshmem_names(args, src_include)
-        origin = "NVSHMEM %s's headers" % nvshmem_version(args.nvshmem_src)
+            fail("%s is not an NVSHMEM source tree, installed tree or wheel (no src/include/nvshmem.h and "
+                 "nvshmemx.h)" % args.nvshmem_src)
+        names = nvshmem_names(args, src_include, generated=is_source)
+        origin = "NVSHMEM %s's headers" % version
         if not names:
             fail("no public names found in NVSHMEM's headers")
     ordered = sorted(names.items())

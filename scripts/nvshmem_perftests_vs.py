@@ -170,11 +170,14 @@ def compare(build_dir, variant="", build=""):
             continue
         key = (m.group("target"), m.group("np"), int(m.group("k") or 1))
         pairs.setdefault(key, []).append((int(m.group("round") or 1), fname))
-    for (target, _np, k), rounds in pairs.items():
+    for (target, np_text, k), rounds in pairs.items():
         rounds.sort()
         g_rounds, n_rounds = [], []
         first_g_text = None
-        run = dict(program=programs[target].split("/")[-1], path=programs[target], args="", args_index=k,
+        # Runs at other PE counts than 2 (the collective perftests at 4, say)
+        # are rows of their own: the PE count is part of the program's label.
+        label = programs[target].split("/")[-1] + ("" if np_text == "2" else f" np={np_text}")
+        run = dict(program=label, pes=int(np_text), path=programs[target], args="", args_index=k,
                    gshmem_exit=None, nvshmem_exit=None, nvshmem_ran=False, gshmem_rows=0, nvshmem_rows=0,
                    compared=0, rounds=len(rounds))
         for _round, fname in rounds:
@@ -206,7 +209,7 @@ def compare(build_dir, variant="", build=""):
                 continue
             table, scope, size, metric, occurrence = key
             row = OrderedDict(
-                program=run["program"], args=run["args"], args_index=run["args_index"], table=table,
+                program=run["program"], pes=run["pes"], args=run["args"], args_index=run["args_index"], table=table,
                 scope=scope, size=size, metric=metric, occurrence=occurrence, unit=g["unit"],
                 better=g["better"], nvshmem=n_med, gshmem=g_med, ratio=round(r, 4))
             if len(rounds) > 1:

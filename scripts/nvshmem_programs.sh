@@ -25,6 +25,11 @@
 #   --np LIST          PE counts for the examples, comma-separated (default 2,
 #                      and 4 where the machine has 4 GPUs); the pt-to-pt
 #                      perftests always run on 2 PEs (they need exactly 2)
+#   --coll-np LIST     PE counts for the collective perftests (*/coll/*),
+#                      comma-separated (default 2); counts above the
+#                      machine's GPUs are skipped, saying so. Logs are named
+#                      <program>.np<N>..., and the side-by-side table has a
+#                      row per PE count
 #   --build-only       build and report; run nothing
 #   --run-only         run what an earlier --build-only call built in the same
 #                      --build-dir (same NVSHMEM_SRC and prefix), and report;
@@ -108,6 +113,7 @@ die() { say "$*" >&2; exit 2; }
 NV_SRC=""
 PREFIX=""
 NP_LIST=""
+COLL_NP_LIST=2
 BUILD_ONLY=0
 RUN_ONLY=0
 BUILD_DIR="${TMPDIR:-/tmp}/gshmem-nvshmem-programs"
@@ -129,6 +135,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) PREFIX="$2"; shift ;;
     --np) NP_LIST="$2"; shift ;;
+    --coll-np) COLL_NP_LIST="$2"; shift ;;
     --build-only) BUILD_ONLY=1 ;;
     --run-only) RUN_ONLY=1 ;;
     --build-dir) BUILD_DIR="$2"; shift ;;
@@ -607,6 +614,7 @@ if [ -z "$RUN_NOTE" ]; then
     [ "$GPUS" -ge 4 ] && NP_LIST=2,4
   fi
   IFS=',' read -ra EXAMPLE_NPS <<< "$NP_LIST"
+  IFS=',' read -ra COLL_NPS <<< "$COLL_NP_LIST"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export CUDA_MODULE_LOADING=EAGER NCCL_NVLS_ENABLE=0
   MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
@@ -652,7 +660,7 @@ if [ -z "$RUN_NOTE" ]; then
     } > "$log" 2>&1
     echo $? > "$log.rc"
   }
-  say "running the built programs ($GPUS GPUs; examples on ${NP_LIST} PEs, perftests on 2; ${TIMEOUT}s each)"
+  say "running the built programs ($GPUS GPUs; examples on ${NP_LIST} PEs, pt-to-pt perftests on 2, collective ones on ${COLL_NP_LIST}; ${TIMEOUT}s each)"
   while IFS=$'\t' read -r name src kind why; do
     t="${name//\//.}"
     [ -f "$LOGS/$t.built" ] || continue
@@ -666,6 +674,10 @@ if [ -z "$RUN_NOTE" ]; then
         [ "${#lines[@]}" -eq 0 ] && lines=("")
         [ "$ALL_ARGS" = 1 ] || lines=("${lines[0]}")
       fi
+      perftest_nps=(2)
+      [[ "$name" == */coll/* ]] && perftest_nps=("${COLL_NPS[@]}")
+      for pnp in "${perftest_nps[@]}"; do
+      [ "$pnp" -le "$MAX_PES" ] || { say "  $name np=$pnp: skipped ($GPUS GPUs)"; continue; }
       k=0
       for line in "${lines[@]}"; do
         k=$((k + 1))
@@ -673,8 +685,8 @@ if [ -z "$RUN_NOTE" ]; then
         [ "${#lines[@]}" -gt 1 ] && suffix=".a$k"
         run_gshmem() {  # log suffix
           # shellcheck disable=SC2086  # an .args line is a list of words
-          run_one "$BLD/bin/$t" 2 "$RUN_LOGS/$t.np2$suffix$1.run.log" "${GSHMEM_RUN_OPTS[@]}" $line
-          say "  $name np=2 ${line:+($line) }${1:+[${1#.}] }exit $(cat "$RUN_LOGS/$t.np2$suffix$1.run.log.rc")"
+          run_one "$BLD/bin/$t" "$pnp" "$RUN_LOGS/$t.np$pnp$suffix$1.run.log" "${GSHMEM_RUN_OPTS[@]}" $line
+          say "  $name np=$pnp ${line:+($line) }${1:+[${1#.}] }exit $(cat "$RUN_LOGS/$t.np$pnp$suffix$1.run.log.rc")"
         }
         run_nvshmem() {  # log suffix
           local nv_opts=()
@@ -685,14 +697,14 @@ if [ -z "$RUN_NOTE" ]; then
           done < "$NV_BLD/run-environment"
           for over in "${NVSHMEM_RUN_OVERRIDES[@]}"; do nv_opts+=(-x "$over"); done
           # shellcheck disable=SC2086
-          run_one "$NV_BLD/bin/$t" 2 "$NV_RUN_LOGS/$t.np2$suffix$1.run.log" --mpirun "${nv_opts[@]}" -- $line
-          say "  $name np=2, NVSHMEM's build ${1:+[${1#.}] }exit $(cat "$NV_RUN_LOGS/$t.np2$suffix$1.run.log.rc")"
+          run_one "$NV_BLD/bin/$t" "$pnp" "$NV_RUN_LOGS/$t.np$pnp$suffix$1.run.log" --mpirun "${nv_opts[@]}" -- $line
+          say "  $name np=$pnp, NVSHMEM's build ${1:+[${1#.}] }exit $(cat "$NV_RUN_LOGS/$t.np$pnp$suffix$1.run.log.rc")"
         }
         run_variant() {  # log suffix: the --build-variant build, logs of its own
           [ -n "$VARIANT" ] && [ "$REMOTE" = 0 ] && [ -x "$VAR_BLD/bin/$t" ] || return 0
           # shellcheck disable=SC2086
-          run_one "$VAR_BLD/bin/$t" 2 "$VAR_LOGS/$t.np2$suffix$1.run.log" $line
-          say "  $name np=2, variant '$VARIANT' ${1:+[${1#.}] }exit $(cat "$VAR_LOGS/$t.np2$suffix$1.run.log.rc")"
+          run_one "$VAR_BLD/bin/$t" "$pnp" "$VAR_LOGS/$t.np$pnp$suffix$1.run.log" $line
+          say "  $name np=$pnp, variant '$VARIANT' ${1:+[${1#.}] }exit $(cat "$VAR_LOGS/$t.np$pnp$suffix$1.run.log.rc")"
         }
         if [ "$VS_RUN" = 1 ] && [ -x "$NV_BLD/bin/$t" ]; then
           # Rounds alternate which build goes first (gshmem, NVSHMEM, then
@@ -709,6 +721,7 @@ if [ -z "$RUN_NOTE" ]; then
           run_gshmem ""
           run_variant ""
         fi
+      done
       done
     elif [ "$REMOTE" = 0 ]; then
       for np in "${EXAMPLE_NPS[@]}"; do

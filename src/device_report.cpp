@@ -97,6 +97,9 @@ std::string format_device_report(const gshmemi_device_report_slot_t &s) {
                                   gd::signature_size(mine), s.i0, gd::collective_kind_name(gd::signature_kind(theirs)),
                                   gd::signature_root(theirs), gd::signature_size(theirs));
     }
+    case GSHMEMI_FAIL_INVALID_ARGUMENT:
+      return head + printf_string("%s (address %p, %llu bytes, target PE %d); returned GSHMEMX_ERROR_INVALID_VALUE",
+                                  bounded(s.text, sizeof s.text).c_str(), u0, s.u1, s.i0);
     case GSHMEMI_FAIL_REMOTE_LOST:
       if (s.i0 >= 0)
         return head + printf_string("a request to remote PE %d cannot complete: PE %d is gone or the transport "

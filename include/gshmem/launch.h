@@ -33,6 +33,15 @@ GSHMEM_BEGIN_EXTERN_C
 GSHMEM_API int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
                                          cudaStream_t stream);
 
+/* gshmemx_collective_launch from a CUDA launch configuration (the form of
+ * NVSHMEM 3.8's nvshmemx_collective_launch_attr): config's gridDim (0: the
+ * largest that fits), blockDim, dynamicSmemBytes and stream as above, and
+ * its launch attributes (attrs, numAttrs) passed to cudaLaunchKernelExC with
+ * the cooperative attribute added, unless config sets that attribute itself
+ * (its value wins, as in NVSHMEM). Same checks, returns and errors as
+ * gshmemx_collective_launch (config NULL: GSHMEMX_ERROR_INVALID_VALUE). */
+GSHMEM_API int gshmemx_collective_launch_config(const void *func, const cudaLaunchConfig_t *config, void **args);
+
 /* The largest grid (in blocks) of `func` with `block` threads and `shmem`
  * bytes of dynamic shared memory per block that can be co-resident on this
  * PE's GPU (blocks per SM at full occupancy x SMs, divided by the number of

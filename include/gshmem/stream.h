@@ -87,6 +87,14 @@ GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_DECLARE_STREAM_PUT_SIGNAL)
 GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t bytes,
                                                 uint64_t *sig_addr, uint64_t signal, int sig_op,
                                                 int pe, cudaStream_t stream);
+/* A counted write on a stream (gshmemx_putmem_signal_counted, <gshmem/
+ * update_ext.h>): putmem_signal_on_stream with the byte count added to
+ * *counter on PE pe (GSHMEM_SIGNAL_ADD, release after the payload). Waits
+ * for it on the device with gshmemx_signal_counted_wait_until. */
+static inline void gshmemx_putmem_signal_counted_on_stream(void *dest, const void *source, size_t bytes,
+                                                           uint64_t *counter, int pe, cudaStream_t stream) {
+  gshmemx_putmem_signal_on_stream(dest, source, bytes, counter, (uint64_t)bytes, GSHMEM_SIGNAL_ADD, pe, stream);
+}
 
 /* ------------------------------------------------------- RMA on a stream
  * Stream-ordered puts and gets; none blocks the host (except g, which

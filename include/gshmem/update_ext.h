@@ -8,13 +8,16 @@
 // with a warp/block synchronization.
 #pragma once
 
+#include <gshmem/sync.h>
 #include <gshmem/update.h>
 #include <gshmem/detail/remote_amo.h>
 #include <gshmem/detail/update_bulk.h>
+#include <gshmem/detail/update_counted.h>
 #include <gshmem/detail/update_order.h>
 
 #if defined(__CUDACC__)
 #include <cuda_fp16.h>  // __half for the bulk add
+#define GSHMEMI_RLX_ORDER gshmem::memory_order::relaxed, gshmem::thread_scope::system
 
 /* ------------------------------------------------------------- signal_op
  * Updates the signal *sig_addr on PE pe: GSHMEM_SIGNAL_SET stores `signal`
@@ -315,6 +318,125 @@ GSHMEMI_DEFINE_BULK_HALF_ADD_GROUP(block)
 #undef GSHMEMI_BULK_ARGS
 #undef GSHMEMI_RLX
 
+/* --------------------------------------------------------- counted writes
+ * gshmemx_putmem_signal_counted[_nbi][_warp|_block](dest, source, nbytes,
+ * counter, pe): puts nbytes from source to dest on PE pe, then adds nbytes
+ * to the 64-bit symmetric counter *counter on PE pe (NVSHMEM 3.8's counted
+ * write, on every GPU and through the remote path). Many producers (threads,
+ * blocks, PEs) may write disjoint regions and add to one counter; the
+ * receiver waits with gshmemx_signal_counted_wait_until for the sum it
+ * expects.
+ * ORDERING: the whole group's payload before the add (a group sync, then a
+ * red.release.sys.add by one rank); a PE whose acquire load or wait sees a
+ * counter value that includes this call's bytes sees this call's payload,
+ * whichever producer's add it read (the argument for several producers is
+ * in <gshmem/detail/update_counted.h>). Nothing is ordered between two
+ * producers' payloads. Thread form: one thread; warp / block forms: every
+ * thread of the warp / block with the same arguments, ending with the
+ * group's synchronization. Remote peer: one put_signal request with an ADD
+ * of nbytes; the blocking forms return once the proxy carried it out (the
+ * source is reusable), the _nbi forms once queued (complete at quiet); on
+ * P2P both return with the stores issued. No alignment is required here
+ * (NVSHMEM's 16-byte and 256-byte rules are checked by its names in the
+ * compatibility layer). nbytes 0 adds 0. */
+#define GSHMEMI_DEFINE_COUNTED(SUFFIX, GROUP)                                                         \
+  GSHMEM_DEVICE void gshmemx_putmem_signal_counted##SUFFIX(void *dest, const void *source, size_t nbytes, \
+                                                           uint64_t *counter, int pe) {               \
+    gshmem::detail::putmem_signal_counted_group(dest, source, nbytes, counter, pe, GROUP{},           \
+                                                "gshmemx_putmem_signal_counted" #SUFFIX, true);       \
+  }                                                                                                   \
+  GSHMEM_DEVICE void gshmemx_putmem_signal_counted_nbi##SUFFIX(void *dest, const void *source, size_t nbytes, \
+                                                               uint64_t *counter, int pe) {           \
+    gshmem::detail::putmem_signal_counted_group(dest, source, nbytes, counter, pe, GROUP{},           \
+                                                "gshmemx_putmem_signal_counted_nbi" #SUFFIX, false);  \
+  }
+GSHMEMI_DEFINE_COUNTED(, gshmem::detail::group_thread)
+GSHMEMI_DEFINE_COUNTED(_warp, gshmem::detail::group_warp)
+GSHMEMI_DEFINE_COUNTED(_block, gshmem::detail::group_block)
+#undef GSHMEMI_DEFINE_COUNTED
+
+/* This PE's counter *counter, read with acquire at system scope: the
+ * payload of every counted write whose bytes the value includes is visible
+ * to the caller's later reads. */
+GSHMEM_DEVICE uint64_t gshmemx_signal_counted_load(const uint64_t *counter) {
+  return (uint64_t)gshmem::detail::atomic_load<gshmem::memory_order::acquire, gshmem::thread_scope::system>(
+      reinterpret_cast<const unsigned long long *>(counter));
+}
+
+/* Waits until this PE's counter *counter has reached `expected` (bytes),
+ * compared modulo 2^64 as NVSHMEM 3.8 does: reached when (value - expected)
+ * mod 2^64 < 2^63, so a counter that wraps keeps working. Returns the value
+ * seen. Acquire at system scope on return (as gshmemx_signal_counted_load).
+ * Called by any number of threads, each waiting on its own. A wait longer
+ * than GSHMEM_WAIT_TIMEOUT, or one whose producer's process ended, prints
+ * one line (as a wait for GE expected) and traps. */
+GSHMEM_DEVICE uint64_t gshmemx_signal_counted_wait_until(const uint64_t *counter, uint64_t expected) {
+  return gshmem::detail::wait_counted(gshmem::detail::current_wait_context(), "gshmemx_signal_counted_wait_until",
+                                      counter, expected);
+}
+
+/* ------------------------------------------------------------------ flush
+ * gshmemx_flush[_warp|_block]: the source buffers of the caller's earlier
+ * non-blocking puts (put_nbi, putmem_signal_nbi, counted _nbi, ...) may be
+ * reused on return. Orders and completes nothing else (NVSHMEM 3.8's flush:
+ * gshmem_quiet remains what makes the data visible). P2P: a no-op (the
+ * stores read their source when issued). Remote peers: waits until the
+ * proxy carried out the requests queued before (it reads sources then),
+ * as remote quiet does. Warp / block forms: the group synchronizes, then
+ * one rank waits, then the group synchronizes again. */
+GSHMEM_DEVICE void gshmemx_flush(void) {
+  if (__builtin_expect(gshmem::detail::remote_enabled(), 0)) gshmem::detail::remote_quiet("gshmemx_flush");
+}
+GSHMEM_DEVICE void gshmemx_flush_warp(void) {
+  if (__builtin_expect(gshmem::detail::remote_enabled(), 0)) {
+    gshmem::detail::group_warp g;
+    g.sync();
+    if (g.rank() == 0) gshmem::detail::remote_quiet("gshmemx_flush_warp");
+    g.sync();
+  }
+}
+GSHMEM_DEVICE void gshmemx_flush_block(void) {
+  if (__builtin_expect(gshmem::detail::remote_enabled(), 0)) {
+    gshmem::detail::group_block g;
+    g.sync();
+    if (g.rank() == 0) gshmem::detail::remote_quiet("gshmemx_flush_block");
+    g.sync();
+  }
+}
+
+/* ------------------------------------------------- half-precision atomics
+ * gshmemx_half_atomic_{fetch,set,swap,fetch_add,add}(dest, ..., pe) on a
+ * __half at P2P PE pe, relaxed at system scope as the other atomics: fetch
+ * ld.relaxed.sys.b16, set st.relaxed.sys.b16, swap a loop of
+ * atom.relaxed.sys.cas.b16 (PTX has no 16-bit exchange), add
+ * atom.relaxed.sys.add.noftz.f16 (round to nearest, subnormals kept). The
+ * transport has no 16-bit atomics: for a remote peer one line naming the
+ * routine and the PE, then a trap. */
+GSHMEM_DEVICE __half gshmemx_half_atomic_fetch(const __half *source, int pe) {
+  const __half *p = gshmem::detail::peer_address(source, pe, "gshmemx_half_atomic_fetch");
+  return __ushort_as_half(gshmem::detail::atomic_load_b16<GSHMEMI_RLX_ORDER>(
+      reinterpret_cast<const unsigned short *>(p)));
+}
+GSHMEM_DEVICE void gshmemx_half_atomic_set(__half *dest, __half value, int pe) {
+  __half *p = gshmem::detail::peer_address(dest, pe, "gshmemx_half_atomic_set");
+  gshmem::detail::atomic_store_b16<GSHMEMI_RLX_ORDER>(reinterpret_cast<unsigned short *>(p), __half_as_ushort(value));
+}
+GSHMEM_DEVICE __half gshmemx_half_atomic_swap(__half *dest, __half value, int pe) {
+  __half *p = gshmem::detail::peer_address(dest, pe, "gshmemx_half_atomic_swap");
+  return __ushort_as_half(gshmem::detail::atomic_exchange_b16<GSHMEMI_RLX_ORDER>(
+      reinterpret_cast<unsigned short *>(p), __half_as_ushort(value)));
+}
+GSHMEM_DEVICE __half gshmemx_half_atomic_fetch_add(__half *dest, __half value, int pe) {
+  __half *p = gshmem::detail::peer_address(dest, pe, "gshmemx_half_atomic_fetch_add");
+  return __ushort_as_half(gshmem::detail::atomic_fetch_add_f16_bits<GSHMEMI_RLX_ORDER>(
+      reinterpret_cast<unsigned short *>(p), __half_as_ushort(value)));
+}
+GSHMEM_DEVICE void gshmemx_half_atomic_add(__half *dest, __half value, int pe) {
+  __half *p = gshmem::detail::peer_address(dest, pe, "gshmemx_half_atomic_add");
+  (void)gshmem::detail::atomic_fetch_add_f16_bits<GSHMEMI_RLX_ORDER>(reinterpret_cast<unsigned short *>(p),
+                                                                     __half_as_ushort(value));
+}
+
 /* ------------------------------------------- device barrier, any caller
  * The device gshmem_barrier_all / gshmem_sync_all (<gshmem/update.h>) are
  * called by a whole block; these are the same barrier for other callers:
@@ -352,4 +474,22 @@ GSHMEMI_DEFINE_BARRIER_GROUP(_warp, GSHMEMI_BARRIER_GROUP_WARP)
 GSHMEMI_DEFINE_BARRIER_GROUP(_block, GSHMEMI_BARRIER_GROUP_BLOCK)
 #undef GSHMEMI_DEFINE_BARRIER_GROUP
 
+#undef GSHMEMI_RLX_ORDER
 #endif  // __CUDACC__
+
+/* Sets this PE's counter *counter to 0, for the next round of counted
+ * writes. Device: st.relaxed.sys (orders nothing: the program orders the
+ * reset before the producers' next adds, e.g. by the acknowledgement they
+ * wait for). Host: the same store by a one-thread kernel on the runtime's
+ * host RMA stream, complete when the call returns (a host quiet follows).
+ * Errors (host: not symmetric, before init) are logged and recorded for
+ * gshmemx_get_last_error(). */
+GSHMEM_HD void gshmemx_signal_counted_reset(uint64_t *counter) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmem::detail::atomic_store<gshmem::memory_order::relaxed, gshmem::thread_scope::system>(
+      reinterpret_cast<unsigned long long *>(counter), 0ull);
+#else
+  gshmem_uint64_atomic_set(counter, 0, gshmemi_host_my_pe());
+  gshmemi_host_quiet();
+#endif
+}

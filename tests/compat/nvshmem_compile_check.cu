@@ -169,6 +169,50 @@ static_assert(std::is_same<decltype(&nvshmemx_team_init),
 static_assert(std::is_same<decltype(&nvshmemx_culibrary_init), int (*)(CUlibrary)>::value &&
                   std::is_same<decltype(&nvshmemx_culibrary_finalize), int (*)(CUlibrary)>::value,
               "nvshmemx_culibrary_init/_finalize have NVSHMEM's signatures");
+// NVSHMEM 3.8's newest names, with the signatures its headers declare.
+__global__ void nvshmem38_forms(char *dest, const char *source, uint64_t *counter, float *f, double *d, __half *h) {
+  int status = nvshmemx_putmem_signal_counted_nbi_block(dest, source, 256, counter, 1);
+  nvshmemx_signal_counted_wait_until(counter, 256);
+  status += (int)nvshmemx_signal_counted_load(counter);
+  nvshmemx_signal_counted_reset(counter);
+  nvshmemx_flush();
+  nvshmemx_flush_warp();
+  nvshmemx_flush_block();
+  nvshmemx_put16_signal_warp(dest, source, 4, counter, 1, NVSHMEM_SIGNAL_SET, 1);
+  nvshmemx_put16_signal_nbi_block(dest, source, 4, counter, 1, NVSHMEM_SIGNAL_ADD, 1);
+  nvshmemx_float_atomic_add(f, 1.0f, 1);
+  *d = nvshmemx_double_atomic_fetch_add(d, 1.0, 1);
+  nvshmemx_half_atomic_add(h, nvshmem_half_atomic_fetch(h, 1), 1);
+  nvshmem_half_atomic_set(h, nvshmem_half_atomic_swap(h, nvshmemx_half_atomic_fetch_add(h, *h, 1), 1), 1);
+  nvshmemx_region_handle_t region;
+  nvshmemx_region_attrs_t attrs = NVSHMEMX_REGION_ATTRS_INITIALIZER;
+  attrs.hints = NVSHMEMX_REGION_HINT_BATCH_RMA;
+  int active = 0;
+  status += nvshmemx_region_start_block(&region, &attrs) + nvshmemx_region_is_active(attrs.hints, &active);
+  status += nvshmemx_region_stop_block(region);
+  extern __shared__ char smem[];
+  nvshmemx_give_smem(smem, nvshmemx_ask_smem(NVSHMEMX_SMEM_MINIMUM));
+  nvshmemx_release_smem();
+  dest[0] = (char)(status + active + nvshmemx_status_string(status)[0]);
+}
+static_assert(std::is_same<decltype(&nvshmemx_putmem_signal_counted_nbi_block),
+                           int (*)(void *, const void *, size_t, uint64_t *, int)>::value &&
+                  std::is_same<decltype(&nvshmemx_signal_counted_wait_until), void (*)(const uint64_t *, uint64_t)>::value &&
+                  std::is_same<decltype(&nvshmemx_signal_counted_load), uint64_t (*)(const uint64_t *)>::value &&
+                  std::is_same<decltype(&nvshmemx_signal_counted_reset), void (*)(uint64_t *)>::value,
+              "the counted writes have NVSHMEM 3.8's signatures");
+static_assert(sizeof(nvshmemx_region_attrs_t) == 64 && NVSHMEMX_REGION_HINT_NONE == 0 &&
+                  NVSHMEMX_REGION_HINT_BATCH_RMA == 1 && NVSHMEMX_SMEM_RECOMMENDED == 0 &&
+                  NVSHMEMX_SMEM_MINIMUM == 1 && NVSHMEMX_SMEM_BARRIERS_ONLY == 2,
+              "NVSHMEM 3.8's region and shared-memory constants and layout");
+static_assert(std::is_same<decltype(&nvshmemx_collective_launch_attr),
+                           int (*)(const nvshmemx_collective_launch_attr_t *, const void *, void **)>::value &&
+                  std::is_same<decltype(&nvshmemx_buffer_register_symmetric_at_preferred_address),
+                               void *(*)(void *, size_t, void *, int)>::value &&
+                  std::is_same<decltype(&nvshmemx_flush_on_stream), void (*)(cudaStream_t)>::value &&
+                  std::is_same<decltype(&nvshmemx_region_start),
+                               int (*)(nvshmemx_region_handle_t *, const nvshmemx_region_attrs_t *)>::value,
+              "NVSHMEM 3.8's host routines have its signatures");
 // NVSHMEM's team initializers: a config as NVSHMEM programs start one, its
 // id "none" until set.
 inline bool team_config_initializers_check() {
@@ -213,9 +257,9 @@ __global__ void k(float *dest) { nvshmem_float_atomic_compare_swap(dest, 0.f, 1.
 // host form only (README, "Coming from NVSHMEM").
 __global__ void k(int status) { nvshmem_global_exit(status); }
 #elif GSHMEM_CHECK_CASE == 6
-// NVSHMEM 3.5.1 has no warp/block put16_signal (its size list there reads
-// 6); gshmem's own name is gshmemx_put16_signal_warp.
-__global__ void k(void *dest, uint64_t *sig) { nvshmemx_put16_signal_warp(dest, dest, 1, sig, 1, NVSHMEM_SIGNAL_SET, 0); }
+// NVSHMEM 3.8 has no counted write on a stream; gshmem's own name is
+// gshmemx_putmem_signal_counted_on_stream.
+void f(void *dest, uint64_t *counter, cudaStream_t s) { nvshmemx_putmem_signal_counted_on_stream(dest, dest, 16, counter, 0, s); }
 #endif
 
 #if GSHMEM_CHECK_CASE == 0

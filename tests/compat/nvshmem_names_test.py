@@ -146,6 +146,27 @@ refused = subprocess.run([sys.executable, os.path.join(scripts, "nvshmem_names.p
 check(refused.returncode == 2 and "is not an NVSHMEM source tree" in refused.stdout,
       "refuses a folder without NVSHMEM's headers: %d %s" % (refused.returncode, refused.stdout))
 
+# ---- where the headers are: a source tree, an installed tree, a wheel
+import zipfile
+installed = os.path.join(work, "prefix")
+os.makedirs(os.path.join(installed, "include", "non_abi"))
+with open(os.path.join(installed, "include", "non_abi", "nvshmem_version.h"), "w") as f:
+    f.write('#define NVSHMEM_VENDOR_BASE_VERSION_STRING "9.1.2"\n')
+include, is_source, version = names_script.locate_headers(installed, os.path.join(work, "locate"))
+check(include == os.path.join(installed, "include") and not is_source and version == "9.1.2",
+      "an installed prefix: its include folder, no generated headers, its version: %s %s %s"
+      % (include, is_source, version))
+wheel = os.path.join(work, "nvidia_nvshmem_cu12-9.1.2-py3-none-any.whl")
+with zipfile.ZipFile(wheel, "w") as z:
+    z.writestr("nvidia/nvshmem/include/nvshmem.h", "/* made up */\n")
+    z.writestr("nvidia/nvshmem/include/non_abi/nvshmem_version.h",
+               '#define NVSHMEM_VENDOR_BASE_VERSION_STRING "9.1.2"\n')
+    z.writestr("nvidia/nvshmem/lib/libnvshmem_host.so.3", "not a header")
+include, is_source, version = names_script.locate_headers(wheel, os.path.join(work, "locate"))
+check(os.path.isfile(os.path.join(include, "nvshmem.h")) and not is_source and version == "9.1.2"
+      and not os.path.exists(os.path.join(work, "locate", "wheel-headers", "nvidia", "nvshmem", "lib")),
+      "a wheel: only its headers taken out, its version: %s %s %s" % (include, is_source, version))
+
 if failures:
     print("%d check(s) failed" % len(failures))
     sys.exit(1)

@@ -208,6 +208,24 @@ check(p.returncode == 1 and "no " in p.stderr, f"between: a build without a tabl
 p = vs(work_r, "--build", "../x")
 check(p.returncode == 2 and "--build takes" in p.stderr, f"build variant: a bad name: {p.returncode} {p.stderr}")
 
+# A collective perftest run at 2 and at 4 PEs (nvshmem_programs.sh --coll-np
+# 2,4): a row per PE count, the count in the program's label past 2.
+work_np = os.path.join(work, "pes")
+os.makedirs(work_np)
+with open(os.path.join(work_np, "programs.tsv"), "w") as f:
+    f.write("perftest/device/coll/sync_latency\tperftest/device/coll/sync_latency.cu\tperftest\t\n")
+sync = "perftest.device.coll.sync_latency"
+for folder, times in (("logs", (1.0, 3.0)), ("logs-nvshmem", (2.0, 2.0))):
+    os.makedirs(os.path.join(work_np, folder))
+    for np_, us in zip((2, 4), times):
+        write(os.path.join(work_np, folder), f"{sync}.np{np_}.run.log",
+              f"# mpirun -np {np_} {sync}\n&&&& PERF sync_latency___thread___size__4___latency {us} -us\n")
+p = vs(work_np)
+check(p.returncode == 0, f"PE counts: exit status {p.returncode}: {p.stderr}")
+rows_np = table_rows(work_np, "vs_nvshmem_perftests") if p.returncode == 0 else []
+by_np = {(r["program"], r["pes"]): r["ratio"] for r in rows_np}
+check(by_np == {("sync_latency", 2): 0.5, ("sync_latency np=4", 4): 1.5}, f"PE counts: a row each: {by_np}")
+
 # Nothing in common: exit 1, saying so.
 shutil.rmtree(nv_logs)
 os.makedirs(nv_logs)

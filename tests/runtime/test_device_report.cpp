@@ -149,6 +149,14 @@ TEST_CASE("device reports: each kind becomes the line device printf used to prin
                                               "fold 0x26; PE 1: reduction, root 0") != std::string::npos);
   s.u1 = gshmem::detail::collective_signature(gshmem::detail::collective_broadcast, 0, 0x1238);
   CHECK(gshmemi::format_device_report(s).find("passed a different size") != std::string::npos);
+  s = slot(GSHMEMI_FAIL_INVALID_ARGUMENT, "nvshmemx_putmem_signal_counted_nbi_block");
+  std::snprintf(s.text, sizeof s.text, "the counter is not 256-byte aligned in the symmetric heap");
+  s.u0 = 0x1008;
+  s.u1 = 64;
+  s.i0 = 1;
+  CHECK(gshmemi::format_device_report(s) ==
+        "gshmem: PE 3: nvshmemx_putmem_signal_counted_nbi_block: the counter is not 256-byte aligned in the "
+        "symmetric heap (address 0x1008, 64 bytes, target PE 1); returned GSHMEMX_ERROR_INVALID_VALUE");
   s = slot(77, "x");
   CHECK(gshmemi::format_device_report(s) == "gshmem: PE 3: x: a device failure of unknown kind 77");
   // A routine name the device did not terminate is cut at its field.

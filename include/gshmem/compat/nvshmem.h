@@ -26,7 +26,7 @@
 // (nvshmemx_buffer_register_symmetric / _unregister_symmetric, <nvshmemx.h>).
 // NVSHMEM routines gshmem does not provide are not declared: a call to one
 // fails to compile and the compiler's message names it. Conversely, only
-// names NVSHMEM (3.5.1) declares are here, so a program that compiles
+// names NVSHMEM (3.5.1 or 3.8.0) declares are here, so a program that compiles
 // against these headers compiles against NVSHMEM's: gshmem's own additions
 // (ptrdiff reductions and reducescatters, float compare_swap, OpenSHMEM's
 // deprecated _wait)
@@ -377,13 +377,14 @@ static inline void nvshmem_global_exit(int status) { gshmem_global_exit(status);
 GSHMEMI_NV_HD void nvshmem_info_get_version(int *major, int *minor) { gshmem_info_get_version(major, minor); }
 GSHMEMI_NV_HD void nvshmem_info_get_name(char *name) { gshmem_info_get_name(name); }
 /* NVSHMEM's vendor version, at compile time and at run time, is the NVSHMEM
- * release whose API these headers follow (3.5.1): programs test it to pick
+ * release whose API these headers follow (3.8.0; 3.5.1's names, which 3.8
+ * dropped a few of, are kept too): programs test it to pick
  * between API generations (#if NVSHMEM_VENDOR_MAJOR_VERSION >= 3), and an
  * undefined macro would silently read as 0. The library behind the names is
  * named by nvshmem_info_get_name ("gshmem <version>") and GSHMEM_VERSION_*. */
 #define NVSHMEM_VENDOR_MAJOR_VERSION 3
-#define NVSHMEM_VENDOR_MINOR_VERSION 5
-#define NVSHMEM_VENDOR_PATCH_VERSION 1
+#define NVSHMEM_VENDOR_MINOR_VERSION 8
+#define NVSHMEM_VENDOR_PATCH_VERSION 0
 #define NVSHMEM_VENDOR_VERSION \
   ((NVSHMEM_VENDOR_MAJOR_VERSION)*10000 + (NVSHMEM_VENDOR_MINOR_VERSION)*100 + (NVSHMEM_VENDOR_PATCH_VERSION))
 GSHMEMI_NV_HD void nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) {

@@ -754,3 +754,213 @@ GSHMEMI_FOR_EACH_RMA_TYPE_BUT_PTRDIFF(GSHMEMI_NV_EXT_REDUCESCATTERS)
     fprintf(stderr, __VA_ARGS__);                          \
   } while (0)
 /* ==================================================== end status codes */
+
+/* ====================================================== NVSHMEM 3.8's newest
+ * point-to-point surface: counted writes, flush, put16_signal of a warp or
+ * block, floating-point and half atomics, regions, shared-memory lending,
+ * status strings, the collective launch from a CUDA launch configuration,
+ * symmetric registration at a preferred address. What is a hint or a no-op
+ * here, as it is in NVSHMEM on these GPUs: docs/nvshmem.md. */
+
+/* Counted writes (gshmemx_putmem_signal_counted_*, <gshmem/update_ext.h>;
+ * the ordering argument for several producers on one counter in
+ * <gshmem/detail/update_counted.h>). NVSHMEM 3.8 declares them only where
+ * it was built with its CUDA fabric transport; gshmem provides them on every
+ * GPU and through the remote path. */
+GSHMEMI_NV_HD void nvshmemx_signal_counted_reset(uint64_t *signal_addr) { gshmemx_signal_counted_reset(signal_addr); }
+#if defined(__CUDACC__)
+GSHMEMI_NV_DEVICE uint64_t nvshmemx_signal_counted_load(const uint64_t *signal_addr) {
+  return gshmemx_signal_counted_load(signal_addr);
+}
+GSHMEMI_NV_DEVICE void nvshmemx_signal_counted_wait_until(const uint64_t *signal_addr, uint64_t expected) {
+  (void)gshmemx_signal_counted_wait_until(signal_addr, expected);
+}
+/* Every thread of the block, the same arguments. NVSHMEM's argument rules,
+ * checked before anything is written: pe a PE of the job; [dest, dest +
+ * bytes) and the counter inside the symmetric heap; source device (global
+ * or shared) memory; the counter outside the destination range; dest,
+ * source and bytes multiples of 16; the counter's heap offset a multiple of
+ * 256. A call that breaks one returns NVSHMEMX_ERROR_INVALID_VALUE with one
+ * line ("gshmem: PE n: nvshmemx_putmem_signal_counted_nbi_block: what is
+ * wrong (address, bytes, target PE)") and writes nothing. Otherwise the
+ * block's counted write (_nbi: complete at quiet for a remote peer) and
+ * NVSHMEMX_SUCCESS. */
+GSHMEMI_NV_DEVICE int nvshmemx_putmem_signal_counted_nbi_block(void *dest, const void *source, size_t bytes,
+                                                               uint64_t *signal_addr, int pe) {
+  const bool reporter = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+  const int status = gshmem::detail::check_counted_put(dest, source, bytes, signal_addr, pe, reporter,
+                                                       "nvshmemx_putmem_signal_counted_nbi_block");
+  if (status != GSHMEM_SUCCESS) return status;
+  gshmemx_putmem_signal_counted_nbi_block(dest, source, bytes, signal_addr, pe);
+  return GSHMEM_SUCCESS;
+}
+#endif
+
+/* Flush: the sources of earlier non-blocking puts are reusable (device:
+ * gshmemx_flush, a no-op on P2P; host and on-stream: quiet, which NVSHMEM
+ * 3.8 documents as its conservative network behaviour; it orders and
+ * completes more than flush promises, never less). */
+GSHMEMI_NV_HD void nvshmemx_flush(void) {
+#if GSHMEM_IN_DEVICE_CODE
+  gshmemx_flush();
+#else
+  gshmem_quiet();
+#endif
+}
+static inline void nvshmemx_flush_on_stream(cudaStream_t stream) { gshmemx_quiet_on_stream(stream); }
+#if defined(__CUDACC__)
+GSHMEMI_NV_DEVICE void nvshmemx_flush_warp(void) { gshmemx_flush_warp(); }
+GSHMEMI_NV_DEVICE void nvshmemx_flush_block(void) { gshmemx_flush_block(); }
+
+/* NVSHMEM 3.8 names the 16-bit sized put with signal of a warp or block
+ * put16 (3.5.1 read put6, kept above). */
+#define GSHMEMI_NV_PUT16_SIGNAL(SUFFIX)                                                                    \
+  GSHMEMI_NV_DEVICE void nvshmemx_put16_signal##SUFFIX(void *dest, const void *source, size_t nelems,      \
+                                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    gshmemx_put16_signal##SUFFIX(dest, source, nelems, sig_addr, signal, sig_op, pe);                      \
+  }
+GSHMEMI_NV_PUT16_SIGNAL(_warp)
+GSHMEMI_NV_PUT16_SIGNAL(_block)
+GSHMEMI_NV_PUT16_SIGNAL(_nbi_warp)
+GSHMEMI_NV_PUT16_SIGNAL(_nbi_block)
+#undef GSHMEMI_NV_PUT16_SIGNAL
+
+/* Floating-point atomic add (float, double: atom.add.f32/.f64, relaxed at
+ * system scope, remote peers through the proxy as gshmemx_float_atomic_add)
+ * and the half-precision atomics (gshmemx_half_atomic_*: 16-bit loads,
+ * stores, compare-and-swap and atom.add.noftz.f16; P2P only). Device only:
+ * NVSHMEM declares host forms its library does not define. */
+#define GSHMEMI_NV_FLOAT_ADD(T, TYPE)                                                                      \
+  GSHMEMI_NV_DEVICE void nvshmemx_##T##_atomic_add(TYPE *dest, TYPE value, int pe) {                        \
+    gshmemx_##T##_atomic_add(dest, value, pe);                                                             \
+  }                                                                                                        \
+  GSHMEMI_NV_DEVICE TYPE nvshmemx_##T##_atomic_fetch_add(TYPE *dest, TYPE value, int pe) {                  \
+    return gshmemx_##T##_atomic_fetch_add(dest, value, pe);                                                \
+  }
+GSHMEM_FOR_EACH_AMO_FLOAT_TYPE(GSHMEMI_NV_FLOAT_ADD)
+GSHMEMI_NV_FLOAT_ADD(half, __half)
+#undef GSHMEMI_NV_FLOAT_ADD
+GSHMEMI_NV_DEVICE __half nvshmem_half_atomic_fetch(const __half *source, int pe) {
+  return gshmemx_half_atomic_fetch(source, pe);
+}
+GSHMEMI_NV_DEVICE void nvshmem_half_atomic_set(__half *dest, __half value, int pe) {
+  gshmemx_half_atomic_set(dest, value, pe);
+}
+GSHMEMI_NV_DEVICE __half nvshmem_half_atomic_swap(__half *dest, __half value, int pe) {
+  return gshmemx_half_atomic_swap(dest, value, pe);
+}
+#endif  // __CUDACC__
+
+/* Regions (NVSHMEM 3.8): a region groups a block's operations under hints;
+ * NVSHMEM's only hint, NVSHMEMX_REGION_HINT_BATCH_RMA, batches RMA for its
+ * network transports. Here every operation is issued when called (P2P
+ * stores, the proxy's queue), so a region changes nothing: start and stop
+ * check their arguments as NVSHMEM does (handle not NULL, hints known,
+ * handle from a start) and return; nvshmemx_region_is_active reports 0 (no
+ * region changes how operations are carried out). */
+typedef uint64_t nvshmemx_region_handle_t;
+typedef enum {
+  NVSHMEMX_REGION_HINT_NONE = 0,
+  NVSHMEMX_REGION_HINT_BATCH_RMA = 1u << 0,
+} nvshmemx_region_hint_t;
+#define NVSHMEMX_REGION_ATTRS_RESERVED_BYTES 60
+#define NVSHMEMX_REGION_ATTRS_INITIALIZER {NVSHMEMX_REGION_HINT_NONE, {0}}
+typedef struct nvshmemx_region_attrs {
+  uint32_t hints;
+  char reserved[NVSHMEMX_REGION_ATTRS_RESERVED_BYTES];
+} nvshmemx_region_attrs_t;
+/* The handle every region gets here (NVSHMEM's are generations, never 0). */
+#define GSHMEMI_NV_REGION_HANDLE 1u
+GSHMEMI_NV_HD int gshmemi_nv_region_start(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs) {
+  if (handle == NULL) return GSHMEMX_ERROR_INVALID_VALUE;
+  if (attrs != NULL && (attrs->hints & ~(uint32_t)NVSHMEMX_REGION_HINT_BATCH_RMA) != 0) return GSHMEMX_ERROR_INVALID_VALUE;
+  *handle = GSHMEMI_NV_REGION_HANDLE;
+  return GSHMEM_SUCCESS;
+}
+GSHMEMI_NV_HD int gshmemi_nv_region_stop(nvshmemx_region_handle_t handle) {
+  return handle == GSHMEMI_NV_REGION_HANDLE ? GSHMEM_SUCCESS : GSHMEMX_ERROR_INVALID_VALUE;
+}
+static inline int nvshmemx_region_start(nvshmemx_region_handle_t *handle, const nvshmemx_region_attrs_t *attrs) {
+  return gshmemi_nv_region_start(handle, attrs);
+}
+static inline int nvshmemx_region_stop(nvshmemx_region_handle_t handle) { return gshmemi_nv_region_stop(handle); }
+GSHMEMI_NV_HD int nvshmemx_region_is_active(uint32_t hints, int *active) {
+  if (active == NULL || (hints & ~(uint32_t)NVSHMEMX_REGION_HINT_BATCH_RMA) != 0) return GSHMEMX_ERROR_INVALID_VALUE;
+  *active = 0;
+  return GSHMEM_SUCCESS;
+}
+#if defined(__CUDACC__)
+/* Every thread of the block, the same arguments: each gets the same
+ * verdict and handle; the block synchronizes (NVSHMEM's block form). */
+GSHMEMI_NV_DEVICE int nvshmemx_region_start_block(nvshmemx_region_handle_t *handle,
+                                                  const nvshmemx_region_attrs_t *attrs) {
+  const int status = gshmemi_nv_region_start(handle, attrs);
+  __syncthreads();
+  return status;
+}
+GSHMEMI_NV_DEVICE int nvshmemx_region_stop_block(nvshmemx_region_handle_t handle) {
+  const int status = gshmemi_nv_region_stop(handle);
+  __syncthreads();
+  return status;
+}
+#endif
+
+/* Shared-memory lending (NVSHMEM 3.8, for its TMA transfers). gshmem does
+ * not use TMA: ask_smem returns NVSHMEM's sizes (so launches sized by it
+ * are the same), give_smem and release_smem do nothing, as NVSHMEM's do
+ * under its default policy (NVSHMEMX_TMA_DISABLE). */
+typedef enum nvshmemx_smem_amount_t {
+  NVSHMEMX_SMEM_RECOMMENDED = 0,
+  NVSHMEMX_SMEM_MINIMUM = 1,
+  NVSHMEMX_SMEM_BARRIERS_ONLY = 2,
+  NVSHMEMX_SMEM_AMOUNT_MAX = 0x7fffffff
+} nvshmemx_smem_amount_t;
+GSHMEMI_NV_HD int nvshmemx_ask_smem(nvshmemx_smem_amount_t flag) {
+  /* BARRIERS_ONLY: NVSHMEM 3.8's reserved head of the buffer (TMA barrier
+   * region 512 + handle barriers 32 x 16 + counted state 7 x 16 bytes). */
+  return flag == NVSHMEMX_SMEM_MINIMUM ? 32768 : flag == NVSHMEMX_SMEM_BARRIERS_ONLY ? 1136 : 65536;
+}
+#if defined(__CUDACC__)
+GSHMEMI_NV_DEVICE void nvshmemx_give_smem(void *smem, size_t size) { (void)smem, (void)size; }
+GSHMEMI_NV_DEVICE void nvshmemx_release_smem(void) {}
+#endif
+
+/* The name of a status code (host and device): "NVSHMEMX_SUCCESS", the
+ * NVSHMEMX_ERROR_* names this header maps, else the name of gshmem's own
+ * code (gshmemx_error_string's text is for people; this is the name). */
+GSHMEMI_NV_HD const char *nvshmemx_status_string(int status) {
+  switch (status) {
+    case GSHMEM_SUCCESS: return "NVSHMEMX_SUCCESS";
+    case GSHMEMX_ERROR_INVALID_VALUE: return "NVSHMEMX_ERROR_INVALID_VALUE";
+    case GSHMEMX_ERROR_OUT_OF_MEMORY: return "NVSHMEMX_ERROR_OUT_OF_MEMORY";
+    case GSHMEMX_ERROR_NOT_SUPPORTED: return "NVSHMEMX_ERROR_NOT_SUPPORTED";
+    case GSHMEMX_ERROR_SYMMETRY: return "NVSHMEMX_ERROR_SYMMETRY";
+    case GSHMEMX_ERROR_INTERNAL: return "NVSHMEMX_ERROR_INTERNAL";
+    default: return "NVSHMEMX_ERROR_<unknown>";
+  }
+}
+
+/* Collective launch from a CUDA launch configuration (gshmemx_collective_
+ * launch_config, <gshmem/launch.h>): grid, block, dynamic shared memory,
+ * stream and attributes from attr->cuda_config, the cooperative attribute
+ * added unless it sets that itself. NVSHMEM launches on its own stream and
+ * makes the caller's wait for it; here the launch is on the caller's
+ * stream, which orders the same. */
+typedef struct nvshmemx_collective_launch_attr {
+  cudaLaunchConfig_t cuda_config;
+} nvshmemx_collective_launch_attr_t;
+static inline int nvshmemx_collective_launch_attr(const nvshmemx_collective_launch_attr_t *attr, const void *func,
+                                                  void **args) {
+  return gshmemx_collective_launch_config(func, attr ? &attr->cuda_config : NULL, args);
+}
+
+/* The preferred address is a hint in NVSHMEM 3.8 (the registration takes
+ * another when it is taken); gshmem maps registered buffers inside its
+ * own symmetric window, so the hint is not used: nvshmemx_buffer_register_
+ * symmetric, the same result and errors. */
+static inline void *nvshmemx_buffer_register_symmetric_at_preferred_address(void *buf_ptr, size_t size,
+                                                                            void *preferred_addr, int flags) {
+  (void)preferred_addr;
+  return gshmemx_buffer_register_symmetric(buf_ptr, size, flags);
+}
+/* ============================================== end NVSHMEM 3.8's newest */

@@ -51,7 +51,10 @@ enum gshmemi_device_failure {
   GSHMEMI_FAIL_COLLECTIVE_MISMATCH = 15, /* i0 the member PE that disagrees, i1 the team; u0 this PE's call
                                             signature, u1 the member's, u2 the team's sync epoch
                                             (team_sync.h: collective_signature) */
-  GSHMEMI_FAIL_KIND_COUNT = 16
+  GSHMEMI_FAIL_INVALID_ARGUMENT = 16, /* text: what is wrong; u0 the address concerned, u1 a size; i0 the
+                                         target PE. Reported by a routine that returns an error value
+                                         (no trap): update_counted.h */
+  GSHMEMI_FAIL_KIND_COUNT = 17
 };
 
 typedef struct gshmemi_device_report_slot {

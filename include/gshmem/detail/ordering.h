@@ -657,6 +657,78 @@ GSHMEM_HD void atomic_store8(unsigned char* p, unsigned char v) {
 #undef GSHMEMI_LD8_ASM
 #endif
 
+// --------------------------------------------------------- 2-byte atomics
+//
+// The 16-bit accesses of the half-precision atomics (fetch, set, swap):
+// single instructions, `ld/st.<sem>.<scope>.b16` and
+// `atom.<sem>.<scope>.cas.b16` (sm_70+), where cuda::atomic_ref would
+// build a 2-byte store and exchange from compare-and-swap loops on the
+// enclosing word. Device only: the host has no use for them.
+#if defined(__CUDACC__)
+#if GSHMEM_IN_DEVICE_CODE
+#define GSHMEMI_LD_B16_ASM(sem, scope, clobber)                                               \
+  asm volatile("ld." sem "." scope ".b16 %0, [%1];" : "=h"(r) : "l"(p) : GSHMEMI_PTX_CLOBBER_##clobber)
+#define GSHMEMI_ST_B16_ASM(sem, scope, clobber)                                               \
+  asm volatile("st." sem "." scope ".b16 [%0], %1;" ::"l"(p), "h"(v) : GSHMEMI_PTX_CLOBBER_##clobber)
+#define GSHMEMI_CAS_B16_ASM(sem, scope, clobber)                                              \
+  asm volatile("atom." sem "." scope ".cas.b16 %0, [%1], %2, %3;"                           \
+               : "=h"(r)                                                                      \
+               : "l"(p), "h"(expected), "h"(desired)                                          \
+               : GSHMEMI_PTX_CLOBBER_##clobber)
+#endif
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+__device__ unsigned short atomic_load_b16(const unsigned short* p) {
+  static_assert(is_load_order(O), "a load cannot have release or acq_rel order");
+  unsigned short r = 0;
+#if GSHMEM_IN_DEVICE_CODE
+  constexpr compiler_order C = compiler_order::pinned;
+  GSHMEMI_PTX_LOAD_SEM(GSHMEMI_LD_B16_ASM)
+#else
+  (void)p;  // the host pass of a device function: never runs
+#endif
+  return r;
+}
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+__device__ void atomic_store_b16(unsigned short* p, unsigned short v) {
+  static_assert(is_store_order(O), "a store cannot have acquire, consume or acq_rel order");
+#if GSHMEM_IN_DEVICE_CODE
+  constexpr compiler_order C = compiler_order::pinned;
+  GSHMEMI_PTX_STORE_SEM(GSHMEMI_ST_B16_ASM)
+#else
+  (void)p, (void)v;
+#endif
+}
+// Returns the value found; the store happened when it equals `expected`.
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+__device__ unsigned short atomic_compare_exchange_b16(unsigned short* p, unsigned short expected,
+                                                      unsigned short desired) {
+  unsigned short r = expected;
+#if GSHMEM_IN_DEVICE_CODE
+  constexpr compiler_order C = compiler_order::pinned;
+  GSHMEMI_PTX_RMW_SEM(GSHMEMI_CAS_B16_ASM)
+#else
+  (void)p, (void)desired;
+#endif
+  return r;
+}
+// Exchange of 2 bytes: PTX has no atom.exch.b16, so a compare-and-swap loop
+// (one round trip when nobody else writes the element meanwhile).
+template <memory_order O = memory_order::seq_cst, thread_scope S = thread_scope::system>
+__device__ unsigned short atomic_exchange_b16(unsigned short* p, unsigned short v) {
+  unsigned short seen = atomic_load_b16<memory_order::relaxed, S>(p);
+  for (;;) {
+    const unsigned short found = atomic_compare_exchange_b16<O, S>(p, seen, v);
+    if (found == seen) return found;
+    seen = found;
+  }
+}
+#if GSHMEM_IN_DEVICE_CODE
+#undef GSHMEMI_CAS_B16_ASM
+#undef GSHMEMI_ST_B16_ASM
+#undef GSHMEMI_LD_B16_ASM
+#endif
+#endif  // __CUDACC__
+
 // ------------------------------------------------ floating-point bit access
 //
 // Float and double atomics that the GPU lacks (max, min, nan forms) are built
