@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs the whole suite on a GPU machine from a fresh clone, in one command:
-# configure + build (Release, every core) into build-device, ctest (all
-# labels, GPU tests included; tests that need more GPUs than the machine has
-# report "skipped"), then the quick benchmark on the same build, and a short
-# summary table LAST. Results go to $OUT (or ./device-logs when OUT is unset),
+# configure + build (Release, every core, Ninja where found) into
+# build-device, ctest (all labels, GPU tests included, side by side, each
+# GPU test on GPUs of its own: scripts/run_ctest.sh; tests that need more
+# GPUs than the machine has report "skipped"), then the quick benchmark on
+# the same build, and a short summary table LAST, with each stage's seconds
+# (configure, build, ctest, pip install ./python from the test
+# python_pip_install, bench). Results go to $OUT (or ./device-logs when OUT is unset),
 # kept to a handful of files: summary.txt (the table), ctest.log,
 # bench-summary.md with the headline plot, the benchmark's results
 # tarball, and device-run-logs.tar.gz with every other log (configure, build,

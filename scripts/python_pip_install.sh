@@ -35,6 +35,8 @@ if ! cmake --install "$build" --prefix "$work/prefix" > "$work/install.log" 2>&1
 fi
 # The package's build folder goes to WORK_DIR, not into the source tree.
 pip_start=$(date +%s)
+# Every core where scikit-build-core falls back to Make (it prefers Ninja).
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}
 if ! CMAKE_PREFIX_PATH="$work/prefix" "$py" -m pip install -v --no-build-isolation --no-deps --no-index \
      --target "$work/site" -C build-dir="$work/pip-build" "$root/python" > "$work/pip.log" 2>&1; then
   tail -n 40 "$work/pip.log"
