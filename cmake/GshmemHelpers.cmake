@@ -147,6 +147,9 @@ function(gshmem_add_test_variant name target)
   add_test(NAME ${name} COMMAND ${wrapper} ${cmd} ${T_ARGS})
   if(T_GPUS)
     gshmem_gpu_test(${name} ${T_GPUS})
+    # Long suites carry long timeouts: started first where ctest has no
+    # times of its own yet (a fresh build), they do not end the run alone.
+    set_tests_properties(${name} PROPERTIES COST ${T_TIMEOUT})
   endif()
   if(T_NP)
     # ctest -j N counts N processors: a job of NP PEs takes NP of them.
