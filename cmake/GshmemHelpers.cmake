@@ -12,6 +12,18 @@ set(GSHMEM_TEST_ENVIRONMENT
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
     NCCL_NVLS_ENABLE=0)
 
+# GPU tests and CTest's resource allocation. Every test that uses GPUs runs
+# through GSHMEM_GPU_WRAPPER (tests/support/gpu_slots.sh), which turns the
+# GPUs CTest gave it (CTEST_RESOURCE_GROUP_*) into CUDA_VISIBLE_DEVICES, and
+# is recorded with gshmem_gpu_test(<test> <gpus>): tests/resources writes
+# their RESOURCE_GROUPS at ctest time, capped at the GPUs the resource spec
+# holds (scripts/run_ctest.sh), so that tests never share a GPU and a test
+# that needs more GPUs than the machine has still runs and says "skipped".
+set(GSHMEM_GPU_WRAPPER sh ${PROJECT_SOURCE_DIR}/tests/support/gpu_slots.sh)
+function(gshmem_gpu_test name gpus)
+  set_property(GLOBAL APPEND PROPERTY GSHMEM_GPU_TESTS "${name}:${gpus}")
+endfunction()
+
 # gshmem_launcher_command(<out-var> <np> [<launcher> [<binding>]])
 # The command prefix that starts <np> processes under the MPI launcher, or
 # under <launcher> (an mpirun-like program such as oshrun) when given.
@@ -54,7 +66,8 @@ endfunction()
 #   [LAUNCHER <prog>] with NP: start them with <prog> (e.g. oshrun) instead
 #   [BINDING <b>]     with NP: none (default: --bind-to none --oversubscribe) or
 #                     default (Open MPI's own binding, and no oversubscription)
-#   [GPUS <n>]        needs n GPUs: labelled "gpu"; skipped (exit 77) where fewer exist
+#   [GPUS <n>]        needs n GPUs: labelled "gpu"; skipped (exit 77) where fewer exist;
+#                     under scripts/run_ctest.sh it gets n GPUs of its own (gshmem_gpu_test)
 #   [LIBS <targets>]  extra link libraries
 #   [ENV <VAR=value>...] extra environment
 #   [ARGS <args...>]  command-line arguments
@@ -108,6 +121,10 @@ function(gshmem_add_test_variant name target)
       list(APPEND labels bound)
     endif()
   endif()
+  set(wrapper ${T_WRAPPER})
+  if(T_GPUS)
+    set(wrapper ${GSHMEM_GPU_WRAPPER} ${T_WRAPPER})
+  endif()
   if(T_GPUS)
     list(APPEND labels gpu)
     # Test kernels are user kernels: under lazy loading their first launch can
@@ -127,7 +144,22 @@ function(gshmem_add_test_variant name target)
     list(APPEND T_ENV "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0:abort_on_error=1"
                       "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
   endif()
-  add_test(NAME ${name} COMMAND ${T_WRAPPER} ${cmd} ${T_ARGS})
+  add_test(NAME ${name} COMMAND ${wrapper} ${cmd} ${T_ARGS})
+  if(T_GPUS)
+    gshmem_gpu_test(${name} ${T_GPUS})
+    # Long suites carry long timeouts: started first where ctest has no
+    # times of its own yet (a fresh build), they do not end the run alone.
+    set_tests_properties(${name} PROPERTIES COST ${T_TIMEOUT})
+  endif()
+  if(T_NP)
+    # ctest -j N counts N processors: a job of NP PEs takes NP of them.
+    set_tests_properties(${name} PROPERTIES PROCESSORS ${T_NP})
+  endif()
+  if(T_BINDING STREQUAL "default")
+    # Open MPI binds each job's ranks to the first cores, whatever else runs:
+    # two bound jobs at once would share them.
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK gshmem_bound_cores)
+  endif()
   foreach(key FIXTURES_SETUP FIXTURES_REQUIRED SKIP_REGULAR_EXPRESSION)
     if(T_${key})
       set_tests_properties(${name} PROPERTIES ${key} ${T_${key}})

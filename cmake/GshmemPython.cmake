@@ -108,5 +108,5 @@ exec \"$3\" -m pytest -q -p no:cacheprovider \"$4\""
                  ${PROJECT_SOURCE_DIR}/scripts/python_pip_install.sh ${PROJECT_BINARY_DIR}
                  ${PROJECT_BINARY_DIR}/python-pip ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests)
 set_tests_properties(python_pip_install PROPERTIES
-  LABELS "cpu;python;install" TIMEOUT 600 SKIP_RETURN_CODE 77
+  LABELS "cpu;python;install;slow" TIMEOUT 600 SKIP_RETURN_CODE 77 PROCESSORS 2
   ENVIRONMENT "CUDA_VISIBLE_DEVICES=;GSHMEM_EXPECT_VERSION=${PROJECT_VERSION};${_expect_bitcode}")

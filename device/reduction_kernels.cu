@@ -6,7 +6,7 @@
 #include <gshmem/detail/team_collectives.h>
 #include <gshmem/types.h>
 
-#include "../host/team_internal.h"
+#include "../src/team_internal.h"
 #include "kernel_loader.h"
 #include "wide_collectives.cuh"
 

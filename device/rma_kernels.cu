@@ -1,5 +1,5 @@
 // Kernels behind the host atomics (host/rma.cpp) and the on-stream p
-// (host/stream.cpp), and their launchers (host/rma_internal.h).
+// (host/stream.cpp), and their launchers (src/rma_internal.h).
 //
 // Each is one thread doing the same relaxed system-scope access the device
 // routine of <gshmem/update.h> does, so host and device atomics on one
@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "../host/rma_internal.h"
+#include "../src/rma_internal.h"
 #include "kernel_loader.h"
 
 namespace gshmemi {

@@ -1,5 +1,5 @@
 // Kernels behind the on-stream routines of <gshmem/stream.h>, and their
-// launchers (host/stream_internal.h).
+// launchers (src/stream_internal.h).
 //
 // Every poll is an acquire load at system scope, so when a wait kernel ends
 // the polling threads have observed every write the updater released before
@@ -29,7 +29,7 @@
 #include <climits>
 #include <cstdio>
 
-#include "../host/stream_internal.h"
+#include "../src/stream_internal.h"
 #include "kernel_loader.h"
 #include "../src/log.h"
 

@@ -1,11 +1,11 @@
 // Kernels behind the team routines (host/team.cpp), and their launchers
-// (host/team_internal.h). Each runs the device algorithms of
+// (src/team_internal.h). Each runs the device algorithms of
 // <gshmem/detail/team_sync.h> with one warp; every kernel here is loaded at
 // init (preload_team_kernels), never at first launch.
 #include <gshmem/detail/state.h>
 #include <gshmem/detail/team_sync.h>
 
-#include "../host/team_internal.h"
+#include "../src/team_internal.h"
 #include "kernel_loader.h"
 
 namespace gshmemi {

@@ -18,7 +18,7 @@
 
 #include <gshmem/detail/team_collectives.h>
 
-#include "../host/team_internal.h"
+#include "../src/team_internal.h"
 
 namespace gshmemi {
 namespace team {

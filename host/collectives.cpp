@@ -11,7 +11,7 @@
 
 #include "../src/heap.h"
 #include "../src/log.h"
-#include "team_internal.h"
+#include "../src/team_internal.h"
 
 namespace gshmemi {
 namespace team {

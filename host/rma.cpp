@@ -26,8 +26,8 @@
 
 #include "../src/heap.h"
 #include "../src/log.h"
+#include "../src/rma_internal.h"
 #include "remote_ops.h"
-#include "rma_internal.h"
 #include "rma_validate.h"
 #include "stream_validate.h"
 

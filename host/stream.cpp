@@ -36,10 +36,10 @@
 #include "../src/env.h"
 #include "../src/heap.h"
 #include "../src/log.h"
+#include "../src/rma_internal.h"
+#include "../src/stream_internal.h"
 #include "remote_ops.h"
-#include "rma_internal.h"
 #include "rma_validate.h"
-#include "stream_internal.h"
 #include "stream_mapping.h"
 #include "stream_validate.h"
 

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "../src/log.h"
-#include "team_internal.h"
+#include "../src/team_internal.h"
 
 namespace gshmemi {
 namespace team {

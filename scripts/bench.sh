@@ -98,10 +98,13 @@ fi
 if [ "$DO_BUILD" = 1 ]; then
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     say "configuring $BUILD_DIR"
-    cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_BUILD_TESTS=OFF \
+    source "$ROOT/scripts/cmake_generator.sh"
+    # shellcheck disable=SC2046
+    cmake -S "$ROOT" -B "$BUILD_DIR" $(gshmem_generator_args "$BUILD_DIR") -DCMAKE_BUILD_TYPE=Release -DGSHMEM_BUILD_TESTS=OFF \
       > "$BUILD_DIR.configure.log" 2>&1 || { tail -30 "$BUILD_DIR.configure.log"; say "configure failed"; exit 1; }
   fi
   say "building perftests (-j$(nproc))"
+  build_start=$(date +%s)
   if ! cmake --build "$BUILD_DIR" -j"$(nproc)" --target "${BINARIES[@]}" > "$BUILD_DIR.build.log" 2>&1; then
     # Build what can be built; a missing binary is reported below.
     say "some targets failed to build (see $BUILD_DIR.build.log); building the rest one by one"
@@ -110,6 +113,7 @@ if [ "$DO_BUILD" = 1 ]; then
         || say "  $b: build failed"
     done
   fi
+  say "built in $(( $(date +%s) - build_start )) s"
   grep -E "gshmem perftest: .* API" "$BUILD_DIR.configure.log" 2>/dev/null | sed 's/^-- /  /'
 fi
 BIN_DIR="$BUILD_DIR/perftest"

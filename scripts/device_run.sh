@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs the whole suite on a GPU machine from a fresh clone, in one command:
-# configure + build (Release, every core) into build-device, ctest (all
-# labels, GPU tests included; tests that need more GPUs than the machine has
-# report "skipped"), then the quick benchmark on the same build, and a short
-# summary table LAST. Results go to $OUT (or ./device-logs when OUT is unset),
+# configure + build (Release, every core, Ninja where found) into
+# build-device, ctest (all labels, GPU tests included, side by side, each
+# GPU test on GPUs of its own: scripts/run_ctest.sh; tests that need more
+# GPUs than the machine has report "skipped"), then the quick benchmark on
+# the same build, and a short summary table LAST, with each stage's seconds
+# (configure, build, ctest, pip install ./python from the test
+# python_pip_install, bench). Results go to $OUT (or ./device-logs when OUT is unset),
 # kept to a handful of files: summary.txt (the table), ctest.log,
 # bench-summary.md with the headline plot, the benchmark's results
 # tarball, and device-run-logs.tar.gz with every other log (configure, build,
@@ -248,10 +251,13 @@ fi
 echo "== configure + build ($jobs jobs)"
 start=$(date +%s)
 build_limit=$(stage_timeout "${BUILD_TIMEOUT:-300}")
+source scripts/cmake_generator.sh
+generator=$(gshmem_generator_args "$build")
 # shellcheck disable=SC2086
-timeout "$build_limit" bash -c 'cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release $2 >"$3/configure.log" 2>&1 &&
+timeout "$build_limit" bash -c 'cmake -S . -B "$1" $6 -DCMAKE_BUILD_TYPE=Release $2 >"$3/configure.log" 2>&1 &&
+  date +%s > "$3/configured.at" &&
   cmake --build "$1" -j"$4" ${5:+--target $5} >"$3/build.log" 2>&1' _ "$build" "${CMAKE_ARGS:-}" "$logs" "$jobs" \
-  "${BUILD_TARGETS:-}" &
+  "${BUILD_TARGETS:-}" "$generator" &
 build_pid=$!
 # While it builds: every 30 s, which compilers run and for how long, so a
 # source that stalls the build is named even when the build never ends.
@@ -267,12 +273,14 @@ while kill -0 "$build_pid" 2>/dev/null; do
 done
 wait "$build_pid"
 build_rc=$?
+configured_at=$(cat "$logs/configured.at" 2>/dev/null || echo "$start")
+summary+=("configure|$(grep -q 'CMAKE_GENERATOR:INTERNAL=Ninja' "$build/CMakeCache.txt" 2>/dev/null && echo Ninja || echo Make)||$(( configured_at - start ))s")
 if [[ $build_rc -eq 0 ]]; then
-  summary+=("build|ok|$(grep -o 'CUDA architectures [0-9a-z;-]*' "$logs/configure.log")|$(( $(date +%s) - start ))s")
+  summary+=("build|ok ($jobs jobs)|$(grep -o 'CUDA architectures [0-9a-z;-]*' "$logs/configure.log")|$(( $(date +%s) - configured_at ))s")
 else
   [[ $build_rc -eq 124 ]] && what="TIMED OUT after ${build_limit}s (compilers still running: build-progress.log)" ||
     what="FAILED (see build.log / configure.log)"
-  summary+=("build|$what||$(( $(date +%s) - start ))s")
+  summary+=("build|$what||$(( $(date +%s) - configured_at ))s")
   tail -n 40 "$logs/configure.log" "$logs/build.log"
   [[ -f "$logs/build-progress.log" ]] && tail -n 14 "$logs/build-progress.log"
   finish
@@ -296,32 +304,22 @@ ctest_rc=0
 if [[ $run_ctest == 1 ]]; then
 echo "== ctest"
 start=$(date +%s)
-# shellcheck disable=SC2086
-# Two passes under one CTEST_TIMEOUT: the CPU-labelled tests in parallel
-# (they need no GPU and take most of a serial run: compiles, installs,
-# Python), then the GPU tests one at a time (they share the GPUs and some
-# time their own watchdogs). CTEST_ARGS applies to both (a label there
-# intersects with the pass's label).
-ctest_deadline=$(( start + ${CTEST_TIMEOUT:-300} ))
-ctest_pass() {  # label parallel_jobs junit_name
-  local left=$(( ctest_deadline - $(date +%s) ))
-  (( left < 1 )) && left=1
-  echo "-- ctest -L $1 -j $2 (at most ${left}s)"
-  # shellcheck disable=SC2086
-  (cd "$build" && timeout "$(stage_timeout "$left")" ctest --output-on-failure -L "$1" -j "$2" \
-     --output-junit "$logs/$3" ${CTEST_ARGS:-}) 2>&1 | tee -a "$logs/ctest.log"
-  return "${PIPESTATUS[0]}"
-}
+# One ctest run, tests side by side: each GPU test on GPUs of its own (CTest's
+# resource allocation, scripts/run_ctest.sh), the CPU tests beside them.
 : > "$logs/ctest.log"
-ctest_pass cpu $(( jobs / 2 > 0 ? jobs / 2 : 1 )) ctest-cpu.xml; cpu_rc=$?
-ctest_pass gpu 1 ctest-gpu.xml; gpu_rc=$?
-ctest_rc=$(( cpu_rc != 0 ? cpu_rc : gpu_rc ))
+# shellcheck disable=SC2086
+timeout "$(stage_timeout "${CTEST_TIMEOUT:-300}")" bash scripts/run_ctest.sh "$build" \
+  --output-junit "$logs/ctest.xml" ${CTEST_ARGS:-} 2>&1 | tee -a "$logs/ctest.log"
+ctest_rc=${PIPESTATUS[0]}
 # ctest says "No tests were found" for a pass that CTEST_ARGS empties; both
 # empty is an error (a run that tests nothing must not look green).
 if ! grep -qE "tests passed|tests failed" "$logs/ctest.log" && (( ctest_rc == 0 )); then ctest_rc=8; fi
 result=$(grep -E "tests passed|tests failed" "$logs/ctest.log" | sed 's/^[0-9]*% tests passed, //' | paste -sd';' -)
-(( cpu_rc == 124 || gpu_rc == 124 )) && result="TIMED OUT after ${CTEST_TIMEOUT:-300}s; $result"
-summary+=("ctest|rc=$ctest_rc|${result:-no summary line} (cpu; gpu)|$(( $(date +%s) - start ))s")
+(( ctest_rc == 124 )) && result="TIMED OUT after ${CTEST_TIMEOUT:-300}s; $result"
+summary+=("ctest|rc=$ctest_rc|${result:-no summary line} ($(grep -m1 -o '[0-9]* GPU(s) in the resource spec, [0-9]* jobs' "$logs/ctest.log"))|$(( $(date +%s) - start ))s")
+# pip install ./python against this build's install (the test python_pip_install).
+pip_line=$(grep -h -m1 'python_pip_install: pip ' "$build/Testing/Temporary/LastTest.log" 2>/dev/null)
+[[ -n "$pip_line" ]] && summary+=("pip install ./python|${pip_line#python_pip_install: }||$(grep -o 'in [0-9]* s' <<< "$pip_line" | tr -dc 0-9)s")
 # The slowest tests, so that a budget overrun names its cause.
 slowest=$(grep -E "^ *[0-9]+/[0-9]+ Test +#[0-9]+: " "$logs/ctest.log" |
   sed -E 's/.*Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/' | grep -E '^[0-9.]+ ' |

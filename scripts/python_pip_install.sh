@@ -5,9 +5,9 @@
 #
 # installs BUILD_DIR into WORK_DIR/prefix (cmake --install), then builds and
 # installs the Python package with pip into WORK_DIR/site, linking that
-# prefix (GSHMEM_PREFIX: the package then builds only its extension, not
-# the library again) and prints WORK_DIR/site on its last line, for
-# PYTHONPATH. pip runs without build isolation and without an index, so no
+# prefix (found through CMAKE_PREFIX_PATH: the package then builds only its
+# extension, not the library again: checked), and prints WORK_DIR/site on
+# its last line, for PYTHONPATH. pip runs without build isolation and without an index, so no
 # registry is needed: scikit-build-core and nanobind must already be
 # installed for PYTHON (default python3). Exit status: 0 installed, 77
 # scikit-build-core or nanobind missing (said why), other: a step failed
@@ -34,10 +34,19 @@ if ! cmake --install "$build" --prefix "$work/prefix" > "$work/install.log" 2>&1
   exit 1
 fi
 # The package's build folder goes to WORK_DIR, not into the source tree.
-if ! GSHMEM_PREFIX="$work/prefix" "$py" -m pip install --no-build-isolation --no-deps --no-index \
+pip_start=$(date +%s)
+# Every core where scikit-build-core falls back to Make (it prefers Ninja).
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}
+if ! CMAKE_PREFIX_PATH="$work/prefix" "$py" -m pip install -v --no-build-isolation --no-deps --no-index \
      --target "$work/site" -C build-dir="$work/pip-build" "$root/python" > "$work/pip.log" 2>&1; then
   tail -n 40 "$work/pip.log"
   echo "python_pip_install: pip install $root/python failed"
   exit 1
 fi
+if [[ -e "$work/pip-build/gshmem-lib" ]] || ! grep -q "linking the installed gshmem" "$work/pip.log"; then
+  grep "gshmem python:" "$work/pip.log"
+  echo "python_pip_install: pip built libgshmem again instead of linking $work/prefix"
+  exit 1
+fi
+echo "python_pip_install: pip built and installed the package in $(( $(date +%s) - pip_start )) s (only its extension: gshmem from $work/prefix)"
 echo "$work/site"

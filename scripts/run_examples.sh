@@ -39,6 +39,11 @@ if [[ $check_only == 1 ]]; then
 fi
 
 gpus=${GSHMEM_EXAMPLES_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
+if [[ -z "${GSHMEM_EXAMPLES_GPUS:-}" && -n "${CUDA_VISIBLE_DEVICES+set}" ]]; then
+  # The GPUs this run may use (e.g. those CTest gave the test examples_run).
+  IFS=, read -r -a visible <<< "$CUDA_VISIBLE_DEVICES"
+  (( ${#visible[@]} < gpus )) && gpus=${#visible[@]}
+fi
 if [[ $gpus -lt 2 && "${GSHMEM_ALLOW_GPU_SHARING:-0}" != 1 ]] || [[ $gpus -lt 1 ]]; then
   echo "run_examples.sh: the examples run 2 PEs and each needs a GPU: needs 2 GPUs, found $gpus" \
        "(GSHMEM_ALLOW_GPU_SHARING=1 runs both PEs on one GPU)"

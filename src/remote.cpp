@@ -14,11 +14,11 @@
 #include <gshmem/detail/proxy_queue.h>
 #include <gshmem/detail/update_host.h>
 
-#include "../host/rma_internal.h"
 #include "liveness.h"
 #include "log.h"
 #include "proxy/elapsed.h"
 #include "proxy/proxy.h"
+#include "rma_internal.h"
 #include "transport/transport_loader.h"
 
 namespace gshmemi {

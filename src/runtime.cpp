@@ -17,16 +17,16 @@
 
 #include "bootstrap_loader.h"
 #include "cuda_util.h"
+#include "device_report.h"
 #include "env.h"
 #include "heap.h"
-#include "../host/rma_internal.h"
-#include "../host/stream_internal.h"
-#include "device_report.h"
 #include "liveness.h"
-#include "../host/team_internal.h"
 #include "log.h"
 #include "remote.h"
+#include "rma_internal.h"
 #include "runtime_internal.h"
+#include "stream_internal.h"
+#include "team_internal.h"
 
 namespace gshmemi {
 

@@ -35,7 +35,8 @@ if not wheels:
         sys.exit(2)
     # The wheel is py3-none-manylinux: any Python on any Linux host can take
     # it; the platform is named so that pip does not refuse it elsewhere.
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+    # Bounded retries: where no registry answers (a GPU machine), the skip comes in seconds.
+    command = [sys.executable, "-m", "pip", "download", "--retries", "1", "--timeout", "30", "--no-deps", "--only-binary=:all:",
                "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_17_x86_64",
                "-d", wheel_dir, "%s==%s" % (package, version)]
     try:
