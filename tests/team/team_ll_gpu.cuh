@@ -1,17 +1,21 @@
-// Kernels of the LL collectives' GPU stress test (test_team_ll_gpu.cpp).
+// The kernel of the LL collectives' GPU stress test (test_team_ll_gpu.cpp).
 // Compiled with GSHMEM_COLLECTIVE_LL=1 (tests/team/CMakeLists.txt): the
 // small broadcast, fcollect and alltoall take <gshmem/detail/team_ll.h>.
 // One block of 128 threads per PE runs many calls back to back on several
 // teams, every form, odd sizes and offsets, and checks every byte of dest
 // (and one guard byte on each side) after each call; the pattern depends on
 // the call's number, so a stale or torn word shows as a wrong byte.
+// Included by team_ll_gpu_{a,b,c}.cu, each instantiating a part of the type
+// table (three translation units compile in parallel).
+#pragma once
+
 #include <gshmem/gshmemx.h>
 
 #include "team_ll_gpu.h"
 
-namespace {
+namespace team_ll {
 
-__device__ unsigned char pattern(int call, int from, int to, size_t j) {
+static __device__ unsigned char pattern(int call, int from, int to, size_t j) {
   return (unsigned char)(call * 131 + from * 29 + to * 53 + (int)(j * 7) + 1);
 }
 
@@ -33,8 +37,6 @@ __device__ unsigned char pattern(int call, int from, int to, size_t j) {
                          : gshmemx_##NAME##_alltoall_block(team, d, s, n);                                   \
     }                                                                                                         \
   };
-GSHMEM_FOR_EACH_RMA_TYPE(TEAM_LL_CALLER)
-#undef TEAM_LL_CALLER
 
 struct caller_mem {
   using T = char;
@@ -53,7 +55,7 @@ struct caller_mem {
   }
 };
 
-__device__ void record(ll_stress_result *out, int call, int kind, size_t at, unsigned expected, unsigned got) {
+static __device__ void record(ll_stress_result *out, int call, int kind, size_t at, unsigned expected, unsigned got) {
   if (atomicAdd(&out->errors, 1ull) == 0) {
     out->call = call;
     out->kind = kind;
@@ -119,17 +121,14 @@ __global__ void ll_stress_kernel(ll_stress_args a, ll_stress_result *out) {
   if (threadIdx.x == 0) out->calls_done = (unsigned long long)a.calls;
 }
 
-}  // namespace
+}  // namespace team_ll
 
-#define TEAM_LL_LAUNCH(NAME, TYPE)                                                                 \
+// One launcher per type: the caller and the kernel's instantiation.
+#define TEAM_LL_LAUNCH(NAME, TYPE)                                                                      \
+  namespace team_ll {                                                                                   \
+  TEAM_LL_CALLER(NAME, TYPE)                                                                            \
+  }                                                                                                     \
   cudaError_t launch_ll_stress_##NAME(const ll_stress_args &a, ll_stress_result *out, cudaStream_t s) { \
-    ll_stress_kernel<caller_##NAME><<<1, 128, 0, s>>>(a, out);                                      \
-    return cudaGetLastError();                                                                      \
+    team_ll::ll_stress_kernel<team_ll::caller_##NAME><<<1, 128, 0, s>>>(a, out);                        \
+    return cudaGetLastError();                                                                          \
   }
-GSHMEM_FOR_EACH_RMA_TYPE(TEAM_LL_LAUNCH)
-#undef TEAM_LL_LAUNCH
-
-cudaError_t launch_ll_stress_mem(const ll_stress_args &a, ll_stress_result *out, cudaStream_t s) {
-  ll_stress_kernel<caller_mem><<<1, 128, 0, s>>>(a, out);
-  return cudaGetLastError();
-}
