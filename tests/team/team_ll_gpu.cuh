@@ -66,7 +66,8 @@ static __device__ void record(ll_stress_result *out, int call, int kind, size_t 
 }
 
 // Call c: team teams[c % nteams], kind (c / nteams) % 3 (or `only_kind`),
-// form (c / 3) % 3 (or `only_form`), nelems from the table, root c mod the
+// form (c / 9) % 3 (or `only_form`; with three teams every team, kind
+// and form meet within 27 calls), nelems from the table, root c mod the
 // team's size, source and dest at element offsets c % 3 and (c + 1) % 3
 // (the byte form: c % 7 and (c * 3) % 5).
 template <class C>
@@ -79,7 +80,7 @@ __global__ void ll_stress_kernel(ll_stress_args a, ll_stress_result *out) {
     const int team = a.teams[c % a.nteams];
     const int members = gshmem_team_n_pes(team), me = gshmem_team_my_pe(team);
     const int kind = a.only_kind >= 0 ? a.only_kind : (c / a.nteams) % 3;
-    const int form = a.only_form >= 0 ? a.only_form : (c / 3) % 3;
+    const int form = a.only_form >= 0 ? a.only_form : (c / 9) % 3;
     const size_t n = a.nelems[(c * 7 + a.salt) % a.n_nelems];
     const int root = c % members;
     const size_t soff = bytes ? (size_t)(c % 7) : (size_t)(c % 3) * E;
