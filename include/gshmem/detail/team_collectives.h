@@ -52,6 +52,7 @@
 
 #include <gshmem/detail/config.h>
 #include <gshmem/detail/remote.h>
+#include <gshmem/detail/team_ll.h>
 #include <gshmem/detail/team_sync.h>
 #include <gshmem/detail/update_access.h>
 
@@ -547,6 +548,12 @@ GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, si
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
+  if constexpr (GSHMEM_COLLECTIVE_LL) {
+    if (!collective_bytes_overflow(nelems, sizeof(T), (size_t)d.size) &&
+        ll_fits(ll_fcollect, nelems * sizeof(T), d.size) && !remote_enabled())
+      return team_ll_collective<ll_fcollect>(g, team, d, dest, source, nelems * sizeof(T), 0,
+                                             fcollect_signature(nelems * sizeof(T)), routine);
+  }
   sync_team<false>(g, team, d, routine, fcollect_signature(nelems * sizeof(T)));
   for (int r = 0; r < d.size && nelems > 0; ++r) {
     const int pe = team_member_pe(d, r);
@@ -577,6 +584,11 @@ GSHMEM_DEVICE int team_broadcast_bytes(Group& g, int team, void* dest, const voi
   if (collective_overlap((unsigned long long)dest, nbytes, (unsigned long long)source, nbytes, true)) {
     report_overlap(g, dest, source, true, routine);
     return -1;
+  }
+  if constexpr (GSHMEM_COLLECTIVE_LL) {
+    if (ll_fits(ll_broadcast, nbytes, d.size) && !remote_enabled())
+      return team_ll_collective<ll_broadcast>(g, team, d, dest, source, nbytes, root,
+                                              broadcast_signature(root, nbytes), routine);
   }
   sync_team<false>(g, team, d, routine, broadcast_signature(root, nbytes));
   if (nbytes > 0 && !(d.my_rank == root && dest == source)) {
@@ -611,6 +623,11 @@ GSHMEM_DEVICE int team_alltoall_bytes(Group& g, int team, void* dest, const void
   if (collective_overlap((unsigned long long)dest, total, (unsigned long long)source, total, false)) {
     report_overlap(g, dest, source, false, routine);
     return -1;
+  }
+  if constexpr (GSHMEM_COLLECTIVE_LL) {
+    if (ll_fits(ll_alltoall, block_bytes, d.size) && !remote_enabled())
+      return team_ll_collective<ll_alltoall>(g, team, d, dest, source, block_bytes, 0,
+                                             alltoall_signature(block_bytes), routine);
   }
   sync_team<false>(g, team, d, routine, alltoall_signature(block_bytes));
   if (block_bytes > 0) {

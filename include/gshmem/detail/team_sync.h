@@ -100,7 +100,11 @@ struct team_area {
   // Team creation over this (parent) team: each member's free-slot mask,
   // read by the other members between two syncs (host/team.cpp).
   unsigned long long agreement;
-  unsigned long long pad2[7];
+  // The LL ring's state (local; <gshmem/detail/team_ll.h>): the next free
+  // line of this PE's ring and the ring's cycle (0: contents unknown).
+  unsigned long long ll_pos;
+  unsigned long long ll_cycle;
+  unsigned long long pad2[5];
   // Local only (never read by peers): results of an in-place reduction wait
   // here until every member has read the chunk they replace.
   alignas(16) unsigned char staging[kTeamStagingBytes];

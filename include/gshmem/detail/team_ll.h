@@ -1,0 +1,319 @@
+// Small collectives without the two team syncs: an LL ("low latency")
+// protocol in which every word a sender pushes carries its own flag
+// (idea from NCCL's LL protocol and NVSHMEM's intranode LL broadcast; this
+// is an implementation of our own). Broadcast, fcollect and alltoall take it
+// for small sizes (ll_fits) when the library is built with
+// GSHMEM_COLLECTIVE_LL=1 (off by default until it has GPU evidence) and no
+// peer of the job is remote. The larger sizes and every other collective
+// keep <gshmem/detail/team_collectives.h>'s algorithm, unchanged.
+//
+// The receive ring. Each PE's team scratch of a slot (team_scratch_at,
+// kTeamScratchBytes, in the symmetric heap, so every member maps it) is,
+// for this protocol, a ring of kLLRingLines lines of 8 bytes. A line is one
+// aligned 64-bit store:
+//     bits 63..32  the flag: bits 31..20 the ring's cycle mod 4096 (never
+//                  0), bits 19..0 the call's signature (collective_signature
+//                  of team_sync.h: which collective, root, size; never 0)
+//     bits 31..0   4 bytes of payload (bytes 4i .. 4i+3 of the block the
+//                  line carries; the last line of a block padded with 0)
+// A call takes the lines [start, start + L) of every member's ring, L the
+// same on every member (ll_call_lines); a block from team rank r (fcollect,
+// alltoall) lies at start + r * ll_lines(block bytes), broadcast's at start.
+//
+// The ring's state is local (team_area::ll_pos, ll_cycle, zeroed with the
+// team area when a team is created), kept by every member alike: each
+// member makes the same calls on a team in the same order (the OpenSHMEM
+// rule), so every member computes the same start, cycle and wrap points
+// without communication (ll_plan, pure: the CPU tests check it).
+//   - ll_cycle 0 (a new team, or after 4095 cycles): the ring's contents
+//     are unknown; a team sync, each member zeroes its own ring, a team sync,
+//     cycle 1, start 0. A zeroed line has flag 0 and matches no flag.
+//   - the call's lines do not fit behind ll_pos: a team sync (the wrap),
+//     the next cycle, start 0.
+//   - otherwise start = ll_pos, no sync at all.
+// Why the epoch lives in the ring's own cycle count and not in a per-call
+// sequence number: a line is written at most once per cycle (a cycle's calls
+// take disjoint lines), so the cycle alone tells this cycle's line from a
+// stale one; a per-call number would alias after 2^32 calls at a line that
+// no call rewrote since, where a cycle number is reset (by the zeroing)
+// before it can repeat.
+//
+// The ordering argument.
+//  1. No torn or mixed word: a line is one aligned 8-byte store and one
+//     8-byte load, relaxed at system scope (single-copy atomic in the PTX
+//     memory model), so a receiver reads either the old line or the new one
+//     whole: data and flag come from one load, and no other order is needed
+//     between a line's data and its flag.
+//  2. No stale word taken for a fresh one: within a cycle each line is
+//     written once (disjoint ranges); a line from an earlier cycle carries
+//     another cycle field (cycles of one zeroing period are distinct mod
+//     4096), a zeroed line flag 0. A receiver cannot see a later cycle's
+//     line: no member enters the next cycle before this receiver passed the
+//     wrap sync, which it enters only after this call returned.
+//  3. No line overwritten before it is read: a sender writes a line of
+//     cycle c + 1 only after the wrap sync, which it passes only after every
+//     member announced it; a member announces after its loads of cycle c
+//     completed (the sync's release fence orders earlier loads and stores
+//     before the announcement; the sender's acquire poll orders its later
+//     stores after). The zeroing is ordered the same way, between its two
+//     syncs, before any line of cycle 1.
+//  4. Within a group: the group syncs on entry (the source, written by any
+//     of its threads, is complete before any line is packed) and before it
+//     returns (dest, written by any of its threads, is complete for all).
+// What the LL forms do NOT give that the two-sync forms give: they release
+// nothing of the caller's other earlier stores to the other members, and a
+// member may return before the others received their data (a broadcast's
+// root returns as soon as its lines are posted). OpenSHMEM and NVSHMEM
+// promise neither: on return, the local dest is complete and the source
+// may be reused (docs/api.md, "Which sync gives what").
+//
+// Call signatures on this path: the flag carries the signature, so a
+// member that reads a line of the current cycle from a member whose call
+// differs (another collective, root or size, both small) reports it with
+// report_signature_mismatch and traps, as the entry sync does. Not caught
+// here: a member that receives nothing (a broadcast's root) sees nothing to
+// compare, and members whose calls differ in whether they take this path
+// at all (sizes on both sides of the threshold) wait for lines that never
+// come: that wait ends with the GSHMEM_WAIT_TIMEOUT diagnostic (or the
+// peer-lost one), not the mismatch line.
+#pragma once
+
+#include <gshmem/detail/team_sync.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+// Whether broadcast, fcollect and alltoall take the LL path for small sizes.
+#ifndef GSHMEM_COLLECTIVE_LL
+#define GSHMEM_COLLECTIVE_LL 0
+#endif
+
+namespace gshmem {
+namespace detail {
+
+constexpr unsigned kLLLineBytes = 8;
+constexpr unsigned kLLPayloadBytes = 4;
+constexpr unsigned kLLRingLines = kTeamScratchBytes / kLLLineBytes;
+// Most lines one call may take: half the ring, so that at most every second
+// call of the largest size pays the wrap sync.
+constexpr unsigned kLLMaxCallLines = kLLRingLines / 2;
+constexpr unsigned kLLCycleBits = 12;
+constexpr unsigned long long kLLCycleMod = 1ull << kLLCycleBits;
+static_assert(kSignatureBits + kLLCycleBits == 32, "a flag is the cycle and the signature in 32 bits");
+
+enum ll_collective : unsigned { ll_broadcast = 0, ll_fcollect = 1, ll_alltoall = 2 };
+
+// Lines that carry `bytes` of payload.
+GSHMEM_HD_CONSTEXPR unsigned long long ll_lines(unsigned long long bytes) {
+  return (bytes + kLLPayloadBytes - 1) / kLLPayloadBytes;
+}
+
+// Lines one call takes in every member's ring: one block (broadcast) or one
+// per member (fcollect, alltoall) of block_bytes each.
+GSHMEM_HD_CONSTEXPR unsigned long long ll_call_lines(unsigned kind, unsigned long long block_bytes, int members) {
+  return kind == ll_broadcast ? ll_lines(block_bytes) : ll_lines(block_bytes) * (unsigned long long)members;
+}
+
+// Whether a call takes the LL path: a size of at least one byte (an empty
+// call moves nothing, the two-sync form handles it) and at most
+// kLLMaxCallLines lines. Every member decides alike from the same arguments.
+GSHMEM_HD_CONSTEXPR bool ll_fits(unsigned kind, unsigned long long block_bytes, int members) {
+  return block_bytes > 0 && members >= 1 && block_bytes <= (unsigned long long)kLLMaxCallLines * kLLPayloadBytes &&
+         ll_call_lines(kind, block_bytes, members) <= kLLMaxCallLines;
+}
+
+// The 32-bit flag of a line of cycle `cycle` (only its low 12 bits count;
+// never 0 mod 4096 when used) and signature `sig`.
+GSHMEM_HD_CONSTEXPR unsigned ll_flag(unsigned long long cycle, unsigned sig) {
+  return (unsigned)(cycle % kLLCycleMod) << kSignatureBits | (sig & (unsigned)kSignatureMask);
+}
+GSHMEM_HD_CONSTEXPR unsigned ll_flag_cycle(unsigned flag) { return flag >> kSignatureBits; }
+GSHMEM_HD_CONSTEXPR unsigned ll_flag_signature(unsigned flag) { return flag & (unsigned)kSignatureMask; }
+
+GSHMEM_HD_CONSTEXPR unsigned long long ll_word(unsigned data, unsigned flag) {
+  return (unsigned long long)flag << 32 | data;
+}
+GSHMEM_HD_CONSTEXPR unsigned ll_word_flag(unsigned long long w) { return (unsigned)(w >> 32); }
+GSHMEM_HD_CONSTEXPR unsigned ll_word_data(unsigned long long w) { return (unsigned)w; }
+
+// What one call does to the ring state (pos, cycle) for `lines` lines.
+struct ll_step {
+  unsigned long long start;  // the call's first line
+  unsigned long long pos;    // the state after the call
+  unsigned long long cycle;
+  bool wrap;                 // a team sync before the call
+  bool zero;                 // then each member zeroes its ring, then a team sync
+};
+GSHMEM_HD_CONSTEXPR ll_step ll_plan(unsigned long long pos, unsigned long long cycle, unsigned long long lines) {
+  return cycle % kLLCycleMod == 0          ? ll_step{0, lines, cycle + 1, true, true}
+         : pos + lines > kLLRingLines      ? ((cycle + 1) % kLLCycleMod == 0 ? ll_step{0, lines, cycle + 2, true, true}
+                                                                             : ll_step{0, lines, cycle + 1, true, false})
+                                           : ll_step{pos, pos + lines, cycle, false, false};
+}
+
+// Payload line i of the nbytes at src (any alignment), as the low 32 bits
+// of a word: bytes 4i .. 4i+3, little-endian, past nbytes 0. The bytes are
+// moved as bytes, whatever the element type (half and bfloat16 included).
+GSHMEM_HD unsigned ll_pack(const unsigned char* src, unsigned long long nbytes, unsigned long long i) {
+  const unsigned long long at = i * kLLPayloadBytes;
+  if (at + kLLPayloadBytes <= nbytes && ((uintptr_t)(src + at) & 3u) == 0)
+    return *reinterpret_cast<const unsigned*>(src + at);
+  unsigned v = 0;
+  for (unsigned b = 0; b < kLLPayloadBytes && at + b < nbytes; ++b) v |= (unsigned)src[at + b] << (8 * b);
+  return v;
+}
+// The inverse: line i's payload into dst (nbytes in all, any alignment).
+GSHMEM_HD void ll_unpack(unsigned char* dst, unsigned long long nbytes, unsigned long long i, unsigned v) {
+  const unsigned long long at = i * kLLPayloadBytes;
+  if (at + kLLPayloadBytes <= nbytes && ((uintptr_t)(dst + at) & 3u) == 0) {
+    *reinterpret_cast<unsigned*>(dst + at) = v;
+    return;
+  }
+  for (unsigned b = 0; b < kLLPayloadBytes && at + b < nbytes; ++b) dst[at + b] = (unsigned char)(v >> (8 * b));
+}
+
+#if defined(__CUDACC__)
+
+GSHMEM_DEVICE unsigned long long* ll_ring_at(char* heap, int slot) {
+  return reinterpret_cast<unsigned long long*>(team_scratch_at(heap, slot));
+}
+
+// The ring step of this call, by every member of `g`: the leader advances
+// the local state; wrap and zeroing as ll_plan says. Returns the call's
+// first line; *flag its flag.
+template <class Group>
+GSHMEM_DEVICE unsigned long long ll_begin(Group& g, int slot, const team_desc& d, unsigned long long lines,
+                                          unsigned sig, unsigned* flag, const char* routine) {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  team_area* area = team_area_at(s.heap_base, slot);
+  g.sync();  // the group's stores to the source precede the packing (4.)
+  unsigned long long packed = 0;
+  if (g.is_leader()) {
+    const unsigned long long pos = atomic_load<memory_order::relaxed, thread_scope::device>(&area->ll_pos);
+    const unsigned long long cycle = atomic_load<memory_order::relaxed, thread_scope::device>(&area->ll_cycle);
+    const ll_step st = ll_plan(pos, cycle, lines);
+    atomic_store<memory_order::relaxed, thread_scope::device>(&area->ll_pos, st.pos);
+    atomic_store<memory_order::relaxed, thread_scope::device>(&area->ll_cycle, st.cycle);
+    // start < 2^10, cycle mod 4096 < 2^12, two action bits.
+    packed = st.start | (st.cycle % kLLCycleMod) << 16 | (unsigned long long)st.wrap << 32 |
+             (unsigned long long)st.zero << 33;
+  }
+  packed = g.broadcast(packed);
+  if (packed >> 32 & 1ull) {
+    sync_team<false>(g, slot, d, routine);
+    if (packed >> 33 & 1ull) {
+      unsigned long long* ring = ll_ring_at(s.heap_base, slot);
+      for (unsigned i = g.rank(); i < kLLRingLines; i += g.size())
+        atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + i, 0ull);
+      sync_team<false>(g, slot, d, routine);
+    }
+  }
+  *flag = ll_flag(packed >> 16 & (kLLCycleMod - 1), sig);
+  return packed & 0xffffull;
+}
+
+// Polls line p of this PE's ring until it carries `flag`; returns its
+// payload. A line of this cycle with another signature is a member whose
+// call differs (report_signature_mismatch, trap). The slow path (once per
+// 1024 polls) is wait_at_least's: a lost peer, GSHMEM_WAIT_TIMEOUT.
+GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, int slot, int peer,
+                                  const char* routine) {
+  const unsigned long long timeout = gshmemi_state().wait_timeout_ns;
+  const unsigned long long start = timeout ? now_ns() : 0;
+  unsigned polls = 0;
+  for (;;) {
+    const unsigned long long w = atomic_load<memory_order::relaxed, thread_scope::system>(p);
+    const unsigned f = ll_word_flag(w);
+    if (f == flag) return ll_word_data(w);
+    if (ll_flag_cycle(f) == ll_flag_cycle(flag) && f != 0)
+      report_signature_mismatch(slot, peer, ll_flag_signature(flag), ll_flag_signature(f), ll_flag_cycle(flag),
+                                routine);
+    if ((++polls & 1023u) != 0) continue;
+#if GSHMEM_IN_DEVICE_CODE
+    const int lost = peer_lost_word() - 1;
+    if (lost >= 0) {
+      device_failure fl;
+      fl.kind = GSHMEMI_FAIL_TEAM_PEER_LOST;
+      fl.i0 = lost;
+      fl.i1 = peer;
+      fl.u0 = (unsigned long long)(const void*)p;
+      fail_device(routine, fl);
+    }
+    if (timeout && now_ns() - start > timeout) {
+      device_failure fl;
+      fl.kind = GSHMEMI_FAIL_TEAM_TIMEOUT;
+      fl.i1 = peer;
+      fl.u0 = (unsigned long long)(const void*)p;
+      fl.u3 = flag;
+      fl.u4 = f;
+      fail_device(routine, fl);
+    }
+#endif
+  }
+}
+
+// The LL form of broadcast (kind ll_broadcast: the root's nbytes at source
+// to every member's dest), fcollect (ll_fcollect: every member's nbytes at
+// source to block r of every member's dest) and alltoall (ll_alltoall:
+// block r of member k's source to block k of member r's dest), by every
+// member of `g`, between the validation of team_collectives.h and return.
+// Every member mapped (no remote peer in the job). Senders push: each line
+// is packed from local memory and posted to every receiver's ring
+// (movable relaxed stores at system scope: many in flight, none waits);
+// receivers poll only their own ring. A member's own block is copied
+// locally, through the same packing.
+template <unsigned Kind, class Group>
+GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, void* dest, const void* source,
+                                     size_t nbytes, int root, unsigned sig, const char* routine) {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  const unsigned long long per_block = ll_lines(nbytes);
+  unsigned flag = 0;
+  const unsigned long long start = ll_begin(g, slot, d, ll_call_lines(Kind, nbytes, d.size), sig, &flag, routine);
+  const unsigned char* const src = static_cast<const unsigned char*>(source);
+  unsigned char* const dst = static_cast<unsigned char*>(dest);
+  const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
+  const int me = d.my_rank;
+  // Send: line i of each block this member sends, to each receiver.
+  if (Kind != ll_broadcast || me == root) {
+    const unsigned long long my_line = Kind == ll_broadcast ? start : start + (unsigned long long)me * per_block;
+    for (unsigned long long i = g.rank(); i < per_block; i += g.size()) {
+      const unsigned shared_data = Kind == ll_alltoall ? 0u : ll_pack(src, nbytes, i);
+      for (int k = 1; k < d.size; ++k) {
+        const int r = me + k < d.size ? me + k : me + k - d.size;  // each member starts on another receiver
+        const unsigned data = Kind == ll_alltoall ? ll_pack(src + (size_t)r * nbytes, nbytes, i) : shared_data;
+        unsigned long long* ring =
+            reinterpret_cast<unsigned long long*>(s.peer_base[team_member_pe(d, r)] + ring_offset);
+        atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + my_line + i,
+                                                                                           ll_word(data, flag));
+      }
+      // This member's own block.
+      if (Kind == ll_fcollect) ll_unpack(dst + (size_t)me * nbytes, nbytes, i, shared_data);
+      else if (Kind == ll_alltoall)
+        ll_unpack(dst + (size_t)me * nbytes, nbytes, i, ll_pack(src + (size_t)me * nbytes, nbytes, i));
+      else if (dst != src) ll_unpack(dst, nbytes, i, shared_data);
+    }
+  }
+  // Receive: every other member's block (broadcast: the root's).
+  const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
+  if (Kind == ll_broadcast) {
+    if (me != root)
+      for (unsigned long long i = g.rank(); i < per_block; i += g.size())
+        ll_unpack(dst, nbytes, i, ll_receive(ring + start + i, flag, slot, team_member_pe(d, root), routine));
+  } else {
+    const unsigned long long lines = per_block * (unsigned long long)d.size;
+    for (unsigned long long j = g.rank(); j < lines; j += g.size()) {
+      const int r = (int)(j / per_block);
+      if (r == me) continue;
+      const unsigned long long i = j - (unsigned long long)r * per_block;
+      ll_unpack(dst + (size_t)r * nbytes, nbytes, i,
+                ll_receive(ring + start + j, flag, slot, team_member_pe(d, r), routine));
+    }
+  }
+  g.sync();  // dest complete for the whole group (4.)
+  return 0;
+}
+
+#endif  // __CUDACC__
+
+}  // namespace detail
+}  // namespace gshmem

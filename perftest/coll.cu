@@ -1,0 +1,120 @@
+// gshmem_perf_coll: device team sync, barrier, broadcast, fcollect and
+// alltoall latency over all PEs of the job (run it with 2 and with 4 PEs),
+// one caller per PE in each form (thread, warp, block). Built twice: as
+// gshmem_perf_coll with the default small-collective algorithm (team syncs
+// around the copy) and as gshmem_perf_coll_ll with GSHMEM_COLLECTIVE_LL=1
+// (<gshmem/detail/team_ll.h>), so that the two print the same rows.
+// Floor of the sync rows: one thread stores a counter to each peer (relaxed,
+// system scope) and polls its own slots, no fence: the cheapest exchange
+// that tells every PE all others arrived.
+#include "perf_common.cuh"
+
+using namespace gshmem_perf;
+
+namespace {
+
+enum op_kind { op_sync, op_barrier, op_broadcast, op_fcollect, op_alltoall, op_floor };
+
+__global__ void coll_loop(int op, int form, char *dest, const char *source, size_t nbytes, uint64_t *slots,
+                          uint64_t **peer_slots, int npes, int me, uint64_t iters) {
+  for (uint64_t i = 1; i <= iters; ++i) {
+    if (op == op_floor) {
+      if (threadIdx.x == 0) {
+        for (int p = 0; p < npes; ++p)
+          if (p != me) gd::atomic_store<memory_order::relaxed, thread_scope::system>(peer_slots[p] + me, i);
+        for (int p = 0; p < npes; ++p)
+          if (p != me)
+            while (gd::atomic_load<memory_order::relaxed, thread_scope::system>(slots + p) < i) {
+            }
+      }
+      __syncthreads();
+      continue;
+    }
+    const bool call = form == 2 || (form == 1 && threadIdx.x < 32) || (form == 0 && threadIdx.x == 0);
+    if (call) {
+      const int root = (int)(i % (uint64_t)npes);
+      if (op == op_sync) {
+        if (form == 0) gshmem_team_sync(GSHMEM_TEAM_WORLD);
+        else if (form == 1) gshmemx_team_sync_warp(GSHMEM_TEAM_WORLD);
+        else gshmemx_team_sync_block(GSHMEM_TEAM_WORLD);
+      } else if (op == op_barrier) {
+        if (form == 0) gshmemx_team_barrier(GSHMEM_TEAM_WORLD);
+        else if (form == 1) gshmemx_team_barrier_warp(GSHMEM_TEAM_WORLD);
+        else gshmemx_team_barrier_block(GSHMEM_TEAM_WORLD);
+      } else if (op == op_broadcast) {
+        if (form == 0) gshmem_broadcastmem(GSHMEM_TEAM_WORLD, dest, source, nbytes, root);
+        else if (form == 1) gshmemx_broadcastmem_warp(GSHMEM_TEAM_WORLD, dest, source, nbytes, root);
+        else gshmemx_broadcastmem_block(GSHMEM_TEAM_WORLD, dest, source, nbytes, root);
+      } else if (op == op_fcollect) {
+        if (form == 0) gshmem_fcollectmem(GSHMEM_TEAM_WORLD, dest, source, nbytes);
+        else if (form == 1) gshmemx_fcollectmem_warp(GSHMEM_TEAM_WORLD, dest, source, nbytes);
+        else gshmemx_fcollectmem_block(GSHMEM_TEAM_WORLD, dest, source, nbytes);
+      } else {
+        if (form == 0) gshmem_alltoallmem(GSHMEM_TEAM_WORLD, dest, source, nbytes);
+        else if (form == 1) gshmemx_alltoallmem_warp(GSHMEM_TEAM_WORLD, dest, source, nbytes);
+        else gshmemx_alltoallmem_block(GSHMEM_TEAM_WORLD, dest, source, nbytes);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Context ctx;
+  int exit_code = 0;
+#if GSHMEM_COLLECTIVE_LL
+  const char *name = "gshmem_perf_coll_ll";
+#else
+  const char *name = "gshmem_perf_coll";
+#endif
+  if (!perf_begin(argc, argv, name, 2, ctx, &exit_code)) return exit_code;
+  Reporter rep(name, ctx.opt, ctx.pe == 0);
+  ctx.rep = &rep;
+  const int npes = ctx.npes, me = ctx.pe;
+  const size_t max_bytes = 2048;
+  char *source = (char *)gshmem_malloc(max_bytes * npes);
+  char *dest = (char *)gshmem_malloc(max_bytes * npes);
+  uint64_t *slots = (uint64_t *)gshmem_malloc(GSHMEMI_MAX_PES * sizeof(uint64_t));
+  if (!source || !dest || !slots) {
+    std::fprintf(stderr, "PE %d: gshmem_malloc failed\n", me);
+    return 1;
+  }
+  std::vector<uint64_t *> peer_slots(npes);
+  for (int p = 0; p < npes; ++p) peer_slots[p] = (uint64_t *)gshmem_ptr(slots, p);
+  uint64_t **d_peer_slots = nullptr;
+  PERF_CUDA(cudaMalloc(&d_peer_slots, npes * sizeof(uint64_t *)));
+  PERF_CUDA(cudaMemcpy(d_peer_slots, peer_slots.data(), npes * sizeof(uint64_t *), cudaMemcpyHostToDevice));
+  PERF_CUDA(cudaMemset(source, 1, max_bytes * npes));
+  auto reset = [&] { PERF_CUDA(cudaMemsetAsync(slots, 0, GSHMEMI_MAX_PES * sizeof(uint64_t), ctx.stream)); };
+  const uint64_t iters = ctx.opt.iterations(10000, 1000);
+  const uint64_t warm = ctx.opt.warmup_iterations(500, 50);
+  const int threads[3] = {1, 32, 256};
+  const char *form_name[3] = {"thread", "warp", "block"};
+  auto run = [&](int op, int form, size_t nbytes) {
+    return us_stats(time_loop(ctx, iters, warm, reset, [&](uint64_t n) {
+      coll_loop<<<1, 256, 0, ctx.stream>>>(op, form, dest, source, nbytes, slots, d_peer_slots, npes, me, n);
+    }));
+  };
+  rep.section(std::string(name) + ": team sync / barrier latency (us), all " + std::to_string(npes) + " PEs");
+  Stats floor = run(op_floor, 0, 0);
+  for (int form = 0; form < 3; ++form) {
+    add_row(ctx, std::string("team_sync_") + form_name[form], "n", 0, threads[form], "latency",
+            run(op_sync, form, 0), &floor, iters);
+    add_row(ctx, std::string("team_barrier_") + form_name[form], "n", 0, threads[form], "latency",
+            run(op_barrier, form, 0), &floor, iters);
+  }
+  rep.section(std::string(name) + ": broadcast / fcollect / alltoall latency (us), bytes per block");
+  const char *op_name[3] = {"broadcast", "fcollect", "alltoall"};
+  for (int op = op_broadcast; op <= op_alltoall; ++op)
+    for (int form = 0; form < 3; ++form)
+      for (size_t nbytes : {size_t{8}, size_t{64}, size_t{512}, size_t{2048}})
+        add_row(ctx, std::string(op_name[op - op_broadcast]) + "_" + form_name[form], "bytes", nbytes,
+                threads[form], "latency", run(op, form, nbytes), nullptr, iters);
+  cudaFree(d_peer_slots);
+  gshmem_free(slots);
+  gshmem_free(dest);
+  gshmem_free(source);
+  return perf_end(ctx);
+}

@@ -1,0 +1,37 @@
+// The LL collectives' GPU stress test: kernels (team_ll_gpu.cu) and the
+// host checks (test_team_ll_gpu.cpp).
+#pragma once
+
+#include <gshmem/types.h>
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+enum { ll_kind_broadcast = 0, ll_kind_fcollect = 1, ll_kind_alltoall = 2 };
+
+struct ll_stress_args {
+  int teams[4];
+  int nteams;
+  int calls;
+  int only_kind;  // -1: cycle through the three
+  int only_form;  // -1: cycle through thread, warp, block
+  size_t nelems[32];
+  int n_nelems;
+  int salt;
+  unsigned char *src;  // symmetric, at least ll_stress_buffer_bytes
+  unsigned char *dst;  // local is enough; symmetric for the two-sync path's alltoall
+};
+
+struct ll_stress_result {
+  unsigned long long errors;
+  unsigned long long calls_done;
+  int call, kind;
+  unsigned long long offset;  // ~0: a nonzero return code (got); ~1: the guard before dest
+  unsigned expected, got;
+};
+
+#define TEAM_LL_DECLARE(NAME, TYPE) \
+  cudaError_t launch_ll_stress_##NAME(const ll_stress_args &a, ll_stress_result *out, cudaStream_t s);
+GSHMEM_FOR_EACH_RMA_TYPE(TEAM_LL_DECLARE)
+#undef TEAM_LL_DECLARE
+cudaError_t launch_ll_stress_mem(const ll_stress_args &a, ll_stress_result *out, cudaStream_t s);

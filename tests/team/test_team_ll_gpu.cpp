@@ -1,0 +1,146 @@
+// GPU stress test (2 and 4 PEs) of the LL collectives (<gshmem/detail/team_ll.h>,
+// kernels compiled with GSHMEM_COLLECTIVE_LL=1 in team_ll_gpu.cu): every
+// type of the table (half and bfloat16 included), thread, warp and block
+// forms, odd sizes and offsets, many calls back to back on one team and on
+// several teams, sizes on both sides of the LL threshold, more than 4095
+// ring cycles (the periodic zeroing), and a team slot reused after a
+// destroy (stale lines of the old team in the ring).
+#include <gshmem/gshmemx.h>
+
+#include <cuda_runtime.h>
+#include <cstring>
+
+#include "catch.hpp"
+#include "gpu_test_support.h"
+#include "team_ll_gpu.h"
+
+namespace {
+
+using gshmem_test::runtime_scope;
+using gshmem_test::sym_zeroed;
+
+constexpr size_t kBufferBytes = 256 << 10;
+const size_t kNelems[] = {1, 2, 3, 5, 7, 8, 13, 16, 31, 33, 64, 100, 127, 128, 255, 257, 511, 513, 1000, 1024, 4099};
+
+struct managed_result {
+  ll_stress_result *r = nullptr;
+  managed_result() {
+    GSHMEM_TEST_CUDA(cudaMallocManaged(&r, sizeof *r));
+    std::memset(r, 0, sizeof *r);
+  }
+  ~managed_result() { cudaFree(r); }
+};
+
+ll_stress_args base_args(unsigned char *src, unsigned char *dst, int calls) {
+  ll_stress_args a{};
+  a.calls = calls;
+  a.only_kind = -1;
+  a.only_form = -1;
+  a.n_nelems = (int)(sizeof kNelems / sizeof kNelems[0]);
+  for (int i = 0; i < a.n_nelems; ++i) a.nelems[i] = kNelems[i];
+  a.src = src;
+  a.dst = dst;
+  return a;
+}
+
+void check(const ll_stress_result &r, const char *what) {
+  INFO(what << ", PE " << gshmem_my_pe() << ": " << r.errors << " wrong bytes; first at call " << r.call << ", kind "
+            << r.kind << ", offset " << (long long)r.offset << ", expected " << r.expected << ", got " << r.got);
+  CHECK(r.errors == 0);
+}
+
+template <class Launch>
+void run(Launch launch, const ll_stress_args &a, const char *what) {
+  managed_result res;
+  gshmem_barrier_all();
+  GSHMEM_TEST_CUDA(launch(a, res.r, (cudaStream_t)0));
+  GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+  CHECK(res.r->calls_done == (unsigned long long)a.calls);
+  check(*res.r, what);
+  gshmem_barrier_all();
+}
+
+}  // namespace
+
+TEST_CASE("LL collectives: every type and form, odd sizes and offsets, back to back on several teams",
+          "[team][ll][gpu]") {
+  runtime_scope rt;
+  const int n = gshmem_n_pes(), me = gshmem_my_pe();
+  REQUIRE(n >= 2);
+  unsigned char *src = sym_zeroed<unsigned char>(kBufferBytes);
+  unsigned char *dst = sym_zeroed<unsigned char>(kBufferBytes);
+  gshmem_team_t dup1 = GSHMEM_TEAM_INVALID, dup2 = GSHMEM_TEAM_INVALID, tail = GSHMEM_TEAM_INVALID;
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup1) == 0);
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup2) == 0);
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 1, 1, n - 1, nullptr, 0, &tail) == 0);
+
+  ll_stress_args a = base_args(src, dst, 0);
+  a.teams[0] = GSHMEM_TEAM_WORLD;
+  a.teams[1] = dup1;
+  a.teams[2] = dup2;
+  a.nteams = 3;
+
+  SECTION("every type of the table, 90 calls each over three teams") {
+    a.calls = 90;
+    int salt = 0;
+#define TEAM_LL_RUN(NAME, TYPE)                        \
+  a.salt = salt++;                                     \
+  run(launch_ll_stress_##NAME, a, "type " #NAME);
+    GSHMEM_FOR_EACH_RMA_TYPE(TEAM_LL_RUN)
+#undef TEAM_LL_RUN
+  }
+  SECTION("bytes at odd offsets: 3000 calls over three teams, then one team") {
+    a.calls = 3000;
+    run(launch_ll_stress_mem, a, "mem, three teams");
+    a.nteams = 1;
+    a.calls = 1000;
+    a.salt = 5;
+    run(launch_ll_stress_mem, a, "mem, world alone");
+  }
+  SECTION("more than 4095 ring cycles: the periodic zeroing") {
+    // The largest LL broadcast takes half the ring: every second call wraps.
+    a.nteams = 1;
+    a.only_kind = ll_kind_broadcast;
+    a.only_form = 2;
+    a.n_nelems = 1;
+    a.nelems[0] = 2048;
+    a.calls = 2 * 4096 + 300;
+    run(launch_ll_stress_mem, a, "mem broadcast, 8492 calls of 2 KiB");
+    a.only_form = -1;
+    a.only_kind = -1;
+    a.n_nelems = (int)(sizeof kNelems / sizeof kNelems[0]);
+    for (int i = 0; i < a.n_nelems; ++i) a.nelems[i] = kNelems[i];
+    a.calls = 300;
+    run(launch_ll_stress_mem, a, "mem after the zeroing");
+  }
+  SECTION("a team of n - 1 members, and a slot reused after a destroy") {
+    a.teams[0] = tail;
+    a.nteams = 1;
+    a.calls = 600;
+    if (me != 0) {
+      managed_result res;
+      GSHMEM_TEST_CUDA(launch_ll_stress_mem(a, res.r, (cudaStream_t)0));
+      GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
+      CHECK(res.r->calls_done == 600ull);
+      check(*res.r, "mem, PEs 1 .. n-1");
+    }
+    gshmem_barrier_all();
+    // The slot's ring holds the old team's lines; the new team's first call
+    // zeroes it before any line of its cycle 1.
+    a.teams[0] = dup1;
+    a.calls = 500;
+    run(launch_ll_stress_mem, a, "mem on dup1 before the destroy");
+    gshmem_team_destroy(dup1);
+    gshmem_team_t again = GSHMEM_TEAM_INVALID;
+    REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &again) == 0);
+    a.teams[0] = again;
+    a.salt = 11;
+    run(launch_ll_stress_mem, a, "mem on a team in a reused slot");
+    dup1 = again;
+  }
+  gshmem_team_destroy(tail);
+  gshmem_team_destroy(dup2);
+  gshmem_team_destroy(dup1);
+  gshmem_free(dst);
+  gshmem_free(src);
+}
