@@ -1,5 +1,6 @@
-// Kernels behind the on-stream and host forms of the small collectives
-// (host/collectives.cpp): one block runs the block form of
+// Kernels behind the on-stream and host forms of fcollect, broadcast and
+// alltoall (host/collectives.cpp; the reductions' are in
+// reduction_kernels.cuh): one block runs the block form of
 // <gshmem/detail/team_collectives.h>, or, with enough data and every member
 // mapped, the wide form (wide_collectives.cuh: entry sync, a grid for the
 // data, last sync). Every kernel here is loaded at init
@@ -17,13 +18,6 @@ namespace {
 
 namespace gd = gshmem::detail;
 
-template <class Op, class T>
-__global__ void __launch_bounds__(kCollectiveThreads) reduce_kernel(int team, T *dest, const T *source, size_t n) {
-  __shared__ gd::block_scratch scratch;
-  gd::block_group g(&scratch);
-  (void)gd::team_reduce<Op>(g, team, dest, source, n, "gshmemx_reduce_on_stream");
-}
-
 template <class T>
 __global__ void __launch_bounds__(kCollectiveThreads) fcollect_kernel(int team, T *dest, const T *source,
                                                                       size_t nelems) {
@@ -34,16 +28,7 @@ __global__ void __launch_bounds__(kCollectiveThreads) fcollect_kernel(int team, 
 
 }  // namespace
 
-#define GSHMEMI_DEFINE_REDUCE_LAUNCHER(NAME, TYPE, OP)                                                  \
-  cudaError_t launch_##NAME##_##OP##_reduce(int team, TYPE *dest, const TYPE *source, size_t n,       \
-                                            cudaStream_t stream) {                                     \
-    cudaError_t err;                                                                                   \
-    if (wide::try_reduce<gd::reduce_##OP, TYPE, false>(team, dest, source, n, stream, &err)) return err; \
-    reduce_kernel<gd::reduce_##OP, TYPE><<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, n); \
-    return cudaGetLastError();                                                                         \
-  }
 #define GSHMEMI_DEFINE_COLLECTIVE_LAUNCHERS(NAME, TYPE)                                                \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_DEFINE_REDUCE_LAUNCHER, NAME, TYPE)                                \
   cudaError_t launch_##NAME##_fcollect(int team, TYPE *dest, const TYPE *source, size_t nelems,         \
                                        cudaStream_t stream) {                                          \
     if (nelems * sizeof(TYPE) * wide::team_size(team) >= wide::kMinBytes)                              \
@@ -53,19 +38,12 @@ __global__ void __launch_bounds__(kCollectiveThreads) fcollect_kernel(int team, 
   }
 GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_DEFINE_COLLECTIVE_LAUNCHERS)
 #undef GSHMEMI_DEFINE_COLLECTIVE_LAUNCHERS
-#undef GSHMEMI_DEFINE_REDUCE_LAUNCHER
 
 cudaError_t preload_collective_kernels() {
   KernelLoader loader;
-#define GSHMEMI_PRELOAD_REDUCE(NAME, TYPE, OP)     \
-  loader.load(&reduce_kernel<gd::reduce_##OP, TYPE>); \
-  loader.load(&wide::reduce_kernel<gd::reduce_##OP, TYPE, false>);
-#define GSHMEMI_PRELOAD_COLLECTIVES(NAME, TYPE)                 \
-  GSHMEM_FOR_EACH_REDUCE_OP(GSHMEMI_PRELOAD_REDUCE, NAME, TYPE) \
-  loader.load(&fcollect_kernel<TYPE>);
+#define GSHMEMI_PRELOAD_COLLECTIVES(NAME, TYPE) loader.load(&fcollect_kernel<TYPE>);
   GSHMEM_FOR_EACH_REDUCE_TYPE(GSHMEMI_PRELOAD_COLLECTIVES)
 #undef GSHMEMI_PRELOAD_COLLECTIVES
-#undef GSHMEMI_PRELOAD_REDUCE
   return loader.result();
 }
 
