@@ -87,7 +87,7 @@ TEST_CASE("OpenSHMEM info: specification version and vendor name") {
   CHECK(major == NVSHMEM_VENDOR_MAJOR_VERSION);  // the NVSHMEM API level the names follow
   CHECK(minor == NVSHMEM_VENDOR_MINOR_VERSION);
   CHECK(patch == NVSHMEM_VENDOR_PATCH_VERSION);
-  CHECK(NVSHMEM_VENDOR_VERSION == 30501);
+  CHECK(NVSHMEM_VENDOR_VERSION == 30800);  // NVSHMEM 3.8.0, the release the census counts
 #if NVSHMEM_VENDOR_MAJOR_VERSION < 3
   FAIL("programs that pick NVSHMEM 3 APIs with #if would take the old branch");
 #endif
