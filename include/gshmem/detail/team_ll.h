@@ -215,7 +215,8 @@ GSHMEM_DEVICE unsigned long long ll_begin(Group& g, int slot, const team_desc& d
 // Polls line p of this PE's ring until it carries `flag`; returns its
 // payload. A line of this cycle with another signature is a member whose
 // call differs (report_signature_mismatch, trap). The slow path (once per
-// 1024 polls) is wait_at_least's: a lost peer, GSHMEM_WAIT_TIMEOUT.
+// 1024 polls) is team_wait_watchdog: a lost peer, GSHMEM_WAIT_TIMEOUT
+// (the flags expected and seen in its diagnostic).
 GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, int slot, int peer,
                                   const char* routine) {
   const unsigned long long timeout = gshmemi_state().wait_timeout_ns;
@@ -229,26 +230,7 @@ GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, in
       report_signature_mismatch(slot, peer, ll_flag_signature(flag), ll_flag_signature(f), ll_flag_cycle(flag),
                                 routine);
     if ((++polls & 1023u) != 0) continue;
-#if GSHMEM_IN_DEVICE_CODE
-    const int lost = peer_lost_word() - 1;
-    if (lost >= 0) {
-      device_failure fl;
-      fl.kind = GSHMEMI_FAIL_TEAM_PEER_LOST;
-      fl.i0 = lost;
-      fl.i1 = peer;
-      fl.u0 = (unsigned long long)(const void*)p;
-      fail_device(routine, fl);
-    }
-    if (timeout && now_ns() - start > timeout) {
-      device_failure fl;
-      fl.kind = GSHMEMI_FAIL_TEAM_TIMEOUT;
-      fl.i1 = peer;
-      fl.u0 = (unsigned long long)(const void*)p;
-      fl.u3 = flag;
-      fl.u4 = f;
-      fail_device(routine, fl);
-    }
-#endif
+    team_wait_watchdog(p, peer, start, timeout, flag, f, routine);
   }
 }
 

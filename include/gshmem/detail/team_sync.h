@@ -354,11 +354,40 @@ GSHMEM_HD uniqueid_record* uniqueid_record_at(char* heap) {
 
 #if defined(__CUDACC__)
 
+// The slow path of a team wait (its caller runs it once per 1024 polls of
+// word p, waiting on `peer` since `start`): ends the wait when the runtime
+// found a peer's process gone, and, with a timeout (GSHMEM_WAIT_TIMEOUT),
+// when the wait lasted longer; one diagnostic with what was expected and
+// what was seen, as the caller words them, then a trap.
+GSHMEM_DEVICE void team_wait_watchdog(const void* p, int peer, unsigned long long start, unsigned long long timeout,
+                                      unsigned long long expected, unsigned long long seen, const char* routine) {
+#if GSHMEM_IN_DEVICE_CODE
+  const int lost = peer_lost_word() - 1;
+  if (lost >= 0) {
+    device_failure f;
+    f.kind = GSHMEMI_FAIL_TEAM_PEER_LOST;
+    f.i0 = lost;
+    f.i1 = peer;
+    f.u0 = (unsigned long long)p;
+    fail_device(routine, f);
+  }
+  if (timeout && now_ns() - start > timeout) {
+    device_failure f;
+    f.kind = GSHMEMI_FAIL_TEAM_TIMEOUT;
+    f.i1 = peer;
+    f.u0 = (unsigned long long)p;
+    f.u3 = expected;
+    f.u4 = seen;
+    fail_device(routine, f);
+  }
+#else
+  (void)p, (void)peer, (void)start, (void)timeout, (void)expected, (void)seen, (void)routine;
+#endif
+}
+
 // Polls a team announcement word until `*p >= target` with acquire at
-// system scope; returns what it read last. Its slow path (once per 1024
-// polls) ends the wait when the runtime found a peer's process gone, and,
-// with GSHMEM_WAIT_TIMEOUT set, when the wait lasted longer: it records one
-// diagnostic (epochs, not raw announcements) and traps.
+// system scope; returns what it read last. Its slow path is
+// team_wait_watchdog, with epochs (not raw announcements) in its diagnostic.
 GSHMEM_DEVICE unsigned long long wait_at_least(const unsigned long long* p, unsigned long long target, int peer,
                                                const char* routine) {
   const unsigned long long timeout = gshmemi_state().wait_timeout_ns;
@@ -367,26 +396,7 @@ GSHMEM_DEVICE unsigned long long wait_at_least(const unsigned long long* p, unsi
   unsigned long long seen;
   while ((seen = atomic_load<memory_order::acquire, thread_scope::system>(p)) < target) {
     if ((++polls & 1023u) != 0) continue;
-#if GSHMEM_IN_DEVICE_CODE
-    const int lost = peer_lost_word() - 1;
-    if (lost >= 0) {
-      device_failure f;
-      f.kind = GSHMEMI_FAIL_TEAM_PEER_LOST;
-      f.i0 = lost;
-      f.i1 = peer;
-      f.u0 = (unsigned long long)(const void*)p;
-      fail_device(routine, f);
-    }
-    if (timeout && now_ns() - start > timeout) {
-      device_failure f;
-      f.kind = GSHMEMI_FAIL_TEAM_TIMEOUT;
-      f.i1 = peer;
-      f.u0 = (unsigned long long)(const void*)p;
-      f.u3 = announced_epoch(target);
-      f.u4 = announced_epoch(seen);
-      fail_device(routine, f);
-    }
-#endif
+    team_wait_watchdog(p, peer, start, timeout, announced_epoch(target), announced_epoch(seen), routine);
   }
   return seen;
 }
