@@ -23,13 +23,8 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 mkdir -p "$out" && out=$(cd "$out" && pwd)
-py=${GSHMEM_PYTHON:-}
-if [[ -z "$py" ]]; then
-  for candidate in python3 /opt/*/.venv/bin/python; do
-    if "$candidate" -c 'import torch' >/dev/null 2>&1; then py=$candidate; break; fi
-  done
-fi
-py=${py:-python3}
+. scripts/torch_python.sh  # the cd above made the repository root current
+py=$(torch_python)
 limit=${PYTHON_GPU_TIMEOUT:-200}
 failures=0
 verdicts=()
