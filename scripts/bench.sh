@@ -8,7 +8,9 @@
 # missing where it can; --no-deps skips this), builds the perftests if
 # needed (build-bench/, Release), finds the local GPUs,
 # runs every benchmark under mpirun (point-to-point ones on 2 PEs; fan-in/out
-# and barrier on 2, 4 and all GPUs), and writes results/<UTC timestamp>/:
+# and barrier on 2, 4 and all GPUs; without --quick also the small
+# collectives, gshmem_perf_coll, with and without GSHMEM_COLLECTIVE_LL=1),
+# and writes results/<UTC timestamp>/:
 #   *.jsonl (one JSON object per row), *.log (each binary's table),
 #   summary.md (targets, floors, NVSHMEM figures) and PNG plots.
 # With $OUT set, summary.md, the plots and a tarball of the whole folder are
@@ -83,6 +85,7 @@ say() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 BINARIES=(gshmem_perf_latency gshmem_perf_wait gshmem_perf_stream gshmem_perf_barrier
           gshmem_perf_fan gshmem_perf_bw)
+[ "$QUICK" = 0 ] && BINARIES+=(gshmem_perf_coll)
 [ "$VS_NVSHMEM" = 1 ] && BINARIES+=(gshmem_perf_nvshmem_api)
 # The UCX transport module is loaded at init, not linked: build it too.
 [ "$REMOTE" = 1 ] && BINARIES+=(gshmem_transport_ucx)
@@ -194,6 +197,12 @@ for b in gshmem_perf_latency gshmem_perf_wait gshmem_perf_stream gshmem_perf_bw;
 for b in gshmem_perf_barrier gshmem_perf_fan; do
   for np in "${PE_COUNTS[@]}"; do STEPS+=("$b:$np"); done
 done
+# The small collectives both ways (not with --quick): team syncs around the
+# copy, and the LL protocol (GSHMEM_COLLECTIVE_LL=1; rows named
+# gshmem_perf_coll_ll).
+if [ "$QUICK" = 0 ]; then
+  for np in "${PE_COUNTS[@]}"; do STEPS+=("gshmem_perf_coll:$np" "gshmem_perf_coll:$np:ll"); done
+fi
 [ "$REMOTE" = 1 ] && STEPS+=("gshmem_perf_latency:2:remote" "gshmem_perf_bw:2:remote"
                              "gshmem_perf_latency:2:remote-bound" "gshmem_perf_bw:2:remote-bound")
 UCX_CUDA=${UCX_CUDA_PREFIX:-}
@@ -267,6 +276,9 @@ for step in "${STEPS[@]}"; do
       -x GSHMEM_REMOTE_PEERS=all -x GSHMEM_DISABLE_VMM=1 -x "LD_LIBRARY_PATH=$UCX_CUDA/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
       -x UCX_TLS=self,posix,cma,tcp,cuda_copy,cuda_ipc -x UCX_WARN_UNUSED_ENV_VARS=n
     [ -f "$RES/$tag.jsonl" ] && sed -i 's/\[remote\]/[remote,rma]/g' "$RES/$tag.jsonl"
+  elif [ "$variant" = ll ]; then
+    run_binary "[$k/$total] $b np=$np, GSHMEM_COLLECTIVE_LL=1" "${b#gshmem_perf_}-ll-np$np" "$np" "$BIN_DIR/$b" \
+      -x GSHMEM_COLLECTIVE_LL=1
   else
     run_binary "[$k/$total] $b np=$np" "${b#gshmem_perf_}-np$np" "$np" "$BIN_DIR/$b"
   fi

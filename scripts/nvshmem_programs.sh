@@ -5,7 +5,7 @@
 #   scripts/nvshmem_programs.sh NVSHMEM_SRC [--prefix DIR] [--np LIST] [--build-only | --run-only]
 #       [--build-dir DIR] [--timeout S] [--jobs N] [--arch SM] [--nvml-include DIR]
 #       [--no-mpi-support] [--all-args] [--only REGEX] [--names]
-#       [--vs-nvshmem [--nvshmem-home DIR] [--remote]] [--build-variant NAME=FLAGS]
+#       [--vs-nvshmem [--nvshmem-home DIR] [--remote]] [--build-variant NAME=FLAGS | --env-variant NAME=VAR=VALUE]
 #
 # NVSHMEM_SRC is a checkout of NVSHMEM's source tree; it is only read (the
 # script checks afterwards that nothing in it changed). The programs are
@@ -90,6 +90,11 @@
 #                      goes to vs_nvshmem_perftests_NAME.{md,jsonl,png}, and
 #                      the default build against this one, row by row, to
 #                      vs_build_NAME.{md,png}. Give it to the --run-only call too
+#   --env-variant NAME=VAR=VALUE
+#                      as --build-variant, without a second build: gshmem's
+#                      build runs a second time with VAR=VALUE in the
+#                      environment (e.g. ll=GSHMEM_COLLECTIVE_LL=1); logs in
+#                      logs-build-NAME/, tables as above
 #   --nvshmem-home DIR the NVSHMEM to compare with (include/nvshmem.h, lib/);
 #                      default $NVSHMEM_HOME, else the nvidia-nvshmem-cu13/-cu12
 #                      wheel of python3
@@ -130,6 +135,7 @@ REPEAT=${VS_REPEAT:-1}
 REMOTE=0
 VARIANT=""        # --build-variant NAME
 VARIANT_FLAGS=""  # and its FLAGS
+VARIANT_ENV=""    # --env-variant NAME=VAR=VALUE: its VAR=VALUE
 NVSHMEM_HOME_ARG="${NVSHMEM_HOME:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -152,6 +158,7 @@ while [ $# -gt 0 ]; do
     --repeat) REPEAT="$2"; shift ;;
     --remote) REMOTE=1 ;;
     --build-variant) VARIANT="${2%%=*}"; VARIANT_FLAGS="${2#*=}"; shift ;;
+    --env-variant) VARIANT="${2%%=*}"; VARIANT_ENV="${2#*=}"; shift ;;
     -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
     -*) die "unknown option '$1' (try --help)" ;;
     *) [ -z "$NV_SRC" ] || die "one NVSHMEM source tree expected, got '$NV_SRC' and '$1'"
@@ -169,8 +176,11 @@ done
 case "$TIMEOUT$JOBS$ARCH$REPEAT" in *[!0-9]*) die "--timeout, --jobs, --arch and --repeat take numbers" ;; esac
 [ "$REPEAT" -ge 1 ] || die "--repeat takes a count of at least 1"
 if [ -n "$VARIANT" ]; then
-  [[ "$VARIANT" =~ ^[A-Za-z0-9_]+$ ]] || die "--build-variant NAME=FLAGS: NAME takes letters, digits and _ ('$VARIANT')"
-  [ -n "$VARIANT_FLAGS" ] || die "--build-variant $VARIANT: no FLAGS after '='"
+  [[ "$VARIANT" =~ ^[A-Za-z0-9_]+$ ]] || die "--build-variant/--env-variant: NAME takes letters, digits and _ ('$VARIANT')"
+  [ -n "$VARIANT_FLAGS$VARIANT_ENV" ] || die "--build-variant/--env-variant $VARIANT: nothing after '='"
+  [ -z "$VARIANT_FLAGS" ] || [ -z "$VARIANT_ENV" ] || die "--build-variant and --env-variant exclude each other"
+  [ -z "$VARIANT_ENV" ] || [[ "$VARIANT_ENV" =~ ^[A-Za-z_][A-Za-z0-9_]*=.*$ ]] \
+    || die "--env-variant $VARIANT: expected VAR=VALUE after the name ('$VARIANT_ENV')"
 fi
 if ! command -v nvcc > /dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
@@ -187,6 +197,7 @@ esac
 [ "$BUILD_ONLY$RUN_ONLY" = 11 ] && die "--build-only and --run-only exclude each other"
 LOGS="$BUILD_DIR/logs"
 VAR_BLD="$BUILD_DIR/build-$VARIANT"       # --build-variant's build
+[ -n "$VARIANT_ENV" ] && VAR_BLD="$BUILD_DIR/build"  # --env-variant: the default build again
 VAR_LOGS="$BUILD_DIR/logs-build-$VARIANT"  # and its logs
 if [ "$RUN_ONLY" = 1 ]; then
   [ -s "$BUILD_DIR/programs.tsv" ] && [ -d "$BUILD_DIR/build/bin" ] \
@@ -534,7 +545,7 @@ done < "$TSV"
 
 # --build-variant: the perftests again, with the variant's flags, from the
 # same generated project in a build folder of their own.
-if [ -n "$VARIANT" ]; then
+if [ -n "$VARIANT_FLAGS" ]; then
   rm -rf "$VAR_BLD" "$VAR_LOGS"
   mkdir -p "$VAR_LOGS"
   say "building the perftests again as variant '$VARIANT' ($VARIANT_FLAGS; logs in $VAR_LOGS)"
@@ -702,8 +713,11 @@ if [ -z "$RUN_NOTE" ]; then
         }
         run_variant() {  # log suffix: the --build-variant build, logs of its own
           [ -n "$VARIANT" ] && [ "$REMOTE" = 0 ] && [ -x "$VAR_BLD/bin/$t" ] || return 0
+          local var_opts=()
+          [ -n "$VARIANT_ENV" ] && var_opts=(--mpirun -x "$VARIANT_ENV" --)
+          mkdir -p "$VAR_LOGS"
           # shellcheck disable=SC2086
-          run_one "$VAR_BLD/bin/$t" "$pnp" "$VAR_LOGS/$t.np$pnp$suffix$1.run.log" $line
+          run_one "$VAR_BLD/bin/$t" "$pnp" "$VAR_LOGS/$t.np$pnp$suffix$1.run.log" "${var_opts[@]}" $line
           say "  $name np=$pnp, variant '$VARIANT' ${1:+[${1#.}] }exit $(cat "$VAR_LOGS/$t.np$pnp$suffix$1.run.log.rc")"
         }
         if [ "$VS_RUN" = 1 ] && [ -x "$NV_BLD/bin/$t" ]; then
@@ -769,7 +783,7 @@ if [ "${VS_RUN:-0}" = 1 ]; then
     || say "the comparison table failed"
   if [ -n "$VARIANT" ] && [ "$REMOTE" = 0 ]; then
     python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --build "$VARIANT" \
-      --title "NVIDIA's perftests: $(gshmem_label "$PREFIX") built with $VARIANT_FLAGS against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+      --title "NVIDIA's perftests: $(gshmem_label "$PREFIX") ${VARIANT_FLAGS:+built with $VARIANT_FLAGS}${VARIANT_ENV:+run with $VARIANT_ENV} against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
       || say "the comparison table of variant '$VARIANT' failed"
     python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --between "$VARIANT" \
       || say "the table of the default build against variant '$VARIANT' failed"

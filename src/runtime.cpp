@@ -123,6 +123,24 @@ int agree(Bootstrap &boot, int local_status, const char *step) {
                        gshmemx_error_string(all[first]));
 }
 
+// GSHMEM_COLLECTIVE_LL decides the protocol of every member's small
+// collectives, so the PEs must agree: a PE that takes the LL path would wait
+// for lines a PE on the two-sync path never writes. Every PE sees the same
+// list, so every PE returns the same error.
+int agree_on_collective_ll(Bootstrap &boot, bool mine, int *out) {
+  const unsigned char wanted = mine ? 1 : 0;
+  std::vector<unsigned char> all(static_cast<std::size_t>(boot.size()));
+  GSHMEMI_CHECK(boot.allgather(&wanted, all.data(), 1));
+  for (int pe = 1; pe < boot.size(); ++pe)
+    if (all[pe] != all[0])
+      return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
+                           "GSHMEM_COLLECTIVE_LL differs between PEs (PE 0 has %d, PE %d has %d): set it alike "
+                           "on every PE",
+                           all[0], pe, all[pe]);
+  *out = wanted;
+  return GSHMEM_SUCCESS;
+}
+
 // barrier_all_on_stream runs as stream memory operations only when every PE
 // can (each PE must take the same protocol for the same call).
 int agree_on_memop_barrier(Bootstrap &boot) {
@@ -400,6 +418,9 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   };
   int rc = agree(*boot, env_status, "reading the GSHMEM_* environment");
   if (rc) return give_up(rc);
+  int collective_ll = 0;
+  rc = agree_on_collective_ll(*boot, settings.COLLECTIVE_LL, &collective_ll);
+  if (rc) return give_up(rc);
   if (boot->size() > GSHMEMI_MAX_PES)
     return give_up(GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_SUPPORTED, "%d PEs exceed the maximum of %d",
                                  boot->size(), GSHMEMI_MAX_PES));
@@ -445,6 +466,7 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   state.my_pe = boot->rank();
   state.n_pes = boot->size();
   state.wait_timeout_ns = static_cast<unsigned long long>(seconds_to_ns(settings.WAIT_TIMEOUT));
+  state.collective_ll = collective_ll;
   if (rt.monitor) {
     rc = agree(*boot, allocate_peer_lost_word(&rt.peer_lost_word, &state.peer_lost_word),
                "allocating the peer-loss word");

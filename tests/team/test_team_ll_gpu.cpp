@@ -1,14 +1,21 @@
 // GPU stress test (2 and 4 PEs) of the LL collectives (<gshmem/detail/team_ll.h>,
-// kernels compiled with GSHMEM_COLLECTIVE_LL=1 in team_ll_gpu.cu): every
-// type of the table (half and bfloat16 included), thread, warp and block
-// forms, odd sizes and offsets, many calls back to back on one team and on
-// several teams, sizes on both sides of the LL threshold, more than 4095
-// ring cycles (the periodic zeroing), and a team slot reused after a
-// destroy (stale lines of the old team in the ring).
+// taken with GSHMEM_COLLECTIVE_LL=1, which tests/team/CMakeLists.txt sets):
+// broadcast, fcollect and alltoall of bytes, and reduce and reducescatter
+// of eight type x operator cases, thread, warp and block forms, odd sizes
+// and offsets, many calls back to back on one team and on several teams,
+// sizes on both sides of the LL threshold, more than 4095 ring cycles (the
+// periodic zeroing), and a team slot reused after a destroy (stale lines of
+// the old team in the ring). Built with GSHMEM_TEST_LL_EVERY_TYPE (the
+// opt-in team_ll_types_gpu tests), also every type of the table through
+// the typed broadcast, fcollect and alltoall (half and bfloat16 included).
 #include <gshmem/gshmemx.h>
 
+#include <gshmem/detail/team_sync.h>
+
 #include <cuda_runtime.h>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "catch.hpp"
 #include "gpu_test_support.h"
@@ -60,7 +67,55 @@ void run(Launch launch, const ll_stress_args &a, const char *what) {
   gshmem_barrier_all();
 }
 
+// This PE's LL ring cycle of team slot `slot` (0 until an LL call ran on it).
+unsigned long long ll_cycle_of(int slot) {
+  const char *heap = gshmemi_state().heap_base;
+  const gshmem::detail::team_area *area = gshmem::detail::team_area_at(const_cast<char *>(heap), slot);
+  unsigned long long cycle = 0;
+  GSHMEM_TEST_CUDA(cudaMemcpy(&cycle, &area->ll_cycle, sizeof cycle, cudaMemcpyDeviceToHost));
+  return cycle;
+}
+
+bool ll_requested() {
+  const char *v = std::getenv("GSHMEM_COLLECTIVE_LL");
+  return v && std::string(v) == "1";
+}
+
 }  // namespace
+
+TEST_CASE("LL reductions: reduce and reducescatter, every form, in place, odd sizes, back to back on several teams",
+          "[team][ll][gpu]") {
+  runtime_scope rt;
+  const int n = gshmem_n_pes();
+  REQUIRE(n >= 2);
+  unsigned char *src = sym_zeroed<unsigned char>(kBufferBytes);
+  unsigned char *dst = sym_zeroed<unsigned char>(kBufferBytes);
+  gshmem_team_t dup1 = GSHMEM_TEAM_INVALID, dup2 = GSHMEM_TEAM_INVALID;
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup1) == 0);
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup2) == 0);
+  ll_stress_args a = base_args(src, dst, 240);
+  // Both sides of the threshold: 4 members take LL up to 512 bytes a block.
+  const size_t nelems[] = {1, 2, 3, 5, 7, 8, 13, 31, 33, 64, 100, 127, 128, 129, 255, 256, 300, 511, 513};
+  a.n_nelems = (int)(sizeof nelems / sizeof nelems[0]);
+  for (int i = 0; i < a.n_nelems; ++i) a.nelems[i] = nelems[i];
+  a.teams[0] = GSHMEM_TEAM_WORLD;
+  a.teams[1] = dup1;
+  a.teams[2] = dup2;
+  a.nteams = 3;
+  int salt = 0;
+#define LL_REDUCE_RUN(NAME, OP) \
+  a.salt = salt++;              \
+  run(launch_ll_reduce_stress_##NAME##_##OP, a, #NAME " " #OP);
+  LL_REDUCE_STRESS_CASES(LL_REDUCE_RUN)
+#undef LL_REDUCE_RUN
+  // The runs above took the LL path exactly when the job asked for it.
+  if (ll_requested()) CHECK(ll_cycle_of(GSHMEM_TEAM_WORLD) > 0);
+  else CHECK(ll_cycle_of(GSHMEM_TEAM_WORLD) == 0);
+  gshmem_team_destroy(dup2);
+  gshmem_team_destroy(dup1);
+  gshmem_free(dst);
+  gshmem_free(src);
+}
 
 TEST_CASE("LL collectives: every type and form, odd sizes and offsets, back to back on several teams",
           "[team][ll][gpu]") {
@@ -80,6 +135,7 @@ TEST_CASE("LL collectives: every type and form, odd sizes and offsets, back to b
   a.teams[2] = dup2;
   a.nteams = 3;
 
+#if GSHMEM_TEST_LL_EVERY_TYPE
   SECTION("every type of the table, 90 calls each over three teams") {
     a.calls = 90;
     int salt = 0;
@@ -89,6 +145,7 @@ TEST_CASE("LL collectives: every type and form, odd sizes and offsets, back to b
     GSHMEM_FOR_EACH_RMA_TYPE(TEAM_LL_RUN)
 #undef TEAM_LL_RUN
   }
+#endif
   SECTION("bytes at odd offsets: 3000 calls over three teams, then one team") {
     a.calls = 3000;
     run(launch_ll_stress_mem, a, "mem, three teams");

@@ -36,7 +36,8 @@ typedef struct gshmemi_device_state {
   int initialized;                     /* 1 between init and finalize */
   int my_pe;
   int n_pes;
-  int reserved0;
+  int collective_ll;                   /* 1: small device collectives take the LL protocol
+                                          (GSHMEM_COLLECTIVE_LL, agreed by every PE at init) */
   char *heap_base;                     /* this PE's heap (local address) */
   unsigned long long heap_size;        /* bytes per PE, internal region included (the host's copy
                                           follows the heap's growth; device copies keep the size at

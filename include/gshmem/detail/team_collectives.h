@@ -365,6 +365,92 @@ GSHMEM_DEVICE void reduce_through_proxy(Group& g, int slot, const team_desc& d, 
   }
 }
 
+// Element e (T of 1, 2, 4 or 8 bytes) of the block whose LL lines start at
+// `lines` in this PE's ring, polled until its lines carry `flag` (ll_receive:
+// one or two lines; elements narrower than a line share it).
+template <class T>
+GSHMEM_DEVICE T ll_receive_element(const unsigned long long* lines, size_t e, unsigned flag, int slot, int peer,
+                                   const char* routine) {
+  static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0, "an element is 1, 2, 4 or 8 bytes");
+  const unsigned long long at = (unsigned long long)e * sizeof(T);
+  unsigned long long bits = ll_receive(lines + at / kLLPayloadBytes, flag, slot, peer, routine);
+  if constexpr (sizeof(T) == 8) {
+    bits |= (unsigned long long)ll_receive(lines + at / kLLPayloadBytes + 1, flag, slot, peer, routine) << 32;
+  } else if constexpr (sizeof(T) < 4) {
+    bits = bits >> (8 * (at % kLLPayloadBytes)) & ((1ull << (8 * sizeof(T))) - 1);
+  }
+  if constexpr (std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value) {
+    return float16_of_bits<T>((unsigned short)bits);
+  } else {
+    using U = std::conditional_t<sizeof(T) == 1, unsigned char,
+                                 std::conditional_t<sizeof(T) == 2, unsigned short,
+                                                    std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>>>;
+    const U u = (U)bits;
+    T v;
+    __builtin_memcpy(&v, &u, sizeof(T));
+    return v;
+  }
+}
+
+// The LL forms of reduce (Scatter false: every member's n elements go to
+// every other member's ring, as fcollect's blocks) and reducescatter
+// (Scatter true: block r of every member's source goes to member r, as
+// alltoall's), by every member of `g`, after team_reduce's or
+// team_reducescatter's validation. Each member then folds, element by
+// element and in rank order as reduce_element does (so the LL and two-sync
+// forms give the same bits, floating point included), its own contribution
+// and the lines it received. The ordering argument is team_ll.h's (points 1
+// to 4); the group sync between sending and folding lets dest be source
+// (every line is packed before any dest element is stored).
+template <class Op, bool Scatter, class T, class Group>
+GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest, const T* source, size_t n,
+                                 const char* routine) {
+  using A = reduce_acc_t<T>;
+  const gshmemi_device_state_t& s = gshmemi_state();
+  const size_t nbytes = n * sizeof(T);
+  const unsigned long long per_block = ll_lines(nbytes);
+  unsigned flag = 0;
+  const unsigned long long start = ll_begin(g, slot, d, ll_call_lines(ll_fcollect, nbytes, d.size),
+                                            reduction_signature<Op, Scatter>(nbytes), &flag, routine);
+  const unsigned char* const src = reinterpret_cast<const unsigned char*>(source);
+  const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
+  const int me = d.my_rank;
+  const unsigned long long my_line = start + (unsigned long long)me * per_block;
+  for (unsigned long long i = g.rank(); i < per_block; i += g.size()) {
+    const unsigned shared_data = Scatter ? 0u : ll_pack(src, nbytes, i);
+    for (int k = 1; k < d.size; ++k) {
+      const int r = me + k < d.size ? me + k : me + k - d.size;  // each member starts on another receiver
+      const unsigned data = Scatter ? ll_pack(src + (size_t)r * nbytes, nbytes, i) : shared_data;
+      unsigned long long* ring = reinterpret_cast<unsigned long long*>(s.peer_base[team_member_pe(d, r)] + ring_offset);
+      atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + my_line + i,
+                                                                                         ll_word(data, flag));
+    }
+  }
+  g.sync();
+  const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
+  const T* const mine = Scatter ? source + (size_t)me * n : source;
+  for (size_t e = g.rank(); e < n; e += g.size()) {
+    A acc{};
+    for (int r = 0; r < d.size; ++r) {
+      const T v = r == me ? mine[e]
+                          : ll_receive_element<T>(ring + start + (unsigned long long)r * per_block, e, flag, slot,
+                                                  team_member_pe(d, r), routine);
+      acc = r == 0 ? (A)v : Op::apply(acc, (A)v);
+    }
+    dest[e] = (T)acc;
+  }
+  g.sync();  // dest complete for the whole group (team_ll.h, 4.)
+  return 0;
+}
+
+// Whether a reduction of n elements of T takes the LL path (the same
+// decision on every member: same arguments, same agreed setting).
+template <class T>
+GSHMEM_DEVICE bool ll_reduce_fits(size_t n, int members) {
+  return n <= (size_t)kLLMaxCallLines * kLLPayloadBytes && ll_fits(ll_fcollect, n * sizeof(T), members) &&
+         ll_enabled();
+}
+
 template <class Op, class T, class Group>
 GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size_t n, const char* routine) {
   team_desc d;
@@ -383,6 +469,9 @@ GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size
       report_device_failure(routine, f);
     }
     return -1;
+  }
+  if constexpr (sizeof(T) <= 8 && 8 % sizeof(T) == 0) {
+    if (ll_reduce_fits<T>(n, d.size)) return team_ll_reduce<Op, false>(g, team, d, dest, source, n, routine);
   }
   sync_team<false>(g, team, d, routine, reduction_signature<Op, false>(n * sizeof(T)));
   if (__builtin_expect(team_has_remote_member(d), 0)) {
@@ -442,6 +531,9 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
     }
     return -1;
   }
+  if constexpr (sizeof(T) <= 8 && 8 % sizeof(T) == 0) {
+    if (ll_reduce_fits<T>(n, d.size)) return team_ll_reduce<Op, true>(g, team, d, dest, source, n, routine);
+  }
   sync_team<false>(g, team, d, routine, reduction_signature<Op, true>(n * sizeof(T)));
   const T* block = source + (size_t)d.my_rank * n;
   if (__builtin_expect(team_has_remote_member(d), 0))
@@ -464,7 +556,9 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
 // pushing: each member's own threads copy its dest (one copy per PE, all in
 // parallel) where a pushing root would make n - 1 copies in turn with its
 // one group while the others wait; dest then needs only local stores, and
-// the root's source only reads, which the last sync keeps in place.
+// the root's source only reads, which the last sync keeps in place. The
+// one-thread form is the exception (team_push_block): one thread's loads
+// wait a round trip each, its stores are posted, so its root pushes.
 // dest == source is allowed (the root then copies nothing; a non-root's
 // source is not read); any other overlap is an error. A remote root's
 // source comes with one get request into dest (rank 0 of the group).
@@ -533,6 +627,40 @@ GSHMEM_DEVICE void report_overlap(Group& g, const void* dest, const void* source
   }
 }
 
+// The one-thread forms of broadcast and fcollect push: the thread stores
+// nbytes of `source` to `at` (a symmetric address) on every member of the
+// team, the member after `first_rank` first, this PE last (locally; nothing
+// when at == source). One thread that pulls waits one NVLink round trip
+// per 64 bytes (four 16-byte loads in flight); its stores are posted, many
+// in flight (NVSHMEM's thread forms push too). Called between the two team
+// syncs of a job with no remote peer: the entry sync keeps every member's
+// dest untouched until its owner entered the call, and the last sync's
+// fence orders these stores before this PE's announcement, so a member that
+// passes it reads them.
+// Whether [p, p + nbytes) lies in this PE's symmetric addresses.
+GSHMEM_DEVICE bool in_symmetric_span(const void* p, size_t nbytes) {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  const size_t offset = (size_t)(static_cast<const char*>(p) - s.heap_base);
+  return static_cast<const char*>(p) >= s.heap_base && offset <= s.symmetric_span &&
+         nbytes <= s.symmetric_span - offset;
+}
+
+template <class Group>
+GSHMEM_DEVICE void team_push_block(Group& g, const team_desc& d, void* at, const void* source, size_t nbytes,
+                                   int first_rank, const char* routine) {
+  if (nbytes == 0) return;
+  for (int k = 1; k <= d.size; ++k) {
+    const int r = (first_rank + k) % d.size;
+    if (r == d.my_rank) {
+      if (at != source) copy_bytes<false, false>(at, source, nbytes, g);
+      continue;
+    }
+    const int pe = team_member_pe(d, r);
+    (void)peer_address(static_cast<const char*>(at) + (nbytes - 1), pe, routine);  // past the heap: trap
+    copy_bytes<true, false>(peer_address(static_cast<char*>(at), pe, routine), source, nbytes, g);
+  }
+}
+
 // fcollect: every member pulls each member's source into its block of
 // dest. dest and source may not overlap at all (as the host form checks).
 template <class T, class Group>
@@ -548,13 +676,21 @@ GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, si
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
-  if constexpr (GSHMEM_COLLECTIVE_LL) {
-    if (!collective_bytes_overflow(nelems, sizeof(T), (size_t)d.size) &&
-        ll_fits(ll_fcollect, nelems * sizeof(T), d.size) && !remote_enabled())
-      return team_ll_collective<ll_fcollect>(g, team, d, dest, source, nelems * sizeof(T), 0,
-                                             fcollect_signature(nelems * sizeof(T)), routine);
-  }
+  if (!collective_bytes_overflow(nelems, sizeof(T), (size_t)d.size) &&
+      ll_fits(ll_fcollect, nelems * sizeof(T), d.size) && ll_enabled())
+    return team_ll_collective<ll_fcollect>(g, team, d, dest, source, nelems * sizeof(T), 0,
+                                           fcollect_signature(nelems * sizeof(T)), routine);
   sync_team<false>(g, team, d, routine, fcollect_signature(nelems * sizeof(T)));
+  if constexpr (group_is_one_thread<Group>) {
+    if (!remote_enabled() && !collective_bytes_overflow(nelems, sizeof(T), (size_t)d.size) &&
+        in_symmetric_span(dest, nelems * sizeof(T) * (size_t)d.size)) {
+      // One thread pushes its block to every member (team_push_block); a
+      // local dest is pulled into as before (see team_broadcast_bytes).
+      team_push_block(g, d, dest + (size_t)d.my_rank * nelems, source, nelems * sizeof(T), d.my_rank, routine);
+      sync_team<false>(g, team, d, routine);
+      return 0;
+    }
+  }
   for (int r = 0; r < d.size && nelems > 0; ++r) {
     const int pe = team_member_pe(d, r);
     T* const block = dest + (size_t)r * nelems;
@@ -585,12 +721,21 @@ GSHMEM_DEVICE int team_broadcast_bytes(Group& g, int team, void* dest, const voi
     report_overlap(g, dest, source, true, routine);
     return -1;
   }
-  if constexpr (GSHMEM_COLLECTIVE_LL) {
-    if (ll_fits(ll_broadcast, nbytes, d.size) && !remote_enabled())
-      return team_ll_collective<ll_broadcast>(g, team, d, dest, source, nbytes, root,
-                                              broadcast_signature(root, nbytes), routine);
-  }
+  if (ll_fits(ll_broadcast, nbytes, d.size) && ll_enabled())
+    return team_ll_collective<ll_broadcast>(g, team, d, dest, source, nbytes, root,
+                                            broadcast_signature(root, nbytes), routine);
   sync_team<false>(g, team, d, routine, broadcast_signature(root, nbytes));
+  if constexpr (group_is_one_thread<Group>) {
+    if (!remote_enabled() && in_symmetric_span(dest, nbytes)) {
+      // One thread: the root pushes (team_push_block); the others wait in
+      // the last sync. Only into a symmetric dest (every member passes the
+      // same one, so every member decides alike); a local dest, which the
+      // pulling form accepts, is pulled into as before.
+      if (d.my_rank == root) team_push_block(g, d, dest, source, nbytes, root, routine);
+      sync_team<false>(g, team, d, routine);
+      return 0;
+    }
+  }
   if (nbytes > 0 && !(d.my_rank == root && dest == source)) {
     const int root_pe = team_member_pe(d, root);
     // The last byte too: a source that runs past the symmetric heap traps
@@ -624,11 +769,9 @@ GSHMEM_DEVICE int team_alltoall_bytes(Group& g, int team, void* dest, const void
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
-  if constexpr (GSHMEM_COLLECTIVE_LL) {
-    if (ll_fits(ll_alltoall, block_bytes, d.size) && !remote_enabled())
-      return team_ll_collective<ll_alltoall>(g, team, d, dest, source, block_bytes, 0,
-                                             alltoall_signature(block_bytes), routine);
-  }
+  if (ll_fits(ll_alltoall, block_bytes, d.size) && ll_enabled())
+    return team_ll_collective<ll_alltoall>(g, team, d, dest, source, block_bytes, 0,
+                                           alltoall_signature(block_bytes), routine);
   sync_team<false>(g, team, d, routine, alltoall_signature(block_bytes));
   if (block_bytes > 0) {
     char* const my_block = static_cast<char*>(dest) + (size_t)d.my_rank * block_bytes;

@@ -1,11 +1,11 @@
 // Small collectives without the two team syncs: an LL ("low latency")
 // protocol in which every word a sender pushes carries its own flag
 // (idea from NCCL's LL protocol and NVSHMEM's intranode LL broadcast; this
-// is an implementation of our own). Broadcast, fcollect and alltoall take it
-// for small sizes (ll_fits) when the library is built with
-// GSHMEM_COLLECTIVE_LL=1 (off by default until it has GPU evidence) and no
-// peer of the job is remote. The larger sizes and every other collective
-// keep <gshmem/detail/team_collectives.h>'s algorithm, unchanged.
+// is an implementation of our own). Broadcast, fcollect, alltoall, reduce
+// and reducescatter take it for small sizes (ll_fits) when the job runs with
+// GSHMEM_COLLECTIVE_LL=1 (a run-time choice, agreed by every PE at init; off
+// by default) and no peer of the job is remote (ll_enabled). The larger
+// sizes keep <gshmem/detail/team_collectives.h>'s algorithm, unchanged.
 //
 // The receive ring. Each PE's team scratch of a slot (team_scratch_at,
 // kTeamScratchBytes, in the symmetric heap, so every member maps it) is,
@@ -82,11 +82,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-// Whether broadcast, fcollect and alltoall take the LL path for small sizes.
-#ifndef GSHMEM_COLLECTIVE_LL
-#define GSHMEM_COLLECTIVE_LL 0
-#endif
 
 namespace gshmem {
 namespace detail {
@@ -173,6 +168,11 @@ GSHMEM_HD void ll_unpack(unsigned char* dst, unsigned long long nbytes, unsigned
 }
 
 #if defined(__CUDACC__)
+
+// Whether this job's small collectives take the LL path: GSHMEM_COLLECTIVE_LL
+// (the same on every PE: init checks) and no remote peer (one load of the
+// device state; every member decides alike).
+GSHMEM_DEVICE bool ll_enabled() { return gshmemi_state().collective_ll != 0 && !remote_enabled(); }
 
 GSHMEM_DEVICE unsigned long long* ll_ring_at(char* heap, int slot) {
   return reinterpret_cast<unsigned long long*>(team_scratch_at(heap, slot));
