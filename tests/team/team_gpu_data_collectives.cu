@@ -1,6 +1,6 @@
 // Broadcast, alltoall and their *mem forms on the device through their
 // public C names, in every form (see team_gpu_kernels.h). A source of its
-// own, beside team_gpu_collectives.cu: each type x form inlines a whole
+// own, beside team_gpu_collectives_*.cu: each type x form inlines a whole
 // collective with its remote form, and one source with all of them was the
 // build's longest step.
 #include "team_gpu_kernels.h"

@@ -71,7 +71,7 @@ cudaError_t launch_team_check_round(int team, uint64_t *slots, uint64_t r, unsig
 // passes a device barrier with the other PEs (gshmemx_barrier_all_thread).
 const void *grid_rendezvous_kernel();
 
-// Small collectives (team_gpu_collectives.cu): the types tested on the GPU
+// Small collectives (team_gpu_collectives_{a,b,c}.cu): the types tested on the GPU
 // (several sizes and signedness; the host checks every operator of the table).
 #define TEAM_GPU_COLLECTIVE_TYPES(X)                                                                       \
   X(int, int) X(long, long) X(float, float) X(double, double) X(uint8, uint8_t) X(uint64, uint64_t) X(short, short) \

@@ -1,7 +1,7 @@
 // And/or/xor reductions and reducescatter on the device through their public
 // C names, in every form (see team_gpu_kernels.h): the kernels and launchers
 // of the types TEAM_GPU_PART_BITWISE_TYPES and TEAM_GPU_PART_ARITH_TYPES,
-// which the including source defines. Three sources (team_gpu_reductions_*.cu)
+// which the including source defines. Six sources (team_gpu_reductions_*.cu)
 // share the types out: every type x operator x form inlines a whole
 // reduction with its remote form, and one source with all of them took
 // nvcc's front end more than 4 minutes, the longest step of the build.

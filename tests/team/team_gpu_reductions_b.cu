@@ -1,6 +1,7 @@
-// A share of the reduction kernels' types (team_gpu_reductions.cuh says why
-// they are spread over three sources); together the three cover
-// TEAM_GPU_BITWISE_TYPES and TEAM_GPU_ARITH_TYPES of team_gpu_kernels.h.
-#define TEAM_GPU_PART_BITWISE_TYPES(X) X(uint64, uint64_t) X(size, size_t)
-#define TEAM_GPU_PART_ARITH_TYPES(X) X(int, int)
+// And/or/xor and sum/prod/max/min reductions and reducescatter of some
+// types (team_gpu_reductions.cuh), part b: six parts share the types out so
+// that they compile side by side (each type x operator x form inlines a
+// whole reduction: its LL, two-sync and remote forms).
+#define TEAM_GPU_PART_BITWISE_TYPES(X) X(int32, int32_t)
+#define TEAM_GPU_PART_ARITH_TYPES(X) 
 #include "team_gpu_reductions.cuh"

@@ -365,20 +365,9 @@ GSHMEM_DEVICE void reduce_through_proxy(Group& g, int slot, const team_desc& d, 
   }
 }
 
-// Element e (T of 1, 2, 4 or 8 bytes) of the block whose LL lines start at
-// `lines` in this PE's ring, polled until its lines carry `flag` (ll_receive:
-// one or two lines; elements narrower than a line share it).
+// An element (T of 1, 2, 4 or 8 bytes) from its bits.
 template <class T>
-GSHMEM_DEVICE T ll_receive_element(const unsigned long long* lines, size_t e, unsigned flag, int slot, int peer,
-                                   const char* routine) {
-  static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0, "an element is 1, 2, 4 or 8 bytes");
-  const unsigned long long at = (unsigned long long)e * sizeof(T);
-  unsigned long long bits = ll_receive(lines + at / kLLPayloadBytes, flag, slot, peer, routine);
-  if constexpr (sizeof(T) == 8) {
-    bits |= (unsigned long long)ll_receive(lines + at / kLLPayloadBytes + 1, flag, slot, peer, routine) << 32;
-  } else if constexpr (sizeof(T) < 4) {
-    bits = bits >> (8 * (at % kLLPayloadBytes)) & ((1ull << (8 * sizeof(T))) - 1);
-  }
+GSHMEM_DEVICE T ll_element_of_bits(unsigned long long bits) {
   if constexpr (std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value) {
     return float16_of_bits<T>((unsigned short)bits);
   } else {
@@ -389,6 +378,44 @@ GSHMEM_DEVICE T ll_receive_element(const unsigned long long* lines, size_t e, un
     T v;
     __builtin_memcpy(&v, &u, sizeof(T));
     return v;
+  }
+}
+
+// Elements e0 + k * stride (k < B, those below n) of the block whose LL lines
+// start at `lines` in this PE's ring, into v[k]: every line's load issued
+// first (movable: B or 2B loads in flight), then each flag checked; a line
+// not yet there is polled by ll_receive. Elements narrower than a line share
+// it; an 8-byte element takes two.
+template <class T, unsigned B>
+GSHMEM_DEVICE void ll_receive_elements(const unsigned long long* lines, size_t e0, size_t stride, size_t n,
+                                       unsigned flag, int slot, int peer, const char* routine, T (&v)[B]) {
+  static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0, "an element is 1, 2, 4 or 8 bytes");
+  constexpr unsigned W = sizeof(T) == 8 ? 2 : 1;  // lines an element takes
+  unsigned long long w[B][W];
+#pragma unroll
+  for (unsigned k = 0; k < B; ++k) {
+    const size_t e = e0 + k * stride;
+#pragma unroll
+    for (unsigned h = 0; h < W; ++h)
+      w[k][h] = e < n ? atomic_load<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
+                            lines + e * sizeof(T) / kLLPayloadBytes + h)
+                      : 0ull;
+  }
+#pragma unroll
+  for (unsigned k = 0; k < B; ++k) {
+    const size_t e = e0 + k * stride;
+    if (e >= n) continue;
+    const unsigned long long at = (unsigned long long)e * sizeof(T);
+    unsigned long long bits = 0;
+#pragma unroll
+    for (unsigned h = 0; h < W; ++h) {
+      const unsigned data = ll_word_flag(w[k][h]) == flag
+                                ? ll_word_data(w[k][h])
+                                : ll_receive(lines + at / kLLPayloadBytes + h, flag, slot, peer, routine);
+      bits |= (unsigned long long)data << (32 * h);
+    }
+    if constexpr (sizeof(T) < 4) bits = bits >> (8 * (at % kLLPayloadBytes)) & ((1ull << (8 * sizeof(T))) - 1);
+    v[k] = ll_element_of_bits<T>(bits);
   }
 }
 
@@ -429,15 +456,27 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
   g.sync();
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
   const T* const mine = Scatter ? source + (size_t)me * n : source;
-  for (size_t e = g.rank(); e < n; e += g.size()) {
-    A acc{};
+  constexpr unsigned B = kLLBatch<Group>;
+  const size_t stride = g.size();
+  for (size_t e0 = g.rank(); e0 < n; e0 += stride * B) {
+    A acc[B];
     for (int r = 0; r < d.size; ++r) {
-      const T v = r == me ? mine[e]
-                          : ll_receive_element<T>(ring + start + (unsigned long long)r * per_block, e, flag, slot,
-                                                  team_member_pe(d, r), routine);
-      acc = r == 0 ? (A)v : Op::apply(acc, (A)v);
+      T v[B];
+      if (r == me) {
+#pragma unroll
+        for (unsigned k = 0; k < B; ++k)
+          if (e0 + k * stride < n) v[k] = mine[e0 + k * stride];
+      } else {
+        ll_receive_elements<T, B>(ring + start + (unsigned long long)r * per_block, e0, stride, n, flag, slot,
+                                  team_member_pe(d, r), routine, v);
+      }
+#pragma unroll
+      for (unsigned k = 0; k < B; ++k)
+        if (e0 + k * stride < n) acc[k] = r == 0 ? (A)v[k] : Op::apply(acc[k], (A)v[k]);
     }
-    dest[e] = (T)acc;
+#pragma unroll
+    for (unsigned k = 0; k < B; ++k)
+      if (e0 + k * stride < n) dest[e0 + k * stride] = (T)acc[k];
   }
   g.sync();  // dest complete for the whole group (team_ll.h, 4.)
   return 0;
@@ -556,9 +595,10 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
 // pushing: each member's own threads copy its dest (one copy per PE, all in
 // parallel) where a pushing root would make n - 1 copies in turn with its
 // one group while the others wait; dest then needs only local stores, and
-// the root's source only reads, which the last sync keeps in place. The
-// one-thread form is the exception (team_push_block): one thread's loads
-// wait a round trip each, its stores are posted, so its root pushes.
+// the root's source only reads, which the last sync keeps in place. That
+// holds for large sizes, where the copy's bandwidth counts; up to
+// kPushMaxBytes the root pushes instead (team_push_block): a group's loads
+// wait a round trip each, its stores are posted.
 // dest == source is allowed (the root then copies nothing; a non-root's
 // source is not read); any other overlap is an error. A remote root's
 // source comes with one get request into dest (rank 0 of the group).
@@ -627,22 +667,34 @@ GSHMEM_DEVICE void report_overlap(Group& g, const void* dest, const void* source
   }
 }
 
-// The one-thread forms of broadcast and fcollect push: the thread stores
-// nbytes of `source` to `at` (a symmetric address) on every member of the
-// team, the member after `first_rank` first, this PE last (locally; nothing
-// when at == source). One thread that pulls waits one NVLink round trip
-// per 64 bytes (four 16-byte loads in flight); its stores are posted, many
-// in flight (NVSHMEM's thread forms push too). Called between the two team
-// syncs of a job with no remote peer: the entry sync keeps every member's
-// dest untouched until its owner entered the call, and the last sync's
-// fence orders these stores before this PE's announcement, so a member that
-// passes it reads them.
+// Small broadcasts and fcollects push (every form: thread, warp, block):
+// the root, or each member its own block, stores nbytes of `source` to
+// `at` (a symmetric address) on every member of the team, the member after
+// `first_rank` first, this PE last (locally; nothing when at == source).
+// A group that pulls waits one NVLink round trip per load it has in flight
+// (one thread: per 64 bytes); stores are posted, many in flight (NVSHMEM's
+// collectives push too). Called between the two team syncs of a job with
+// no remote peer: the entry sync keeps every member's dest untouched until
+// its owner entered the call, and the last sync's fence orders these
+// stores before this PE's announcement, so a member that passes it reads
+// them. Past kPushMaxBytes a block pulls (team_broadcast_bytes says why).
 // Whether [p, p + nbytes) lies in this PE's symmetric addresses.
 GSHMEM_DEVICE bool in_symmetric_span(const void* p, size_t nbytes) {
   const gshmemi_device_state_t& s = gshmemi_state();
   const size_t offset = (size_t)(static_cast<const char*>(p) - s.heap_base);
   return static_cast<const char*>(p) >= s.heap_base && offset <= s.symmetric_span &&
          nbytes <= s.symmetric_span - offset;
+}
+
+// Whether a broadcast (blocks 1) or fcollect (blocks = members) of
+// block_bytes a block into dest pushes: a job without remote peers, a dest
+// in the symmetric addresses (every member passes the same dest, so every
+// member decides alike, whatever its form; a local dest, which the pulling
+// form accepts, is pulled into), and a block of at most kPushMaxBytes.
+constexpr size_t kPushMaxBytes = 16u << 10;
+GSHMEM_DEVICE bool push_fits(const void* dest, size_t block_bytes, size_t blocks) {
+  return block_bytes > 0 && block_bytes <= kPushMaxBytes && !remote_enabled() &&
+         !collective_bytes_overflow(block_bytes, 1, blocks) && in_symmetric_span(dest, block_bytes * blocks);
 }
 
 template <class Group>
@@ -662,7 +714,9 @@ GSHMEM_DEVICE void team_push_block(Group& g, const team_desc& d, void* at, const
 }
 
 // fcollect: every member pulls each member's source into its block of
-// dest. dest and source may not overlap at all (as the host form checks).
+// dest (up to kPushMaxBytes a block, each member pushes its source into its
+// block of every member's dest instead: team_push_block). dest and source
+// may not overlap at all (as the host form checks).
 template <class T, class Group>
 GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, size_t nelems, const char* routine) {
   team_desc d;
@@ -681,15 +735,10 @@ GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, si
     return team_ll_collective<ll_fcollect>(g, team, d, dest, source, nelems * sizeof(T), 0,
                                            fcollect_signature(nelems * sizeof(T)), routine);
   sync_team<false>(g, team, d, routine, fcollect_signature(nelems * sizeof(T)));
-  if constexpr (group_is_one_thread<Group>) {
-    if (!remote_enabled() && !collective_bytes_overflow(nelems, sizeof(T), (size_t)d.size) &&
-        in_symmetric_span(dest, nelems * sizeof(T) * (size_t)d.size)) {
-      // One thread pushes its block to every member (team_push_block); a
-      // local dest is pulled into as before (see team_broadcast_bytes).
-      team_push_block(g, d, dest + (size_t)d.my_rank * nelems, source, nelems * sizeof(T), d.my_rank, routine);
-      sync_team<false>(g, team, d, routine);
-      return 0;
-    }
+  if (push_fits(dest, nelems * sizeof(T), (size_t)d.size)) {
+    team_push_block(g, d, dest + (size_t)d.my_rank * nelems, source, nelems * sizeof(T), d.my_rank, routine);
+    sync_team<false>(g, team, d, routine);
+    return 0;
   }
   for (int r = 0; r < d.size && nelems > 0; ++r) {
     const int pe = team_member_pe(d, r);
@@ -725,16 +774,10 @@ GSHMEM_DEVICE int team_broadcast_bytes(Group& g, int team, void* dest, const voi
     return team_ll_collective<ll_broadcast>(g, team, d, dest, source, nbytes, root,
                                             broadcast_signature(root, nbytes), routine);
   sync_team<false>(g, team, d, routine, broadcast_signature(root, nbytes));
-  if constexpr (group_is_one_thread<Group>) {
-    if (!remote_enabled() && in_symmetric_span(dest, nbytes)) {
-      // One thread: the root pushes (team_push_block); the others wait in
-      // the last sync. Only into a symmetric dest (every member passes the
-      // same one, so every member decides alike); a local dest, which the
-      // pulling form accepts, is pulled into as before.
-      if (d.my_rank == root) team_push_block(g, d, dest, source, nbytes, root, routine);
-      sync_team<false>(g, team, d, routine);
-      return 0;
-    }
+  if (push_fits(dest, nbytes, 1)) {
+    if (d.my_rank == root) team_push_block(g, d, dest, source, nbytes, root, routine);
+    sync_team<false>(g, team, d, routine);
+    return 0;
   }
   if (nbytes > 0 && !(d.my_rank == root && dest == source)) {
     const int root_pe = team_member_pe(d, root);

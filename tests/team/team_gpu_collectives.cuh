@@ -1,5 +1,8 @@
 // Small collectives on the device through their public C names, in every
-// form (see team_gpu_kernels.h).
+// form (see team_gpu_kernels.h), for the types TEAM_GPU_PART_COLLECTIVE_TYPES
+// that the including source (team_gpu_collectives_{a,b,c}.cu) defines: three
+// parts compile side by side.
+#pragma once
 #include "team_gpu_kernels.h"
 
 #include <gshmem/gshmemx.h>
@@ -39,7 +42,7 @@ namespace {
     }                                                                                                        \
     if (threadIdx.x == 0) *rc = status;                                                                      \
   }
-TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_COLLECTIVE_KERNELS)
+TEAM_GPU_PART_COLLECTIVE_TYPES(TEAM_GPU_COLLECTIVE_KERNELS)
 #undef TEAM_GPU_COLLECTIVE_KERNELS
 #undef TEAM_GPU_REDUCE_OP_KERNEL
 
@@ -61,7 +64,7 @@ TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_COLLECTIVE_KERNELS)
     fcollect_kernel_##NAME<<<1, 128>>>(team, (int)form, dest, source, n, rc);                               \
     return cudaGetLastError();                                                                               \
   }
-TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_COLLECTIVE_LAUNCHERS)
+TEAM_GPU_PART_COLLECTIVE_TYPES(TEAM_GPU_COLLECTIVE_LAUNCHERS)
 #undef TEAM_GPU_COLLECTIVE_LAUNCHERS
 
 }  // namespace team_gpu
