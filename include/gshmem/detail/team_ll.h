@@ -218,7 +218,7 @@ GSHMEM_DEVICE unsigned long long ll_begin(Group& g, int slot, const team_desc& d
 // call differs (report_signature_mismatch, trap). The slow path (once per
 // 1024 polls) is team_wait_watchdog: a lost peer, GSHMEM_WAIT_TIMEOUT
 // (the flags expected and seen in its diagnostic).
-__device__ __noinline__ unsigned ll_receive(const unsigned long long* p, unsigned flag, int slot, int peer,
+GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, int slot, int peer,
                                   const char* routine) {
   const unsigned long long timeout = gshmemi_state().wait_timeout_ns;
   const unsigned long long start = timeout ? now_ns() : 0;
