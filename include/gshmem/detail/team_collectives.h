@@ -456,7 +456,10 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
   g.sync();
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
   const T* const mine = Scatter ? source + (size_t)me * n : source;
-  constexpr unsigned B = kLLBatch<Group>;
+  // One element at a time per thread: a batch (kLLBatch, as the data
+  // collectives' receive) doubled the compile time of every reduction
+  // instantiation (nvcc 13, sm_90) for the one-thread form alone.
+  constexpr unsigned B = 1;
   const size_t stride = g.size();
   for (size_t e0 = g.rank(); e0 < n; e0 += stride * B) {
     A acc[B];

@@ -179,6 +179,21 @@ GSHMEM_DEVICE unsigned long long* ll_ring_at(char* heap, int slot) {
   return reinterpret_cast<unsigned long long*>(team_scratch_at(heap, slot));
 }
 
+// The wrap: a team sync, then with `zero` each member zeroes its ring and
+// a second team sync (ll_plan). Out of line: it runs once per ring cycle,
+// and inlined it put two more team syncs into every collective's code (the
+// LL reductions then took nvcc twice as long as the two-sync ones).
+template <class Group>
+__device__ __noinline__ void ll_wrap(Group& g, int slot, const team_desc& d, bool zero, const char* routine) {
+  sync_team<false>(g, slot, d, routine);
+  if (zero) {
+    unsigned long long* ring = ll_ring_at(gshmemi_state().heap_base, slot);
+    for (unsigned i = g.rank(); i < kLLRingLines; i += g.size())
+      atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + i, 0ull);
+    sync_team<false>(g, slot, d, routine);
+  }
+}
+
 // The ring step of this call, by every member of `g`: the leader advances
 // the local state; wrap and zeroing as ll_plan says. Returns the call's
 // first line; *flag its flag.
@@ -200,15 +215,7 @@ GSHMEM_DEVICE unsigned long long ll_begin(Group& g, int slot, const team_desc& d
              (unsigned long long)st.zero << 33;
   }
   packed = g.broadcast(packed);
-  if (packed >> 32 & 1ull) {
-    sync_team<false>(g, slot, d, routine);
-    if (packed >> 33 & 1ull) {
-      unsigned long long* ring = ll_ring_at(s.heap_base, slot);
-      for (unsigned i = g.rank(); i < kLLRingLines; i += g.size())
-        atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + i, 0ull);
-      sync_team<false>(g, slot, d, routine);
-    }
-  }
+  if (packed >> 32 & 1ull) ll_wrap(g, slot, d, (packed >> 33 & 1ull) != 0, routine);
   *flag = ll_flag(packed >> 16 & (kLLCycleMod - 1), sig);
   return packed & 0xffffull;
 }
