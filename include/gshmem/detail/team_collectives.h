@@ -381,42 +381,30 @@ GSHMEM_DEVICE T ll_element_of_bits(unsigned long long bits) {
   }
 }
 
-// Elements e0 + k * stride (k < B, those below n) of the block whose LL lines
-// start at `lines` in this PE's ring, into v[k]: every line's load issued
-// first (movable: B or 2B loads in flight), then each flag checked; a line
-// not yet there is polled by ll_receive. Elements narrower than a line share
-// it; an 8-byte element takes two.
-template <class T, unsigned B>
-GSHMEM_DEVICE void ll_receive_elements(const unsigned long long* lines, size_t e0, size_t stride, size_t n,
-                                       unsigned flag, int slot, int peer, const char* routine, T (&v)[B]) {
+// Element e of the block whose LL lines start at `lines` in this PE's ring:
+// its line's loads issued first (an 8-byte element takes two lines, both in
+// flight), then each flag checked; a line not yet there is polled by
+// ll_receive. Elements narrower than a line share it.
+template <class T>
+GSHMEM_DEVICE T ll_receive_element(const unsigned long long* lines, size_t e, unsigned flag, int slot, int peer,
+                                   const char* routine) {
   static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0, "an element is 1, 2, 4 or 8 bytes");
   constexpr unsigned W = sizeof(T) == 8 ? 2 : 1;  // lines an element takes
-  unsigned long long w[B][W];
+  const unsigned long long at = (unsigned long long)e * sizeof(T);
+  const unsigned long long* const first = lines + at / kLLPayloadBytes;
+  unsigned long long w[W];
 #pragma unroll
-  for (unsigned k = 0; k < B; ++k) {
-    const size_t e = e0 + k * stride;
+  for (unsigned h = 0; h < W; ++h)
+    w[h] = atomic_load<memory_order::relaxed, thread_scope::system, compiler_order::movable>(first + h);
+  unsigned long long bits = 0;
 #pragma unroll
-    for (unsigned h = 0; h < W; ++h)
-      w[k][h] = e < n ? atomic_load<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
-                            lines + e * sizeof(T) / kLLPayloadBytes + h)
-                      : 0ull;
+  for (unsigned h = 0; h < W; ++h) {
+    const unsigned data =
+        ll_word_flag(w[h]) == flag ? ll_word_data(w[h]) : ll_receive(first + h, flag, slot, peer, routine);
+    bits |= (unsigned long long)data << (32 * h);
   }
-#pragma unroll
-  for (unsigned k = 0; k < B; ++k) {
-    const size_t e = e0 + k * stride;
-    if (e >= n) continue;
-    const unsigned long long at = (unsigned long long)e * sizeof(T);
-    unsigned long long bits = 0;
-#pragma unroll
-    for (unsigned h = 0; h < W; ++h) {
-      const unsigned data = ll_word_flag(w[k][h]) == flag
-                                ? ll_word_data(w[k][h])
-                                : ll_receive(lines + at / kLLPayloadBytes + h, flag, slot, peer, routine);
-      bits |= (unsigned long long)data << (32 * h);
-    }
-    if constexpr (sizeof(T) < 4) bits = bits >> (8 * (at % kLLPayloadBytes)) & ((1ull << (8 * sizeof(T))) - 1);
-    v[k] = ll_element_of_bits<T>(bits);
-  }
+  if constexpr (sizeof(T) < 4) bits = bits >> (8 * (at % kLLPayloadBytes)) & ((1ull << (8 * sizeof(T))) - 1);
+  return ll_element_of_bits<T>(bits);
 }
 
 // The LL forms of reduce (Scatter false: every member's n elements go to
@@ -439,47 +427,24 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
   unsigned flag = 0;
   const unsigned long long start = ll_begin(g, slot, d, ll_call_lines(ll_fcollect, nbytes, d.size),
                                             reduction_signature<Op, Scatter>(nbytes), &flag, routine);
-  const unsigned char* const src = reinterpret_cast<const unsigned char*>(source);
-  const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
   const int me = d.my_rank;
-  const unsigned long long my_line = start + (unsigned long long)me * per_block;
-  for (unsigned long long i = g.rank(); i < per_block; i += g.size()) {
-    const unsigned shared_data = Scatter ? 0u : ll_pack(src, nbytes, i);
-    for (int k = 1; k < d.size; ++k) {
-      const int r = me + k < d.size ? me + k : me + k - d.size;  // each member starts on another receiver
-      const unsigned data = Scatter ? ll_pack(src + (size_t)r * nbytes, nbytes, i) : shared_data;
-      unsigned long long* ring = reinterpret_cast<unsigned long long*>(s.peer_base[team_member_pe(d, r)] + ring_offset);
-      atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + my_line + i,
-                                                                                         ll_word(data, flag));
-    }
-  }
+  ll_send<Scatter>(g, slot, d, reinterpret_cast<const unsigned char*>(source), nbytes,
+                   start + (unsigned long long)me * per_block, flag, [](unsigned long long, unsigned) {});
   g.sync();
+  // One element at a time per thread (a batch of loads in flight, as the
+  // data collectives' receive keeps, doubled the compile time of every
+  // reduction instantiation, nvcc 13, sm_90).
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
   const T* const mine = Scatter ? source + (size_t)me * n : source;
-  // One element at a time per thread: a batch (kLLBatch, as the data
-  // collectives' receive) doubled the compile time of every reduction
-  // instantiation (nvcc 13, sm_90) for the one-thread form alone.
-  constexpr unsigned B = 1;
-  const size_t stride = g.size();
-  for (size_t e0 = g.rank(); e0 < n; e0 += stride * B) {
-    A acc[B];
+  for (size_t e = g.rank(); e < n; e += g.size()) {
+    A acc{};
     for (int r = 0; r < d.size; ++r) {
-      T v[B];
-      if (r == me) {
-#pragma unroll
-        for (unsigned k = 0; k < B; ++k)
-          if (e0 + k * stride < n) v[k] = mine[e0 + k * stride];
-      } else {
-        ll_receive_elements<T, B>(ring + start + (unsigned long long)r * per_block, e0, stride, n, flag, slot,
-                                  team_member_pe(d, r), routine, v);
-      }
-#pragma unroll
-      for (unsigned k = 0; k < B; ++k)
-        if (e0 + k * stride < n) acc[k] = r == 0 ? (A)v[k] : Op::apply(acc[k], (A)v[k]);
+      const T v = r == me ? mine[e]
+                          : ll_receive_element<T>(ring + start + (unsigned long long)r * per_block, e, flag, slot,
+                                                  team_member_pe(d, r), routine);
+      acc = r == 0 ? (A)v : Op::apply(acc, (A)v);
     }
-#pragma unroll
-    for (unsigned k = 0; k < B; ++k)
-      if (e0 + k * stride < n) dest[e0 + k * stride] = (T)acc[k];
+    dest[e] = (T)acc;
   }
   g.sync();  // dest complete for the whole group (team_ll.h, 4.)
   return 0;
@@ -670,17 +635,6 @@ GSHMEM_DEVICE void report_overlap(Group& g, const void* dest, const void* source
   }
 }
 
-// Small broadcasts and fcollects push (every form: thread, warp, block):
-// the root, or each member its own block, stores nbytes of `source` to
-// `at` (a symmetric address) on every member of the team, the member after
-// `first_rank` first, this PE last (locally; nothing when at == source).
-// A group that pulls waits one NVLink round trip per load it has in flight
-// (one thread: per 64 bytes); stores are posted, many in flight (NVSHMEM's
-// collectives push too). Called between the two team syncs of a job with
-// no remote peer: the entry sync keeps every member's dest untouched until
-// its owner entered the call, and the last sync's fence orders these
-// stores before this PE's announcement, so a member that passes it reads
-// them. Past kPushMaxBytes a block pulls (team_broadcast_bytes says why).
 // Whether [p, p + nbytes) lies in this PE's symmetric addresses.
 GSHMEM_DEVICE bool in_symmetric_span(const void* p, size_t nbytes) {
   const gshmemi_device_state_t& s = gshmemi_state();
@@ -700,6 +654,17 @@ GSHMEM_DEVICE bool push_fits(const void* dest, size_t block_bytes, size_t blocks
          !collective_bytes_overflow(block_bytes, 1, blocks) && in_symmetric_span(dest, block_bytes * blocks);
 }
 
+// Small broadcasts and fcollects push (every form: thread, warp, block):
+// the root, or each member its own block, stores nbytes of `source` to
+// `at` (a symmetric address) on every member of the team, the member after
+// `first_rank` first, this PE last (locally; nothing when at == source).
+// A group that pulls waits one NVLink round trip per load it has in flight
+// (one thread: per 64 bytes); stores are posted, many in flight (NVSHMEM's
+// collectives push too). Called between the two team syncs of a job with
+// no remote peer: the entry sync keeps every member's dest untouched until
+// its owner entered the call, and the last sync's fence orders these
+// stores before this PE's announcement, so a member that passes it reads
+// them. Past kPushMaxBytes a block pulls (team_broadcast_bytes says why).
 template <class Group>
 GSHMEM_DEVICE void team_push_block(Group& g, const team_desc& d, void* at, const void* source, size_t nbytes,
                                    int first_rank, const char* routine) {

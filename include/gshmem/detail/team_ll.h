@@ -242,6 +242,32 @@ GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, in
   }
 }
 
+// Posts this member's lines of one call: line i (this thread's share of
+// 0 .. ll_lines(nbytes)) of the block at src to line first_line + i of every
+// other member's ring, or with PerReceiver (alltoall, reducescatter) block r
+// of src to member r; own(i, payload) gets this member's own line i.
+// Movable relaxed stores at system scope: many in flight, none waits; each
+// member starts on another receiver.
+template <bool PerReceiver, class Group, class Own>
+GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigned char* src, size_t nbytes,
+                           unsigned long long first_line, unsigned flag, Own&& own) {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
+  const int me = d.my_rank;
+  const unsigned long long lines = ll_lines(nbytes);
+  for (unsigned long long i = g.rank(); i < lines; i += g.size()) {
+    const unsigned shared_data = PerReceiver ? 0u : ll_pack(src, nbytes, i);
+    for (int k = 1; k < d.size; ++k) {
+      const int r = me + k < d.size ? me + k : me + k - d.size;
+      const unsigned data = PerReceiver ? ll_pack(src + (size_t)r * nbytes, nbytes, i) : shared_data;
+      unsigned long long* ring = reinterpret_cast<unsigned long long*>(s.peer_base[team_member_pe(d, r)] + ring_offset);
+      atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + first_line + i,
+                                                                                         ll_word(data, flag));
+    }
+    own(i, PerReceiver ? ll_pack(src + (size_t)me * nbytes, nbytes, i) : shared_data);
+  }
+}
+
 // Lines a thread of `Group` loads at once before it looks at their flags:
 // one thread has the whole call to itself (up to 512 lines), and one load at
 // a time costs a memory round trip a line (2 KiB: 152 us against 2.8 for a
@@ -282,11 +308,8 @@ GSHMEM_DEVICE void ll_receive_lines(Group& g, const unsigned long long* ring, un
 // source to block r of every member's dest) and alltoall (ll_alltoall:
 // block r of member k's source to block k of member r's dest), by every
 // member of `g`, between the validation of team_collectives.h and return.
-// Every member mapped (no remote peer in the job). Senders push: each line
-// is packed from local memory and posted to every receiver's ring
-// (movable relaxed stores at system scope: many in flight, none waits);
-// receivers poll only their own ring. A member's own block is copied
-// locally, through the same packing.
+// Every member mapped (no remote peer in the job). Senders push (ll_send);
+// receivers poll only their own ring.
 template <unsigned Kind, class Group>
 GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, void* dest, const void* source,
                                      size_t nbytes, int root, unsigned sig, const char* routine) {
@@ -296,28 +319,16 @@ GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, voi
   const unsigned long long start = ll_begin(g, slot, d, ll_call_lines(Kind, nbytes, d.size), sig, &flag, routine);
   const unsigned char* const src = static_cast<const unsigned char*>(source);
   unsigned char* const dst = static_cast<unsigned char*>(dest);
-  const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
   const int me = d.my_rank;
-  // Send: line i of each block this member sends, to each receiver.
-  if (Kind != ll_broadcast || me == root) {
-    const unsigned long long my_line = Kind == ll_broadcast ? start : start + (unsigned long long)me * per_block;
-    for (unsigned long long i = g.rank(); i < per_block; i += g.size()) {
-      const unsigned shared_data = Kind == ll_alltoall ? 0u : ll_pack(src, nbytes, i);
-      for (int k = 1; k < d.size; ++k) {
-        const int r = me + k < d.size ? me + k : me + k - d.size;  // each member starts on another receiver
-        const unsigned data = Kind == ll_alltoall ? ll_pack(src + (size_t)r * nbytes, nbytes, i) : shared_data;
-        unsigned long long* ring =
-            reinterpret_cast<unsigned long long*>(s.peer_base[team_member_pe(d, r)] + ring_offset);
-        atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + my_line + i,
-                                                                                           ll_word(data, flag));
-      }
-      // This member's own block.
-      if (Kind == ll_fcollect) ll_unpack(dst + (size_t)me * nbytes, nbytes, i, shared_data);
-      else if (Kind == ll_alltoall)
-        ll_unpack(dst + (size_t)me * nbytes, nbytes, i, ll_pack(src + (size_t)me * nbytes, nbytes, i));
-      else if (dst != src) ll_unpack(dst, nbytes, i, shared_data);
-    }
-  }
+  // Send: each block this member sends; this member's own block is copied
+  // locally through the same packing.
+  if (Kind != ll_broadcast || me == root)
+    ll_send<Kind == ll_alltoall>(g, slot, d, src, nbytes,
+                                 Kind == ll_broadcast ? start : start + (unsigned long long)me * per_block, flag,
+                                 [&](unsigned long long i, unsigned own_data) {
+                                   if (Kind != ll_broadcast) ll_unpack(dst + (size_t)me * nbytes, nbytes, i, own_data);
+                                   else if (dst != src) ll_unpack(dst, nbytes, i, own_data);
+                                 });
   // Receive: every other member's block (broadcast: the root's), a batch of
   // lines in flight per thread (ll_receive_lines).
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);

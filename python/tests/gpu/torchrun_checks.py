@@ -31,7 +31,7 @@ import time
 import torch
 
 import gshmem
-from check_harness import check, expect, finish, say, sym
+from check_harness import check, expect, init_checks, run_all, say, sym
 
 ERROR_PEER_LOST = -17
 
@@ -219,24 +219,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=240, help="watchdog seconds")
     args = ap.parse_args()
     watchdog(args.timeout)
-    start = time.perf_counter()
-    gshmem.init()
-    me, n = gshmem.my_pe(), gshmem.n_pes()
-    say(f"PASS init from torchrun ({n} PEs, GPU {torch.cuda.current_device()} of "
-        f"{torch.cuda.device_count()}, {time.perf_counter() - start:.2f} s)")
-    if n < 2:
-        say("FAIL setup: these checks need 2 or more PEs (torchrun --nproc-per-node 2)")
-        sys.exit(2)
+    me, n = init_checks()
     if args.dead_peer:
         ok = dead_peer(me, n, args.victim, args.bound)
         sys.stdout.flush()
         os._exit(0 if ok else 1)    # the job is broken: no finalize collective
-    for fn in (ring_peer, ring_put, put_signal_rounds, wait_forms, barriers, graph_replay):
-        fn(me, n)
-        faulthandler.dump_traceback_later(args.timeout, exit=True)
-    gshmem.barrier_all()
-    gshmem.finalize()
-    finish()
+    run_all((ring_peer, ring_put, put_signal_rounds, wait_forms, barriers, graph_replay), me, n, args.timeout)
 
 
 if __name__ == "__main__":

@@ -12,12 +12,11 @@ one FAIL line saying what is missing.
 
 import argparse
 import faulthandler
-import sys
 
 import torch
 
 import gshmem
-from check_harness import check, expect, finish, say, sym
+from check_harness import check, expect, init_checks, run_all, say, sym
 
 try:
     import triton
@@ -201,24 +200,10 @@ def main():
     ap.add_argument("--timeout", type=int, default=240, help="watchdog seconds")
     args = ap.parse_args()
     faulthandler.dump_traceback_later(args.timeout, exit=True)
-    gshmem.init()
-    me, n = gshmem.my_pe(), gshmem.n_pes()
-    say(f"PASS init from torchrun ({n} PEs, GPU {torch.cuda.current_device()})")
-    if n < 2:
-        say("FAIL setup: these checks need 2 or more PEs (torchrun --nproc-per-node 2)")
-        sys.exit(2)
-    if _missing is not None:
-        say(f"FAIL setup: gshmem.triton is not usable here: {_missing}")
-        sys.exit(2)
+    me, n = init_checks(_missing, "gshmem.triton")
     LIBS = gt.extern_libs()
     say(f"triton {triton.__version__}, device library {LIBS[gt.LIB_NAME]}")
-    for fn in (ring, fused, direct, ids_barrier, waits, explicit_init):
-        fn(me, n)
-        faulthandler.dump_traceback_later(args.timeout, exit=True)
-    gshmem.barrier_all()
-    gshmem.finalize()
-    finish()
-
+    run_all((ring, fused, direct, ids_barrier, waits, explicit_init), me, n, args.timeout)
 
 if __name__ == "__main__":
     main()
