@@ -12,17 +12,21 @@ namespace {
 
 // One reduce kernel per operator (not one with a switch over the four):
 // each reduction inlines in full, and the compiler's time grows faster than
-// a kernel's length.
+// a kernel's length. The block form always; thread and warp where the test
+// matrix has them (team_gpu_kernels.h: every_form_op, every_form_type),
+// else *rc = kFormNotCompiled.
 #define TEAM_GPU_REDUCE_OP_KERNEL(NAME, TYPE, OP)                                                            \
   __global__ void reduce_kernel_##NAME##_##OP(int team, int form, TYPE *dest, const TYPE *source, size_t n,   \
                                               int *rc) {                                                     \
-    int status = 0;                                                                                          \
-    if (form == form_thread) {                                                                               \
-      if (threadIdx.x == 0) status = gshmem_##NAME##_##OP##_reduce(team, dest, source, n);                   \
-    } else if (form == form_warp) {                                                                          \
-      if (threadIdx.x < 32) status = gshmemx_##NAME##_##OP##_reduce_warp(team, dest, source, n);             \
-    } else {                                                                                                 \
+    int status = kFormNotCompiled;                                                                           \
+    if (form == form_block) {                                                                                \
       status = gshmemx_##NAME##_##OP##_reduce_block(team, dest, source, n);                                  \
+    } else if constexpr (every_form_op(op_##OP)) {                                                           \
+      if (form == form_thread) {                                                                             \
+        if (threadIdx.x == 0) status = gshmem_##NAME##_##OP##_reduce(team, dest, source, n);                 \
+      } else if (threadIdx.x < 32) {                                                                         \
+        status = gshmemx_##NAME##_##OP##_reduce_warp(team, dest, source, n);                                 \
+      }                                                                                                      \
     }                                                                                                        \
     if (threadIdx.x == 0) *rc = status;                                                                      \
   }
@@ -32,13 +36,15 @@ namespace {
   TEAM_GPU_REDUCE_OP_KERNEL(NAME, TYPE, max)                                                                 \
   TEAM_GPU_REDUCE_OP_KERNEL(NAME, TYPE, min)                                                                 \
   __global__ void fcollect_kernel_##NAME(int team, int form, TYPE *dest, const TYPE *source, size_t n, int *rc) { \
-    int status = 0;                                                                                          \
-    if (form == form_thread) {                                                                               \
-      if (threadIdx.x == 0) status = gshmem_##NAME##_fcollect(team, dest, source, n);                        \
-    } else if (form == form_warp) {                                                                          \
-      if (threadIdx.x < 32) status = gshmemx_##NAME##_fcollect_warp(team, dest, source, n);                  \
-    } else {                                                                                                 \
+    int status = kFormNotCompiled;                                                                           \
+    if (form == form_block) {                                                                                \
       status = gshmemx_##NAME##_fcollect_block(team, dest, source, n);                                       \
+    } else if constexpr (every_form_type(#NAME)) {                                                           \
+      if (form == form_thread) {                                                                             \
+        if (threadIdx.x == 0) status = gshmem_##NAME##_fcollect(team, dest, source, n);                      \
+      } else if (threadIdx.x < 32) {                                                                         \
+        status = gshmemx_##NAME##_fcollect_warp(team, dest, source, n);                                      \
+      }                                                                                                      \
     }                                                                                                        \
     if (threadIdx.x == 0) *rc = status;                                                                      \
   }

@@ -115,6 +115,35 @@ namespace team_gpu {
 
 // Operators, numbered for the kernels and the host tables.
 enum reduce_op { op_sum = 0, op_prod, op_max, op_min, op_and, op_or, op_xor, op_count };
+
+// The test matrix of the collectives' device forms. Every type x operator
+// is compiled in the block form. The thread and warp forms are compiled for
+// every type with one operator of each family (sum, and xor for and/or/xor)
+// and, for broadcast and alltoall (one byte-moving algorithm behind every
+// type), for one type of each element size (every_form_type); their mixed
+// runs (PEs in different forms) too. GSHMEM_TEST_FULL_MATRIX=1 (CMake
+// option of the same name) compiles the whole cross product. Why: every
+// type x operator x form inlines a whole collective (its LL, two-sync and
+// remote forms), and the cross product made the team suite's sources the
+// build's critical path (146 s for one of them on one core, nvcc 13); a
+// form runs the same code whatever the operator (the operator is only the
+// fold), and an operator folds the same in every form. A case left out is
+// counted and reported by the host test, never silently passed: its kernel
+// writes kFormNotCompiled, or the host does not launch it (mixed runs).
+#ifndef GSHMEM_TEST_FULL_MATRIX
+#define GSHMEM_TEST_FULL_MATRIX 0
+#endif
+constexpr int kFormNotCompiled = -8;
+__host__ __device__ constexpr bool every_form_op(int op) {
+  return GSHMEM_TEST_FULL_MATRIX || op == op_sum || op == op_xor;
+}
+__host__ __device__ constexpr bool same_name(const char *a, const char *b) {
+  return *a == *b && (*a == 0 || same_name(a + 1, b + 1));
+}
+__host__ __device__ constexpr bool every_form_type(const char *name) {
+  return GSHMEM_TEST_FULL_MATRIX || same_name(name, "uint8") || same_name(name, "short") ||
+         same_name(name, "int") || same_name(name, "double");
+}
 // 0: gshmem_TYPENAME_OP_reduce and its forms; 1: ..._reducescatter.
 enum reduction_kind { kind_reduce = 0, kind_reducescatter = 1 };
 

@@ -1,7 +1,6 @@
 // And/or/xor and sum/prod/max/min reductions and reducescatter of some
-// types (team_gpu_reductions.cuh), part d: six parts share the types out so
-// that they compile side by side (each type x operator x form inlines a
-// whole reduction: its LL, two-sync and remote forms).
-#define TEAM_GPU_PART_BITWISE_TYPES(X) X(size, size_t)
-#define TEAM_GPU_PART_ARITH_TYPES(X) X(int, int)
+// types (team_gpu_reductions.cuh), part d: five parts share the types out
+// so that they compile side by side.
+#define TEAM_GPU_PART_BITWISE_TYPES(X) X(uint64, uint64_t)
+#define TEAM_GPU_PART_ARITH_TYPES(X) X(double, double)
 #include "team_gpu_reductions.cuh"

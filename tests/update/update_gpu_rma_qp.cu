@@ -1,6 +1,8 @@
 // RMA x type through NVSHMEM's per-queue-pair names (nvshmemx_qp_*, the
-// compatibility headers): the same writes and reads as the thread and
-// cooperative kernels (update_gpu_rma_thread.cu, update_gpu_rma_coop.cu),
+// compatibility headers), thread forms (the cooperative forms are
+// update_gpu_rma_qp_coop.cu's, compiled side by side): the same writes and
+// reads as the thread and cooperative kernels (update_gpu_rma_thread.cu,
+// update_gpu_rma_coop.cu),
 // into the same layout, so test_update_gpu.cpp checks them with the same
 // reference. The handles come from nvshmemx_qp_create (set_rma_qp_handles).
 #include "update_gpu_kernels.h"
@@ -10,7 +12,7 @@
 namespace update_gpu {
 namespace {
 
-int g_thread_qp = NVSHMEMX_QP_DEFAULT, g_coop_qp = NVSHMEMX_QP_DEFAULT;
+int g_thread_qp = NVSHMEMX_QP_DEFAULT;
 
 #define RMA_QP_KERNELS(NAME, TYPE)                                                                            \
   __global__ void rma_qp_thread_kernel_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target, \
@@ -27,38 +29,22 @@ int g_thread_qp = NVSHMEMX_QP_DEFAULT, g_coop_qp = NVSHMEMX_QP_DEFAULT;
     nvshmemx_qp_##NAME##_get(got + 1 + 2 * kMsg, src + 2, kMsg, target, qp);                                  \
     got[kGotWeakG] = nvshmemx_qp_##NAME##_g(src + 3, target, qp);                                              \
     nvshmemx_qp_quiet(target, &qp, 1);                                                                        \
-  }                                                                                                           \
-  __global__ void rma_qp_coop_kernel_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target,   \
-                                            nvshmemx_qp_handle_t qp) {                                       \
-    if (threadIdx.x < 32) {                                                                                   \
-      nvshmemx_qp_##NAME##_put_warp(dst + kPutWarp, src + 4, kWarpElems, target, qp);                         \
-      nvshmemx_qp_##NAME##_get_nbi_warp(got + 100, src + 4, kWarpElems, target, qp);                          \
-      nvshmemx_qp_fence_warp(target, &qp, 1);                                                                 \
-    }                                                                                                         \
-    nvshmemx_qp_##NAME##_put_nbi_block(dst + kPutBlock, src + 5, kBlockElems, target, qp);                    \
-    nvshmemx_qp_##NAME##_put_signal_nbi_block(dst + kPutSigBlock, src + 6, kBlockElems, sig + 2, 1,           \
-                                              NVSHMEM_SIGNAL_ADD, target, qp);                                \
-    nvshmemx_qp_##NAME##_get_block(got + 200, src + 5, kBlockElems, target, qp);                              \
-    if (threadIdx.x < 32) nvshmemx_qp_##NAME##_get_warp(got + 1200, src + 6, 10, target, qp);                 \
-    nvshmemx_qp_quiet_block(NVSHMEMX_PE_ALL, &qp, 1);                                                         \
   }
 GSHMEM_FOR_EACH_RMA_TYPE(RMA_QP_KERNELS)
 #undef RMA_QP_KERNELS
 
 }  // namespace
 
+// The cooperative kernels' handle is update_gpu_rma_qp_coop.cu's.
+void set_rma_qp_coop_handle(int coop_qp);
 void set_rma_qp_handles(int thread_qp, int coop_qp) {
   g_thread_qp = thread_qp;
-  g_coop_qp = coop_qp;
+  set_rma_qp_coop_handle(coop_qp);
 }
 
 #define RMA_QP_LAUNCH(NAME, TYPE)                                                                             \
   cudaError_t launch_rma_qp_thread_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target) { \
     rma_qp_thread_kernel_##NAME<<<1, 1>>>(dst, src, got, sig, target, g_thread_qp);                           \
-    return cudaGetLastError();                                                                                \
-  }                                                                                                           \
-  cudaError_t launch_rma_qp_coop_##NAME(TYPE *dst, const TYPE *src, TYPE *got, uint64_t *sig, int target) {   \
-    rma_qp_coop_kernel_##NAME<<<1, 256>>>(dst, src, got, sig, target, g_coop_qp);                             \
     return cudaGetLastError();                                                                                \
   }
 GSHMEM_FOR_EACH_RMA_TYPE(RMA_QP_LAUNCH)

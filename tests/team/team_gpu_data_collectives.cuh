@@ -1,8 +1,10 @@
 // Broadcast, alltoall and their *mem forms on the device through their
-// public C names, in every form (see team_gpu_kernels.h). A source of its
-// own, beside team_gpu_collectives_*.cu: each type x form inlines a whole
-// collective with its remote form, and one source with all of them was the
-// build's longest step.
+// public C names, in the forms of the test matrix (see team_gpu_kernels.h).
+// Sources of their own, beside team_gpu_collectives_*.cu: each type x form
+// inlines a whole collective with its remote form, and one source with all
+// of them was the build's longest step. The including source picks its
+// part: TEAM_GPU_DATA_PART 0 broadcast, 1 alltoall, 2 the *mem forms.
+#pragma once
 #include "team_gpu_kernels.h"
 
 #include <gshmem/gshmemx.h>
@@ -22,36 +24,37 @@ __device__ int data_form(int form, long long delay_cycles) {
   return form == form_mixed ? gshmem_my_pe() % 3 : form;
 }
 
-#define TEAM_GPU_DATA_KERNELS(NAME, TYPE)                                                                     \
-  __global__ void broadcast_kernel_##NAME(int team, int form, TYPE *dest, const TYPE *source, size_t n,       \
-                                          int root, long long delay_cycles, int *rc) {                            \
-    const int f = data_form(form, delay_cycles);                                                                  \
-    int status = 0;                                                                                           \
-    if (f == form_thread) {                                                                                   \
-      if (threadIdx.x == 0) status = gshmem_##NAME##_broadcast(team, dest, source, n, root);                  \
-    } else if (f == form_warp) {                                                                              \
-      if (threadIdx.x < 32) status = gshmemx_##NAME##_broadcast_warp(team, dest, source, n, root);            \
-    } else {                                                                                                  \
-      status = gshmemx_##NAME##_broadcast_block(team, dest, source, n, root);                                 \
-    }                                                                                                         \
-    if (threadIdx.x == 0) *rc = status;                                                                       \
-  }                                                                                                           \
-  __global__ void alltoall_kernel_##NAME(int team, int form, TYPE *dest, const TYPE *source, size_t n,        \
-                                         long long delay_cycles, int *rc) {                                       \
-    const int f = data_form(form, delay_cycles);                                                                  \
-    int status = 0;                                                                                           \
-    if (f == form_thread) {                                                                                   \
-      if (threadIdx.x == 0) status = gshmem_##NAME##_alltoall(team, dest, source, n);                         \
-    } else if (f == form_warp) {                                                                              \
-      if (threadIdx.x < 32) status = gshmemx_##NAME##_alltoall_warp(team, dest, source, n);                   \
-    } else {                                                                                                  \
-      status = gshmemx_##NAME##_alltoall_block(team, dest, source, n);                                        \
-    }                                                                                                         \
-    if (threadIdx.x == 0) *rc = status;                                                                       \
+// The block form always; thread and warp (and so mixed runs) for the types
+// of every_form_type, else *rc = kFormNotCompiled.
+#define TEAM_GPU_DATA_KERNEL(NAME, TYPE, WHAT, PARAMS, ARGS)                                                   \
+  __global__ void WHAT##_kernel_##NAME(int team, int form, TYPE *dest, const TYPE *source, size_t n PARAMS,   \
+                                       long long delay_cycles, int *rc) {                                      \
+    const int f = data_form(form, delay_cycles);                                                               \
+    int status = kFormNotCompiled;                                                                             \
+    if (f == form_block) {                                                                                     \
+      status = gshmemx_##NAME##_##WHAT##_block(team, dest, source, n ARGS);                                    \
+    } else if constexpr (every_form_type(#NAME)) {                                                             \
+      if (f == form_thread) {                                                                                  \
+        if (threadIdx.x == 0) status = gshmem_##NAME##_##WHAT(team, dest, source, n ARGS);                     \
+      } else if (threadIdx.x < 32) {                                                                           \
+        status = gshmemx_##NAME##_##WHAT##_warp(team, dest, source, n ARGS);                                   \
+      }                                                                                                        \
+    }                                                                                                          \
+    if (threadIdx.x == 0) *rc = status;                                                                        \
   }
+#define TEAM_GPU_COMMA ,
+#if TEAM_GPU_DATA_PART == 0
+#define TEAM_GPU_DATA_KERNELS(NAME, TYPE) TEAM_GPU_DATA_KERNEL(NAME, TYPE, broadcast, TEAM_GPU_COMMA int root, TEAM_GPU_COMMA root)
+#elif TEAM_GPU_DATA_PART == 1
+#define TEAM_GPU_DATA_KERNELS(NAME, TYPE) TEAM_GPU_DATA_KERNEL(NAME, TYPE, alltoall, , )
+#else
+#define TEAM_GPU_DATA_KERNELS(NAME, TYPE)
+#endif
 TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_DATA_KERNELS)
 #undef TEAM_GPU_DATA_KERNELS
+#undef TEAM_GPU_DATA_KERNEL
 
+#if TEAM_GPU_DATA_PART == 2
 __global__ void mem_kernel(int which, int team, int form, void *dest, const void *source, size_t nbytes, int root,
                            long long delay_cycles, int *rc) {
   const int f = data_form(form, delay_cycles);
@@ -76,14 +79,21 @@ __global__ void mem_kernel(int which, int team, int form, void *dest, const void
   if (threadIdx.x == 0) *rc = status;
 }
 
+#endif  // TEAM_GPU_DATA_PART == 2
+
 }  // namespace
 
+#if TEAM_GPU_DATA_PART == 0
 #define TEAM_GPU_DATA_LAUNCHERS(NAME, TYPE)                                                                   \
   cudaError_t launch_broadcast_##NAME(int team, barrier_form form, TYPE *dest, const TYPE *source, size_t n, \
                                       int root, long long delay_cycles, int *rc) {                              \
     broadcast_kernel_##NAME<<<1, 128>>>(team, (int)form, dest, source, n, root, delay_cycles, rc);               \
     return cudaGetLastError();                                                                                \
-  }                                                                                                           \
+  }
+TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_DATA_LAUNCHERS)
+#undef TEAM_GPU_DATA_LAUNCHERS
+#elif TEAM_GPU_DATA_PART == 1
+#define TEAM_GPU_DATA_LAUNCHERS(NAME, TYPE)                                                                   \
   cudaError_t launch_alltoall_##NAME(int team, barrier_form form, TYPE *dest, const TYPE *source, size_t n,  \
                                      long long delay_cycles, int *rc) {                                          \
     alltoall_kernel_##NAME<<<1, 128>>>(team, (int)form, dest, source, n, delay_cycles, rc);                      \
@@ -91,11 +101,13 @@ __global__ void mem_kernel(int which, int team, int form, void *dest, const void
   }
 TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_DATA_LAUNCHERS)
 #undef TEAM_GPU_DATA_LAUNCHERS
-
+#else
 cudaError_t launch_mem_collective(int which, int team, barrier_form form, void *dest, const void *source,
                                   size_t nbytes, int root, long long delay_cycles, int *rc) {
   mem_kernel<<<1, 128>>>(which, team, (int)form, dest, source, nbytes, root, delay_cycles, rc);
   return cudaGetLastError();
 }
+#endif
+#undef TEAM_GPU_COMMA
 
 }  // namespace team_gpu

@@ -1,7 +1,0 @@
-// And/or/xor and sum/prod/max/min reductions and reducescatter of some
-// types (team_gpu_reductions.cuh), part f: six parts share the types out so
-// that they compile side by side (each type x operator x form inlines a
-// whole reduction: its LL, two-sync and remote forms).
-#define TEAM_GPU_PART_BITWISE_TYPES(X) 
-#define TEAM_GPU_PART_ARITH_TYPES(X) X(half, __half) X(bfloat16, __nv_bfloat16)
-#include "team_gpu_reductions.cuh"
