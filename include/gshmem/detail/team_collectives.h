@@ -429,7 +429,7 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
                                             reduction_signature<Op, Scatter>(nbytes), &flag, routine);
   const int me = d.my_rank;
   ll_send<Scatter>(g, slot, d, reinterpret_cast<const unsigned char*>(source), nbytes,
-                   start + (unsigned long long)me * per_block, flag, [](unsigned long long, unsigned) {});
+                   start + (unsigned long long)me * per_block, flag, [](unsigned long long, unsigned long long) {});
   g.sync();
   // One element at a time per thread (a batch of loads in flight, as the
   // data collectives' receive keeps, doubled the compile time of every

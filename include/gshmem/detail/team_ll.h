@@ -9,8 +9,12 @@
 //
 // The receive ring. Each PE's team scratch of a slot (team_scratch_at,
 // kTeamScratchBytes, in the symmetric heap, so every member maps it) is,
-// for this protocol, a ring of kLLRingLines lines of 8 bytes. A line is one
-// aligned 64-bit store:
+// for this protocol, a ring of kLLRingLines lines of 8 bytes. Lines go in
+// pairs (16 bytes, 16-byte aligned: 8 bytes of payload), written by one
+// 16-byte store and read by one 16-byte load; the PTX memory model makes
+// each 8-byte half of such an access single-copy atomic on its own, and each
+// line carries its own flag, so a line is what a receiver checks. A line is
+// one aligned 64-bit half:
 //     bits 63..32  the flag: bits 31..20 the ring's cycle mod 4096 (never
 //                  0), bits 19..0 the call's signature (collective_signature
 //                  of team_sync.h: which collective, root, size; never 0)
@@ -19,6 +23,7 @@
 // A call takes the lines [start, start + L) of every member's ring, L the
 // same on every member (ll_call_lines); a block from team rank r (fcollect,
 // alltoall) lies at start + r * ll_lines(block bytes), broadcast's at start.
+// ll_lines is even (whole pairs), so every start and every block begins a pair.
 //
 // The ring's state is local (team_area::ll_pos, ll_cycle, zeroed with the
 // team area when a team is created), kept by every member alike: each
@@ -39,11 +44,13 @@
 // before it can repeat.
 //
 // The ordering argument.
-//  1. No torn or mixed word: a line is one aligned 8-byte store and one
-//     8-byte load, relaxed at system scope (single-copy atomic in the PTX
-//     memory model), so a receiver reads either the old line or the new one
-//     whole: data and flag come from one load, and no other order is needed
-//     between a line's data and its flag.
+//  1. No torn or mixed word: a line is one aligned 8-byte half of a 16-byte
+//     store and of a 16-byte load, relaxed at system scope (each half
+//     single-copy atomic in the PTX memory model), so a receiver reads either
+//     the old line or the new one whole: data and flag come from one access,
+//     and no other order is needed between a line's data and its flag. The
+//     two lines of a pair may be seen from different writes: each is checked
+//     against the flag on its own.
 //  2. No stale word taken for a fresh one: within a cycle each line is
 //     written once (disjoint ranges); a line from an earlier cycle carries
 //     another cycle field (cycles of one zeroing period are distinct mod
@@ -89,6 +96,8 @@ namespace detail {
 
 constexpr unsigned kLLLineBytes = 8;
 constexpr unsigned kLLPayloadBytes = 4;
+// A pair of lines: one 16-byte access, 8 bytes of payload.
+constexpr unsigned kLLPairPayloadBytes = 2 * kLLPayloadBytes;
 constexpr unsigned kLLRingLines = kTeamScratchBytes / kLLLineBytes;
 // Most lines one call may take: half the ring, so that at most every second
 // call of the largest size pays the wrap sync.
@@ -99,10 +108,11 @@ static_assert(kSignatureBits + kLLCycleBits == 32, "a flag is the cycle and the 
 
 enum ll_collective : unsigned { ll_broadcast = 0, ll_fcollect = 1, ll_alltoall = 2 };
 
-// Lines that carry `bytes` of payload.
-GSHMEM_HD_CONSTEXPR unsigned long long ll_lines(unsigned long long bytes) {
-  return (bytes + kLLPayloadBytes - 1) / kLLPayloadBytes;
+// Pairs of lines that carry `bytes` of payload, and their lines (even).
+GSHMEM_HD_CONSTEXPR unsigned long long ll_pairs(unsigned long long bytes) {
+  return (bytes + kLLPairPayloadBytes - 1) / kLLPairPayloadBytes;
 }
+GSHMEM_HD_CONSTEXPR unsigned long long ll_lines(unsigned long long bytes) { return 2 * ll_pairs(bytes); }
 
 // Lines one call takes in every member's ring: one block (broadcast) or one
 // per member (fcollect, alltoall) of block_bytes each.
@@ -166,6 +176,25 @@ GSHMEM_HD void ll_unpack(unsigned char* dst, unsigned long long nbytes, unsigned
     return;
   }
   for (unsigned b = 0; b < kLLPayloadBytes && at + b < nbytes; ++b) dst[at + b] = (unsigned char)(v >> (8 * b));
+}
+
+// Pair p's payload (lines 2p and 2p + 1: bytes 8p .. 8p+7, line 2p's in the
+// low half), and its inverse; one 8-byte access where aligned and whole.
+GSHMEM_HD unsigned long long ll_pack_pair(const unsigned char* src, unsigned long long nbytes, unsigned long long p) {
+  const unsigned long long at = p * kLLPairPayloadBytes;
+  if (at + kLLPairPayloadBytes <= nbytes && ((uintptr_t)(src + at) & 7u) == 0)
+    return *reinterpret_cast<const unsigned long long*>(src + at);
+  return (unsigned long long)ll_pack(src, nbytes, 2 * p) | (unsigned long long)ll_pack(src, nbytes, 2 * p + 1) << 32;
+}
+GSHMEM_HD void ll_unpack_pair(unsigned char* dst, unsigned long long nbytes, unsigned long long p,
+                              unsigned long long v) {
+  const unsigned long long at = p * kLLPairPayloadBytes;
+  if (at + kLLPairPayloadBytes <= nbytes && ((uintptr_t)(dst + at) & 7u) == 0) {
+    *reinterpret_cast<unsigned long long*>(dst + at) = v;
+    return;
+  }
+  ll_unpack(dst, nbytes, 2 * p, (unsigned)v);
+  ll_unpack(dst, nbytes, 2 * p + 1, (unsigned)(v >> 32));
 }
 
 #if defined(__CUDACC__)
@@ -242,63 +271,99 @@ GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, in
   }
 }
 
-// Posts this member's lines of one call: line i (this thread's share of
-// 0 .. ll_lines(nbytes)) of the block at src to line first_line + i of every
-// other member's ring, or with PerReceiver (alltoall, reducescatter) block r
-// of src to member r; own(i, payload) gets this member's own line i.
-// Movable relaxed stores at system scope: many in flight, none waits; each
-// member starts on another receiver.
+// Pairs a thread of `Group` handles at once: its payload loads issue
+// together, then its stores (posted); on receipt, its 16-byte loads issue
+// together before their flags are checked. One thread has the whole call to
+// itself (up to 256 pairs), and a load at a time costs a memory round trip
+// each (2 KiB: 152 us against 2.8 for a block, 2 x H200, when the sender
+// loaded and the receiver polled a line at a time); a warp's or block's
+// threads share the pairs out.
+template <class Group>
+inline constexpr unsigned kLLBatch = group_is_one_thread<Group> ? 4u : 1u;
+
+// The 16-byte pair of lines that carries payload v with `flag`.
+GSHMEM_DEVICE wide16 ll_pair_of(unsigned long long v, unsigned flag) {
+  return wide16{ll_word((unsigned)v, flag), ll_word((unsigned)(v >> 32), flag)};
+}
+
+// Posts this member's lines of one call: pair p (this thread's share of
+// 0 .. ll_pairs(nbytes)) of the block at src to lines first_line + 2p and
+// 2p + 1 of every other member's ring, or with PerReceiver (alltoall,
+// reducescatter) block r of src to member r; own(p, payload) gets this
+// member's own pair p. A batch of payload loads in flight (kLLBatch), then
+// movable relaxed 16-byte stores at system scope: many in flight, none
+// waits; each member starts on another receiver.
 template <bool PerReceiver, class Group, class Own>
 GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigned char* src, size_t nbytes,
                            unsigned long long first_line, unsigned flag, Own&& own) {
+  constexpr unsigned B = kLLBatch<Group>;
   const gshmemi_device_state_t& s = gshmemi_state();
   const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
   const int me = d.my_rank;
-  const unsigned long long lines = ll_lines(nbytes);
-  for (unsigned long long i = g.rank(); i < lines; i += g.size()) {
-    const unsigned shared_data = PerReceiver ? 0u : ll_pack(src, nbytes, i);
-    for (int k = 1; k < d.size; ++k) {
-      const int r = me + k < d.size ? me + k : me + k - d.size;
-      const unsigned data = PerReceiver ? ll_pack(src + (size_t)r * nbytes, nbytes, i) : shared_data;
-      unsigned long long* ring = reinterpret_cast<unsigned long long*>(s.peer_base[team_member_pe(d, r)] + ring_offset);
-      atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + first_line + i,
-                                                                                         ll_word(data, flag));
+  const unsigned long long pairs = ll_pairs(nbytes), stride = g.size();
+  for (unsigned long long p0 = g.rank(); p0 < pairs; p0 += stride * B) {
+    unsigned long long shared[B];
+    if (!PerReceiver) {
+#pragma unroll
+      for (unsigned k = 0; k < B; ++k)
+        shared[k] = p0 + k * stride < pairs ? ll_pack_pair(src, nbytes, p0 + k * stride) : 0ull;
     }
-    own(i, PerReceiver ? ll_pack(src + (size_t)me * nbytes, nbytes, i) : shared_data);
+    for (int n = 1; n < d.size; ++n) {
+      const int r = me + n < d.size ? me + n : me + n - d.size;
+      unsigned long long data[B];
+#pragma unroll
+      for (unsigned k = 0; k < B; ++k)
+        data[k] = !PerReceiver              ? shared[k]
+                  : p0 + k * stride < pairs ? ll_pack_pair(src + (size_t)r * nbytes, nbytes, p0 + k * stride)
+                                            : 0ull;
+      wide16* const ring = reinterpret_cast<wide16*>(s.peer_base[team_member_pe(d, r)] + ring_offset);
+#pragma unroll
+      for (unsigned k = 0; k < B; ++k) {
+        const unsigned long long p = p0 + k * stride;
+        if (p < pairs)
+          atomic_store16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
+              ring + (first_line / 2 + p), ll_pair_of(data[k], flag));
+      }
+    }
+#pragma unroll
+    for (unsigned k = 0; k < B; ++k) {
+      const unsigned long long p = p0 + k * stride;
+      if (p < pairs) own(p, PerReceiver ? ll_pack_pair(src + (size_t)me * nbytes, nbytes, p) : shared[k]);
+    }
   }
 }
 
-// Lines a thread of `Group` loads at once before it looks at their flags:
-// one thread has the whole call to itself (up to 512 lines), and one load at
-// a time costs a memory round trip a line (2 KiB: 152 us against 2.8 for a
-// block, 2 x H200); a warp's or block's threads share the lines out.
-template <class Group>
-inline constexpr unsigned kLLBatch = group_is_one_thread<Group> ? 8u : 1u;
-
-// Receives `count` lines of this PE's ring through the group (index j =
-// rank, rank + size, ...): line_of(j) gives its place in the ring and
-// peer_of(j) its sender; take(j, payload) gets each. kLLBatch<Group> loads
-// are in flight per thread (movable: they issue together), then each flag is
-// checked; a line not yet there is polled by ll_receive.
+// Receives `count` pairs of this PE's ring through the group (index j =
+// rank, rank + size, ...): line_of(j) gives the first (even) line of pair j
+// in the ring and peer_of(j) its sender; take(j, payload) gets each 8-byte
+// payload. kLLBatch<Group> 16-byte loads are in flight per thread (they
+// issue together), then each line's flag is checked; a line not yet there
+// is polled by ll_receive.
 template <class Group, class LineOf, class PeerOf, class Take>
-GSHMEM_DEVICE void ll_receive_lines(Group& g, const unsigned long long* ring, unsigned long long count, unsigned flag,
+GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, unsigned long long count, unsigned flag,
                                     int slot, const char* routine, LineOf&& line_of, PeerOf&& peer_of, Take&& take) {
   constexpr unsigned B = kLLBatch<Group>;
   const unsigned long long stride = g.size();
   for (unsigned long long j0 = g.rank(); j0 < count; j0 += stride * B) {
-    unsigned long long w[B];
+    wide16 w[B];
 #pragma unroll
     for (unsigned k = 0; k < B; ++k) {
       const unsigned long long j = j0 + k * stride;
-      w[k] = j < count ? atomic_load<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + line_of(j))
-                       : 0ull;
+      w[k] = j < count ? atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
+                             reinterpret_cast<const wide16*>(ring + line_of(j)))
+                       : wide16{0, 0};
     }
 #pragma unroll
     for (unsigned k = 0; k < B; ++k) {
       const unsigned long long j = j0 + k * stride;
-      if (j < count)
-        take(j, ll_word_flag(w[k]) == flag ? ll_word_data(w[k])
-                                           : ll_receive(ring + line_of(j), flag, slot, peer_of(j), routine));
+      if (j < count) {
+        const unsigned long long* const line = ring + line_of(j);
+        const unsigned lo = ll_word_flag(w[k].lo) == flag ? ll_word_data(w[k].lo)
+                                                          : ll_receive(line, flag, slot, peer_of(j), routine);
+        const unsigned hi = ll_word_flag(w[k].hi) == flag ? ll_word_data(w[k].hi)
+                                                          : ll_receive(line + 1, flag, slot, peer_of(j), routine);
+        take(j, (unsigned long long)hi << 32 | lo);
+      }
     }
   }
 }
@@ -325,30 +390,34 @@ GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, voi
   if (Kind != ll_broadcast || me == root)
     ll_send<Kind == ll_alltoall>(g, slot, d, src, nbytes,
                                  Kind == ll_broadcast ? start : start + (unsigned long long)me * per_block, flag,
-                                 [&](unsigned long long i, unsigned own_data) {
-                                   if (Kind != ll_broadcast) ll_unpack(dst + (size_t)me * nbytes, nbytes, i, own_data);
-                                   else if (dst != src) ll_unpack(dst, nbytes, i, own_data);
+                                 [&](unsigned long long p, unsigned long long own_data) {
+                                   if (Kind != ll_broadcast)
+                                     ll_unpack_pair(dst + (size_t)me * nbytes, nbytes, p, own_data);
+                                   else if (dst != src)
+                                     ll_unpack_pair(dst, nbytes, p, own_data);
                                  });
-  // Receive: every other member's block (broadcast: the root's), a batch of
-  // lines in flight per thread (ll_receive_lines).
+  // Receive: every other member's block (broadcast: the root's), pair by
+  // pair, a batch in flight per thread (ll_receive_pairs).
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
+  const unsigned long long block_pairs = per_block / 2;
   if (Kind == ll_broadcast) {
     if (me != root)
-      ll_receive_lines(
-          g, ring, per_block, flag, slot, routine, [&](unsigned long long j) { return start + j; },
+      ll_receive_pairs(
+          g, ring, block_pairs, flag, slot, routine, [&](unsigned long long j) { return start + 2 * j; },
           [&](unsigned long long) { return team_member_pe(d, root); },
-          [&](unsigned long long j, unsigned v) { ll_unpack(dst, nbytes, j, v); });
+          [&](unsigned long long j, unsigned long long v) { ll_unpack_pair(dst, nbytes, j, v); });
   } else {
-    // Index j over the other members' blocks: this member's own is skipped.
-    const unsigned long long own = (unsigned long long)me * per_block;
-    auto line = [&](unsigned long long j) { return j < own ? j : j + per_block; };
-    ll_receive_lines(
-        g, ring, per_block * (unsigned long long)(d.size - 1), flag, slot, routine,
-        [&](unsigned long long j) { return start + line(j); },
-        [&](unsigned long long j) { return team_member_pe(d, (int)(line(j) / per_block)); },
-        [&](unsigned long long j, unsigned v) {
-          const unsigned long long l = line(j);
-          ll_unpack(dst + (size_t)(l / per_block) * nbytes, nbytes, l % per_block, v);
+    // Index j over the other members' pairs: this member's own block is
+    // skipped (blocks are whole pairs).
+    const unsigned long long own = (unsigned long long)me * block_pairs;
+    auto pair = [&](unsigned long long j) { return j < own ? j : j + block_pairs; };
+    ll_receive_pairs(
+        g, ring, block_pairs * (unsigned long long)(d.size - 1), flag, slot, routine,
+        [&](unsigned long long j) { return start + 2 * pair(j); },
+        [&](unsigned long long j) { return team_member_pe(d, (int)(pair(j) / block_pairs)); },
+        [&](unsigned long long j, unsigned long long v) {
+          const unsigned long long q = pair(j);
+          ll_unpack_pair(dst + (size_t)(q / block_pairs) * nbytes, nbytes, q % block_pairs, v);
         });
   }
   g.sync();  // dest complete for the whole group (4.)

@@ -26,11 +26,13 @@
 //                     every use writes before it reads.
 //
 // The algorithm (sync_team): each member keeps an epoch per team, bumped by
-// every sync it enters. Member i announces epoch e to each member j by
+// every sync it enters. Member i announces epoch e to each other member j by
 // storing announcement(e, signature) into arrived[i] of j's team area (after
 // a release fence at system scope; for a barrier, fence.sc.sys first, which
 // completes the caller's earlier updates), then waits until arrived[j] >=
-// announcement(e, 0) in its own area for every member j (acquire polls).
+// announcement(e, 0) in its own area for every other member j (acquire
+// polls). Its own slot is never written or read (a one-member team passes
+// at once).
 // Epochs only grow (44 bits: at one sync a microsecond, half a year), so a
 // fast member that already announced the next epoch cannot be missed and
 // nothing is ever reset while the team exists. The low 20 bits of an
@@ -494,7 +496,11 @@ GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const ch
   // included), and a remote member is told through a signal request.
   const bool remote = remote_enabled();
   if (__builtin_expect(remote, 0) && rank < team.size) remote_quiet(routine);
+  // This member's own slot is neither announced nor awaited: its own
+  // arrival is in program order, and a one-thread group would otherwise
+  // pay a load round trip on its own memory after (or before) the peers'.
   for (int r = rank; r < team.size; r += size) {
+    if (r == team.my_rank) continue;
     const int member = team_member_pe(team, r);
     char* base = s.peer_base[member];
     if (__builtin_expect(remote && base == nullptr, 0)) {
@@ -506,6 +512,7 @@ GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const ch
     atomic_store<memory_order::relaxed, thread_scope::system>(slot_p, announced);
   }
   for (int r = rank; r < team.size; r += size) {
+    if (r == team.my_rank) continue;
     const unsigned long long seen = wait_at_least(&mine->arrived[r], awaited, team_member_pe(team, r), routine);
     // A member already at a later epoch passed this one, after it checked
     // this member's announcement; a 0 signature is a plain sync.
