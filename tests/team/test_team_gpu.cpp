@@ -1272,7 +1272,7 @@ TEST_CASE("and/or/xor reductions and reducescatter: bad arguments are refused be
   CHECK(gshmem_uint_xor_reducescatter(GSHMEM_TEAM_WORLD, udest, usource, 0) == 0);  // nothing to do
   // The device forms refuse the same (a diagnostic line each, -1).
   managed_ints rc(1);
-  GSHMEM_TEST_CUDA(launch_reduction_int32(GSHMEM_TEAM_INVALID, op_and, kind_reduce, form_thread, (int32_t *)dest,
+  GSHMEM_TEST_CUDA(launch_reduction_int32(GSHMEM_TEAM_INVALID, op_xor, kind_reduce, form_thread, (int32_t *)dest,
                                           (int32_t *)source, 8, rc.p));
   GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
   CHECK(rc.p[0] == -1);
