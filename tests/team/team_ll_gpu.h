@@ -37,10 +37,13 @@ GSHMEM_FOR_EACH_RMA_TYPE(TEAM_LL_DECLARE)
 #undef TEAM_LL_DECLARE
 cudaError_t launch_ll_stress_mem(const ll_stress_args &a, ll_stress_result *out, cudaStream_t s);
 
-// The reductions' stress kernels (team_ll_reduce_gpu_{a,b}.cu): type and operator.
-#define LL_REDUCE_STRESS_CASES_A(X) X(int, sum) X(longlong, max) X(short, sum) X(uint8, xor)
-#define LL_REDUCE_STRESS_CASES_B(X) X(half, sum) X(bfloat16, sum) X(double, sum) X(float, max)
-#define LL_REDUCE_STRESS_CASES(X) LL_REDUCE_STRESS_CASES_A(X) LL_REDUCE_STRESS_CASES_B(X)
+// The reductions' stress kernels (team_ll_reduce_gpu_{a,b,c,d}.cu): type and operator.
+#define LL_REDUCE_STRESS_CASES_A(X) X(int, sum) X(longlong, max)
+#define LL_REDUCE_STRESS_CASES_B(X) X(short, sum) X(uint8, xor)
+#define LL_REDUCE_STRESS_CASES_C(X) X(half, sum) X(bfloat16, sum)
+#define LL_REDUCE_STRESS_CASES_D(X) X(double, sum) X(float, max)
+#define LL_REDUCE_STRESS_CASES(X) \
+  LL_REDUCE_STRESS_CASES_A(X) LL_REDUCE_STRESS_CASES_B(X) LL_REDUCE_STRESS_CASES_C(X) LL_REDUCE_STRESS_CASES_D(X)
 #define LL_REDUCE_DECLARE(NAME, OP) \
   cudaError_t launch_ll_reduce_stress_##NAME##_##OP(const ll_stress_args &a, ll_stress_result *out, cudaStream_t s);
 LL_REDUCE_STRESS_CASES(LL_REDUCE_DECLARE)

@@ -1,5 +1,6 @@
-// RMA x type through NVSHMEM's per-queue-pair names, cooperative forms (warp
-// and block; update_gpu_rma_qp.cu has the thread forms and says more).
+// RMA x type through NVSHMEM's per-queue-pair names: the cooperative forms
+// (warp and block) and the thread forms' reads (update_gpu_rma_qp.cu has
+// the thread forms' writes and says more).
 #include "update_gpu_kernels.h"
 
 #include <nvshmemx.h>
@@ -27,6 +28,19 @@ int g_coop_qp = NVSHMEMX_QP_DEFAULT;
 GSHMEM_FOR_EACH_RMA_TYPE(RMA_QP_COOP_KERNEL)
 #undef RMA_QP_COOP_KERNEL
 
+#define RMA_QP_GET_KERNEL(NAME, TYPE)                                                                         \
+  __global__ void rma_qp_thread_get_kernel_##NAME(const TYPE *src, TYPE *got, int target,                    \
+                                                  nvshmemx_qp_handle_t qp) {                                 \
+    got[0] = nvshmemx_qp_##NAME##_g(src, target, qp);                                                          \
+    nvshmemx_qp_##NAME##_get(got + 1, src, kMsg, target, qp);                                                 \
+    nvshmemx_qp_##NAME##_get_nbi(got + 1 + kMsg, src + 1, kMsg, target, qp);                                  \
+    nvshmemx_qp_##NAME##_get(got + 1 + 2 * kMsg, src + 2, kMsg, target, qp);                                  \
+    got[kGotWeakG] = nvshmemx_qp_##NAME##_g(src + 3, target, qp);                                              \
+    nvshmemx_qp_quiet(target, &qp, 1);                                                                        \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(RMA_QP_GET_KERNEL)
+#undef RMA_QP_GET_KERNEL
+
 }  // namespace
 
 void set_rma_qp_coop_handle(int coop_qp) { g_coop_qp = coop_qp; }
@@ -38,5 +52,13 @@ void set_rma_qp_coop_handle(int coop_qp) { g_coop_qp = coop_qp; }
   }
 GSHMEM_FOR_EACH_RMA_TYPE(RMA_QP_COOP_LAUNCH)
 #undef RMA_QP_COOP_LAUNCH
+
+#define RMA_QP_GET_LAUNCH(NAME, TYPE)                                                                         \
+  cudaError_t launch_rma_qp_thread_get_##NAME(const TYPE *src, TYPE *got, int target, int qp) {              \
+    rma_qp_thread_get_kernel_##NAME<<<1, 1>>>(src, got, target, qp);                                          \
+    return cudaGetLastError();                                                                                \
+  }
+GSHMEM_FOR_EACH_RMA_TYPE(RMA_QP_GET_LAUNCH)
+#undef RMA_QP_GET_LAUNCH
 
 }  // namespace update_gpu
