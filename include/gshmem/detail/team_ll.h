@@ -271,15 +271,20 @@ GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, in
   }
 }
 
-// Pairs a thread of `Group` handles at once: its payload loads issue
-// together, then its stores (posted); on receipt, its 16-byte loads issue
+// Pairs a thread of `Group` handles at once: a sender's payload loads issue
+// together, then its stores (posted); a receiver's 16-byte loads issue
 // together before their flags are checked. One thread has the whole call to
 // itself (up to 256 pairs), and a load at a time costs a memory round trip
 // each (2 KiB: 152 us against 2.8 for a block, 2 x H200, when the sender
 // loaded and the receiver polled a line at a time); a warp's or block's
-// threads share the pairs out.
+// threads share the pairs out. The batches are what registers allow: a
+// kernel of 1024 threads has 64 a thread, and a receive batch of 4 made a
+// user kernel holding a one-thread broadcast take 72 (fcollect 105; 4 and 2:
+// 56 and 72, where the one-line-at-a-time sender took 64 and 120).
 template <class Group>
-inline constexpr unsigned kLLBatch = group_is_one_thread<Group> ? 4u : 1u;
+inline constexpr unsigned kLLSendBatch = group_is_one_thread<Group> ? 4u : 1u;
+template <class Group>
+inline constexpr unsigned kLLReceiveBatch = group_is_one_thread<Group> ? 2u : 1u;
 
 // The 16-byte pair of lines that carries payload v with `flag`.
 GSHMEM_DEVICE wide16 ll_pair_of(unsigned long long v, unsigned flag) {
@@ -290,13 +295,13 @@ GSHMEM_DEVICE wide16 ll_pair_of(unsigned long long v, unsigned flag) {
 // 0 .. ll_pairs(nbytes)) of the block at src to lines first_line + 2p and
 // 2p + 1 of every other member's ring, or with PerReceiver (alltoall,
 // reducescatter) block r of src to member r; own(p, payload) gets this
-// member's own pair p. A batch of payload loads in flight (kLLBatch), then
+// member's own pair p. A batch of payload loads in flight (kLLSendBatch), then
 // movable relaxed 16-byte stores at system scope: many in flight, none
 // waits; each member starts on another receiver.
 template <bool PerReceiver, class Group, class Own>
 GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigned char* src, size_t nbytes,
                            unsigned long long first_line, unsigned flag, Own&& own) {
-  constexpr unsigned B = kLLBatch<Group>;
+  constexpr unsigned B = kLLSendBatch<Group>;
   const gshmemi_device_state_t& s = gshmemi_state();
   const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
   const int me = d.my_rank;
@@ -336,13 +341,13 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
 // Receives `count` pairs of this PE's ring through the group (index j =
 // rank, rank + size, ...): line_of(j) gives the first (even) line of pair j
 // in the ring and peer_of(j) its sender; take(j, payload) gets each 8-byte
-// payload. kLLBatch<Group> 16-byte loads are in flight per thread (they
+// payload. kLLReceiveBatch<Group> 16-byte loads are in flight per thread (they
 // issue together), then each line's flag is checked; a line not yet there
 // is polled by ll_receive.
 template <class Group, class LineOf, class PeerOf, class Take>
 GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, unsigned long long count, unsigned flag,
                                     int slot, const char* routine, LineOf&& line_of, PeerOf&& peer_of, Take&& take) {
-  constexpr unsigned B = kLLBatch<Group>;
+  constexpr unsigned B = kLLReceiveBatch<Group>;
   const unsigned long long stride = g.size();
   for (unsigned long long j0 = g.rank(); j0 < count; j0 += stride * B) {
     wide16 w[B];
