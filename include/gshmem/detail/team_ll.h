@@ -301,7 +301,9 @@ GSHMEM_DEVICE wide16 ll_pair_of(unsigned long long v, unsigned flag) {
 template <bool PerReceiver, class Group, class Own>
 GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigned char* src, size_t nbytes,
                            unsigned long long first_line, unsigned flag, Own&& own) {
-  constexpr unsigned B = kLLSendBatch<Group>;
+  // PerReceiver loads each receiver's pairs apart: half the batch (a
+  // one-thread alltoall took 67 registers with the whole one).
+  constexpr unsigned B = PerReceiver && kLLSendBatch<Group> > 1 ? kLLSendBatch<Group> / 2 : kLLSendBatch<Group>;
   const gshmemi_device_state_t& s = gshmemi_state();
   const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
   const int me = d.my_rank;
@@ -411,9 +413,25 @@ GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, voi
           g, ring, block_pairs, flag, slot, routine, [&](unsigned long long j) { return start + 2 * j; },
           [&](unsigned long long) { return team_member_pe(d, root); },
           [&](unsigned long long j, unsigned long long v) { ll_unpack_pair(dst, nbytes, j, v); });
+  } else if constexpr (group_is_one_thread<Group>) {
+    // One thread: the other members' blocks one after another, each as a
+    // broadcast's (contiguous lines from one sender): a single index over
+    // all of them held the receive batch's addresses and senders apart and
+    // took a user kernel to 72 registers (this: 56, what a 1024-thread
+    // block allows is 64).
+    for (int k = 1; k < d.size; ++k) {
+      const int r = me + k < d.size ? me + k : me + k - d.size;
+      const unsigned long long first = start + (unsigned long long)r * per_block;
+      const int pe = team_member_pe(d, r);
+      unsigned char* const block = dst + (size_t)r * nbytes;
+      ll_receive_pairs(
+          g, ring, block_pairs, flag, slot, routine, [&](unsigned long long j) { return first + 2 * j; },
+          [&](unsigned long long) { return pe; },
+          [&](unsigned long long j, unsigned long long v) { ll_unpack_pair(block, nbytes, j, v); });
+    }
   } else {
-    // Index j over the other members' pairs: this member's own block is
-    // skipped (blocks are whole pairs).
+    // Index j over the other members' pairs, shared out over the group:
+    // this member's own block is skipped (blocks are whole pairs).
     const unsigned long long own = (unsigned long long)me * block_pairs;
     auto pair = [&](unsigned long long j) { return j < own ? j : j + block_pairs; };
     ll_receive_pairs(
