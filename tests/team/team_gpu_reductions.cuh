@@ -70,13 +70,15 @@ __global__ void reduction_status_kernel(int *rc, int status) { *rc = status; }
   case op_##OP:                                                                                               \
     reduction_kernel_##NAME##_##OP##_reduce<<<1, 128>>>(team, (int)form, dest, source, n, rc);               \
     return cudaGetLastError();
-#define TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE, SCATTER_OPS)                                                  \
+// SCATTER_OPS: the operators whose reducescatter kernels the type has;
+// REDUCE_OPS: those whose reduction kernels it has (and/or/xor, or none).
+#define TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE, SCATTER_OPS, REDUCE_OPS)                                      \
   cudaError_t launch_reduction_##NAME(int team, int op, int kind, barrier_form form, TYPE *dest,             \
                                       const TYPE *source, size_t n, int *rc) {                               \
     if (kind == kind_reducescatter) {                                                                         \
       switch (op) { SCATTER_OPS(TEAM_GPU_SCATTER_CASE, NAME, TYPE) default: break; }                         \
     } else if (op >= op_and) {                                                                                \
-      switch (op) { TEAM_GPU_REDUCE_OPS(TEAM_GPU_REDUCE_CASE, NAME, TYPE) default: break; }                  \
+      switch (op) { REDUCE_OPS(TEAM_GPU_REDUCE_CASE, NAME, TYPE) default: break; }                           \
     } else {                                                                                                  \
       reduction_status_kernel<<<1, 1>>>(rc, kFormNotCompiled);                                                \
       return cudaGetLastError();                                                                              \
@@ -84,16 +86,16 @@ __global__ void reduction_status_kernel(int *rc, int status) { *rc = status; }
     reduction_status_kernel<<<1, 1>>>(rc, -7);                                                                \
     return cudaGetLastError();                                                                                \
   }
-#define TEAM_GPU_REDUCE_OPS(X, NAME, TYPE) GSHMEM_FOR_EACH_REDUCE_BITWISE_OP(X, NAME, TYPE)
-#define TEAM_GPU_BITWISE_LAUNCHER(NAME, TYPE) TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE, TEAM_GPU_ALL_OPS)
+#define TEAM_GPU_NO_OPS(X, NAME, TYPE)
+#define TEAM_GPU_BITWISE_LAUNCHER(NAME, TYPE) \
+  TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE, TEAM_GPU_ALL_OPS, GSHMEM_FOR_EACH_REDUCE_BITWISE_OP)
+#define TEAM_GPU_ARITH_LAUNCHER(NAME, TYPE) \
+  TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE, GSHMEM_FOR_EACH_REDUCE_OP, TEAM_GPU_NO_OPS)
 TEAM_GPU_PART_BITWISE_TYPES(TEAM_GPU_BITWISE_LAUNCHER)
-#undef TEAM_GPU_REDUCE_OPS
-#define TEAM_GPU_REDUCE_OPS(X, NAME, TYPE)
-#define TEAM_GPU_ARITH_LAUNCHER(NAME, TYPE) TEAM_GPU_REDUCTION_LAUNCHER(NAME, TYPE, GSHMEM_FOR_EACH_REDUCE_OP)
 TEAM_GPU_PART_ARITH_TYPES(TEAM_GPU_ARITH_LAUNCHER)
 #undef TEAM_GPU_ARITH_LAUNCHER
 #undef TEAM_GPU_BITWISE_LAUNCHER
-#undef TEAM_GPU_REDUCE_OPS
+#undef TEAM_GPU_NO_OPS
 #undef TEAM_GPU_REDUCTION_LAUNCHER
 #undef TEAM_GPU_REDUCE_CASE
 #undef TEAM_GPU_SCATTER_CASE
