@@ -65,54 +65,62 @@ __global__ void __launch_bounds__(kCollectiveThreads) alltoall_bytes_kernel(int 
   (void)gd::team_alltoall_bytes(g, team, dest, source, block_bytes, "gshmemx_alltoall_on_stream");
 }
 
-// The wide forms' data phases (wide_collectives.cuh). Arguments were checked
-// on the host; an invalid handle here (a team destroyed in between) does
-// nothing.
-__global__ void __launch_bounds__(wide::kThreads) broadcast_wide_kernel(int team, void *dest, const void *source, size_t nbytes,
-                                                              int root) {
-  const char *routine = "gshmemx_broadcast_on_stream";
-  gd::team_desc d;
-  if (!gd::device_team(team, &d) || (d.my_rank == root && dest == source)) return;
-  const int pe = gd::team_member_pe(d, root);
-  (void)gd::peer_address(static_cast<const char *>(source) + (nbytes - 1), pe, routine);
-  gd::copy_bytes<false, true>(dest, gd::peer_address(source, pe, routine), nbytes, gd::group_grid{});
-}
-
-__global__ void __launch_bounds__(wide::kThreads) fcollect_wide_kernel(int team, void *dest, const void *source, size_t nbytes) {
-  const char *routine = "gshmemx_fcollect_on_stream";
-  gd::team_desc d;
-  if (!gd::device_team(team, &d)) return;
-  for (int r = 0; r < d.size; ++r) {
-    const int pe = gd::team_member_pe(d, r);
+// The wide forms' data phases (wide_collectives.cuh: phase_kernel runs
+// them on a grid).
+struct broadcast_phase {
+  static constexpr const char *routine = "gshmemx_broadcast_on_stream";
+  void *dest;
+  const void *source;
+  size_t nbytes;
+  int root;
+  __device__ void run(const gd::team_desc &d) const {
+    if (d.my_rank == root && dest == source) return;
+    const int pe = gd::team_member_pe(d, root);
     (void)gd::peer_address(static_cast<const char *>(source) + (nbytes - 1), pe, routine);
-    gd::copy_bytes<false, true>(static_cast<char *>(dest) + (size_t)r * nbytes, gd::peer_address(source, pe, routine),
-                                nbytes, gd::group_grid{});
+    gd::copy_bytes<false, true>(dest, gd::peer_address(source, pe, routine), nbytes, gd::group_grid{});
   }
-}
+};
 
-__global__ void __launch_bounds__(wide::kThreads) alltoall_wide_kernel(int team, void *dest, const void *source,
-                                                             size_t block_bytes) {
-  const char *routine = "gshmemx_alltoall_on_stream";
-  gd::team_desc d;
-  if (!gd::device_team(team, &d)) return;
-  char *const my_block = static_cast<char *>(dest) + (size_t)d.my_rank * block_bytes;
-  for (int k = 0; k < d.size; ++k) {
-    const int r = gd::alltoall_peer(d.my_rank, k, d.size);
-    const int pe = gd::team_member_pe(d, r);
-    (void)gd::peer_address(my_block + (block_bytes - 1), pe, routine);
-    gd::copy_bytes<true, false>(gd::peer_address(my_block, pe, routine),
-                                static_cast<const char *>(source) + (size_t)r * block_bytes, block_bytes,
-                                gd::group_grid{});
+struct fcollect_phase {
+  static constexpr const char *routine = "gshmemx_fcollect_on_stream";
+  void *dest;
+  const void *source;
+  size_t nbytes;
+  __device__ void run(const gd::team_desc &d) const {
+    for (int r = 0; r < d.size; ++r) {
+      const int pe = gd::team_member_pe(d, r);
+      (void)gd::peer_address(static_cast<const char *>(source) + (nbytes - 1), pe, routine);
+      gd::copy_bytes<false, true>(static_cast<char *>(dest) + (size_t)r * nbytes,
+                                  gd::peer_address(source, pe, routine), nbytes, gd::group_grid{});
+    }
   }
-}
+};
+
+struct alltoall_phase {
+  static constexpr const char *routine = "gshmemx_alltoall_on_stream";
+  void *dest;
+  const void *source;
+  size_t block_bytes;
+  __device__ void run(const gd::team_desc &d) const {
+    char *const my_block = static_cast<char *>(dest) + (size_t)d.my_rank * block_bytes;
+    for (int k = 0; k < d.size; ++k) {
+      const int r = gd::alltoall_peer(d.my_rank, k, d.size);
+      const int pe = gd::team_member_pe(d, r);
+      (void)gd::peer_address(my_block + (block_bytes - 1), pe, routine);
+      gd::copy_bytes<true, false>(gd::peer_address(my_block, pe, routine),
+                                  static_cast<const char *>(source) + (size_t)r * block_bytes, block_bytes,
+                                  gd::group_grid{});
+    }
+  }
+};
 
 }  // namespace
 
 cudaError_t launch_broadcast_bytes(int team, void *dest, const void *source, size_t nbytes, int root,
                                    cudaStream_t stream) {
   cudaError_t err;
-  if (wide::try_data(team, nbytes, gd::broadcast_signature(root, nbytes),
-                     broadcast_wide_kernel, stream, &err, team, dest, source, nbytes, root))
+  if (wide::try_data(team, nbytes, gd::broadcast_signature(root, nbytes), broadcast_phase{dest, source, nbytes, root},
+                     stream, &err))
     return err;
   broadcast_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, nbytes, root);
   return cudaGetLastError();
@@ -120,9 +128,8 @@ cudaError_t launch_broadcast_bytes(int team, void *dest, const void *source, siz
 
 cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size_t block_bytes, cudaStream_t stream) {
   cudaError_t err;
-  if (wide::try_data(team, block_bytes * wide::team_size(team),
-                     gd::alltoall_signature(block_bytes), alltoall_wide_kernel, stream,
-                     &err, team, dest, source, block_bytes))
+  if (wide::try_data(team, block_bytes * wide::team_size(team), gd::alltoall_signature(block_bytes),
+                     alltoall_phase{dest, source, block_bytes}, stream, &err))
     return err;
   alltoall_bytes_kernel<<<1, kCollectiveThreads, 0, stream>>>(team, dest, source, block_bytes);
   return cudaGetLastError();
@@ -131,7 +138,7 @@ cudaError_t launch_alltoall_bytes(int team, void *dest, const void *source, size
 cudaError_t launch_fcollect_bytes(int team, void *dest, const void *source, size_t nbytes, cudaStream_t stream) {
   cudaError_t err;
   if (wide::try_data(team, nbytes * wide::team_size(team), gd::fcollect_signature(nbytes),
-                     fcollect_wide_kernel, stream, &err, team, dest, source, nbytes))
+                     fcollect_phase{dest, source, nbytes}, stream, &err))
     return err;
   fcollect_kernel<unsigned char><<<1, kCollectiveThreads, 0, stream>>>(
       team, static_cast<unsigned char *>(dest), static_cast<const unsigned char *>(source), nbytes);
@@ -142,9 +149,9 @@ cudaError_t preload_data_collective_kernels() {
   KernelLoader loader;
   loader.load(&broadcast_bytes_kernel);
   loader.load(&alltoall_bytes_kernel);
-  loader.load(&broadcast_wide_kernel);
-  loader.load(&alltoall_wide_kernel);
-  loader.load(&fcollect_wide_kernel);
+  loader.load(&wide::phase_kernel<broadcast_phase>);
+  loader.load(&wide::phase_kernel<alltoall_phase>);
+  loader.load(&wide::phase_kernel<fcollect_phase>);
   // fcollectmem's kernel is uchar's fcollect, loaded by preload_collective_kernels.
   return loader.result();
 }

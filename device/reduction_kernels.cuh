@@ -107,7 +107,7 @@ cudaError_t GSHMEMI_PART_NAME(preload_reduction_kernels_, GSHMEMI_REDUCTION_PART
   KernelLoader loader;
 #define GSHMEMI_REDUCTION_X(NAME, TYPE, OP, KIND)          \
   GSHMEMI_IN_PART(OP, loader.load(&KIND##_kernel<gd::reduce_##OP, TYPE>); \
-                  loader.load(&wide::reduce_kernel<gd::reduce_##OP, TYPE, wide_scatter_##KIND>);)
+                  loader.load(&wide::phase_kernel<wide::reduce_phase<gd::reduce_##OP, TYPE, wide_scatter_##KIND>>);)
   GSHMEMI_FOR_EACH_REDUCTION_ROUTINE
 #undef GSHMEMI_REDUCTION_X
   return loader.result();

@@ -5,6 +5,12 @@
 // (<gshmem/detail/team_ll.h>) instead of team syncs around the copy; the
 // rows are then reported as gshmem_perf_coll_ll, so that the two runs print
 // the same rows under two names.
+// The last section times the on-stream forms (broadcastmem, fcollectmem,
+// alltoallmem, int sum reduce) at sizes that take the wide form
+// (device/wide_collectives.cuh): calls enqueued back to back on one stream,
+// time per call. Run with GSHMEM_COLLECTIVE_WIDE_ONE_LAUNCH=0 the wide form
+// takes three launches instead of one cooperative kernel; its rows carry
+// "[three_launches]" then.
 // Floor of the sync rows: one thread stores a counter to each peer (relaxed,
 // system scope) and polls its own slots, no fence: the cheapest exchange
 // that tells every PE all others arrived.
@@ -109,6 +115,49 @@ int main(int argc, char **argv) {
       for (size_t nbytes : {size_t{8}, size_t{64}, size_t{512}, size_t{2048}})
         add_row(ctx, std::string(op_name[op - op_broadcast]) + "_" + form_name[form], "bytes", nbytes,
                 threads[form], "latency", run(op, form, nbytes), nullptr, iters);
+  // On-stream, the wide form's sizes (bytes a member contributes).
+  const char *wide_env = std::getenv("GSHMEM_COLLECTIVE_WIDE_ONE_LAUNCH");
+  const bool three = wide_env && (std::string(wide_env) == "0" || std::string(wide_env) == "false" ||
+                                  std::string(wide_env) == "no" || std::string(wide_env) == "off");
+  const std::string suffix = three ? "[three_launches]" : "";
+  const size_t stream_max = size_t{4} << 20;
+  char *big_source = (char *)gshmem_malloc(stream_max * npes);
+  char *big_dest = (char *)gshmem_malloc(stream_max * npes);
+  if (!big_source || !big_dest) {
+    std::fprintf(stderr, "PE %d: gshmem_malloc of %zu bytes failed\n", me, 2 * stream_max * npes);
+    return 1;
+  }
+  PERF_CUDA(cudaMemset(big_source, 1, stream_max * npes));
+  PERF_CUDA(cudaDeviceSynchronize());
+  rep.section(std::string(name) + ": on-stream broadcast / fcollect / alltoall / int sum reduce, time per call (us), "
+              "bytes per member" + (three ? ", wide form in three launches" : ""));
+  const uint64_t stream_iters = ctx.opt.iterations(200, 50), stream_warm = ctx.opt.warmup_iterations(20, 5);
+  const char *stream_name[4] = {"broadcast_on_stream", "fcollect_on_stream", "alltoall_on_stream",
+                                "int_sum_reduce_on_stream"};
+  for (int which = 0; which < 4; ++which)
+    for (size_t nbytes : {size_t{32} << 10, size_t{128} << 10, size_t{512} << 10, size_t{2} << 20, stream_max}) {
+      int rc = 0;
+      const Stats t = us_stats(time_loop(ctx, stream_iters, stream_warm, [] {}, [&](uint64_t n) {
+        for (uint64_t i = 0; i < n; ++i) {
+          switch (which) {
+            case 0: rc |= gshmemx_broadcastmem_on_stream(GSHMEM_TEAM_WORLD, big_dest, big_source, nbytes, 0, ctx.stream); break;
+            case 1: rc |= gshmemx_fcollectmem_on_stream(GSHMEM_TEAM_WORLD, big_dest, big_source, nbytes, ctx.stream); break;
+            case 2: rc |= gshmemx_alltoallmem_on_stream(GSHMEM_TEAM_WORLD, big_dest, big_source, nbytes, ctx.stream); break;
+            default:
+              rc |= gshmemx_int_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, (int *)big_dest, (const int *)big_source,
+                                                     nbytes / sizeof(int), ctx.stream);
+          }
+        }
+      }));
+      if (rc != 0) {
+        std::fprintf(stderr, "PE %d: %s of %zu bytes returned %d\n", me, stream_name[which], nbytes, rc);
+        return 1;
+      }
+      add_row(ctx, std::string(stream_name[which]) + suffix, "bytes", nbytes, 0, "latency", t, nullptr,
+              stream_iters);
+    }
+  gshmem_free(big_dest);
+  gshmem_free(big_source);
   cudaFree(d_peer_slots);
   gshmem_free(slots);
   gshmem_free(dest);

@@ -195,6 +195,7 @@ Stats compute_stats(std::vector<double> samples) {
 std::string threads_label(int threads) {
   if (threads == 1) return "thread";
   if (threads == 32) return "warp";
+  if (threads == 0) return "stream";  // an on-stream call: no caller of the program's on the GPU
   return "block" + std::to_string(threads);
 }
 

@@ -74,6 +74,7 @@ TEST_CASE("thread list parsing", "[options]") {
   CHECK(threads_label(1) == "thread");
   CHECK(threads_label(32) == "warp");
   CHECK(threads_label(1024) == "block1024");
+  CHECK(threads_label(0) == "stream");
 }
 
 TEST_CASE("option parsing: good input", "[options]") {
