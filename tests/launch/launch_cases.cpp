@@ -41,6 +41,7 @@ void initial_arena(arena *a) {
   a->rt_order = GSHMEMX_ORDER_RELAXED;
   a->rt_fence_order = GSHMEMX_ORDER_SEQ_CST;
   a->rt_scope = GSHMEMX_SCOPE_SYSTEM;
+  a->rt_elems = kElems;
   for (size_t i = 0; i < kWait; ++i) {
     a->ivars[i] = i == kHit ? 2 : 1;
     a->cmp_values[i] = a->ivars[i] - (i == kVectorHit ? 1 : 0);

@@ -60,6 +60,7 @@ struct arena {
   int cmp_eq, cmp_ge, cmp_gt;         // comparisons, read at run time
   int rt_order, rt_fence_order;       // run-time orders: relaxed, seq_cst
   int rt_scope;                       // run-time scope: system
+  size_t rt_elems;                    // kElems, read at run time (collectives of run-time size)
   long long ivars[kWait];             // 1, but 2 at kHit
   long long cmp_values[kWait];        // equal to ivars, but ivars - 1 at kVectorHit
   int ivars32[kWait];                 // the same values as 4-byte elements
@@ -180,4 +181,32 @@ std::string check_some(const arena &a) {
   }                                                                                                   \
   static const launch_test::registrar NAME##_registrar(#NAME, reinterpret_cast<const void *>(&NAME), \
                                                        CHECK);                                        \
+  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe)
+
+// The routine once, no loop: the collectives of a size known only at run
+// time (launch_runtime_size_kernels.cu). In a loop such a call keeps more
+// live than 64 registers (72-122 measured, docs/api.md "1024 threads"); a
+// kernel that loops over one with 1024 threads declares it
+// (LAUNCH_KERNEL_BOUNDED).
+#define LAUNCH_KERNEL_ONCE(NAME, CHECK)                                                               \
+  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe);                 \
+  extern "C" __global__ void NAME(launch_test::arena *a, int pe, int repeat) {                        \
+    (void)repeat;                                                                                     \
+    NAME##_body(a, pe);                                                                               \
+  }                                                                                                   \
+  static const launch_test::registrar NAME##_registrar(#NAME, reinterpret_cast<const void *>(&NAME), \
+                                                       CHECK);                                        \
+  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe)
+
+// LAUNCH_KERNEL's loop, in a kernel that declares its 1024 threads
+// (__launch_bounds__): the compiler then fits it in 64 registers, spilling
+// what does not fit.
+#define LAUNCH_KERNEL_BOUNDED(NAME, CHECK)                                                                 \
+  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe);                      \
+  extern "C" __global__ void __launch_bounds__(launch_test::kThreads) NAME(launch_test::arena *a, int pe, \
+                                                                           int repeat) {                  \
+    for (int i = 0; i < repeat; ++i) NAME##_body(a, pe);                                                   \
+  }                                                                                                        \
+  static const launch_test::registrar NAME##_registrar(#NAME, reinterpret_cast<const void *>(&NAME),      \
+                                                       CHECK);                                             \
   static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe)

@@ -364,6 +364,36 @@ TEST_CASE("collective byte counts: an overflowing nelems is detected", "[team][c
   CHECK(gd::collective_bytes_overflow(max / 8 / 4 + 1, 8, 4));
   CHECK(gd::collective_bytes_overflow(max, 1, 2));
   CHECK_FALSE(gd::collective_bytes_overflow(max, 1, 1));
+  CHECK(gd::collective_bytes_overflow(max / 3 + 1, 3, 1));
+  CHECK_FALSE(gd::collective_bytes_overflow(max / 3, 3, 1));
+  CHECK_FALSE(gd::collective_bytes_overflow(1, 1, max));
+  CHECK_FALSE(gd::collective_bytes_overflow(0, 8, max));
+}
+
+TEST_CASE("product_overflows: exact at the 64-bit edge, against a division", "[team][collectives]") {
+  // Without a division (the GPU's 64-bit division is a called subroutine).
+  const unsigned long long max = ~0ull;
+  unsigned long long x = 0x9e3779b97f4a7c15ull;
+  const unsigned long long edges[] = {0, 1, 2, 3, 0xffffffffull, 0x100000000ull, 0x100000001ull,
+                                      0x1ffffffffull, max / 2, max / 2 + 1, max - 1, max};
+  auto check = [&](unsigned long long a, unsigned long long b) {
+    const bool want = a != 0 && b > max / a;
+    INFO(a << " * " << b);
+    CHECK(gd::product_overflows(a, b) == want);
+  };
+  for (unsigned long long a : edges)
+    for (unsigned long long b : edges) {
+      check(a, b);
+      if (a > 1) {
+        check(a, max / a);
+        check(a, max / a + 1);
+      }
+    }
+  for (int i = 0; i < 100000; ++i) {  // xorshift: products of every magnitude
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const unsigned long long a = x >> (x & 63), b = (x * 0x2545f4914f6cdd1dull) >> ((x >> 6) & 63);
+    check(a, b);
+  }
 }
 
 TEST_CASE("broadcast, alltoall and the *mem collectives before init report NOT_INITIALIZED",

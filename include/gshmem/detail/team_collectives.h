@@ -154,12 +154,26 @@ GSHMEM_HD_CONSTEXPR unsigned reduction_signature(size_t bytes) {
   return collective_signature((Scatter ? collective_reducescatter : collective_reduce) + Op::kCode, 0, bytes);
 }
 
+// Whether a * b overflows 64 bits, without a division: a 64-bit division
+// by a value known only at run time is a called subroutine on the GPU, and
+// a kernel holding a call gets YIELD and convergence barriers in every loop
+// (device_report.h).
+GSHMEM_HD_CONSTEXPR bool product_overflows(unsigned long long a, unsigned long long b) {
+  const unsigned long long mask = 0xffffffffull;
+  if ((a >> 32) != 0 && (b >> 32) != 0) return true;
+  // One of the high halves is 0, so at most one cross term.
+  const unsigned long long cross = (a >> 32) * (b & mask) + (a & mask) * (b >> 32);
+  if ((cross >> 32) != 0) return true;
+  const unsigned long long low = (a & mask) * (b & mask);
+  return (cross << 32) + low < low;
+}
+
 // Reducescatter's source length, n_members * nreduce elements of `elem`
 // bytes, in bytes; false when it does not fit a size_t (no such buffer can
 // exist). Host and device checks share it.
 GSHMEM_HD bool reducescatter_source_bytes(size_t nreduce, int n_members, size_t elem, size_t* bytes) {
   const size_t members = n_members > 0 ? (size_t)n_members : 0;
-  if (members != 0 && nreduce > (~(size_t)0) / elem / members) return false;
+  if (product_overflows(nreduce, elem) || product_overflows(nreduce * elem, members)) return false;
   *bytes = nreduce * members * elem;
   return true;
 }
@@ -602,7 +616,8 @@ GSHMEM_HD_CONSTEXPR int alltoall_peer(int rank, int k, int size) { return (rank 
 // Whether nelems elements of elem_bytes bytes, times `blocks`, overflow a
 // size_t (the byte count of an alltoall's or fcollect's dest).
 GSHMEM_HD_CONSTEXPR bool collective_bytes_overflow(size_t nelems, size_t elem_bytes, size_t blocks) {
-  return blocks != 0 && elem_bytes != 0 && nelems > ((size_t)-1) / elem_bytes / blocks;
+  static_assert(sizeof(size_t) == sizeof(unsigned long long), "64-bit size_t");
+  return product_overflows(nelems, elem_bytes) || product_overflows(nelems * elem_bytes, blocks);
 }
 
 #if defined(__CUDACC__)

@@ -209,17 +209,19 @@ GSHMEM_DEVICE unsigned long long* ll_ring_at(char* heap, int slot) {
 }
 
 // The wrap: a team sync, then with `zero` each member zeroes its ring and
-// a second team sync (ll_plan). Out of line: it runs once per ring cycle,
-// and inlined it put two more team syncs into every collective's code (the
-// LL reductions then took nvcc twice as long as the two-sync ones).
+// a second team sync (ll_plan). Inlined, with one sync_team in a loop: a
+// kernel holding a call (this was out of line) gets YIELD and convergence
+// barriers in every loop, the team syncs' polls included
+// (device_report.h), and two inlined syncs took the LL reductions' compile
+// time to twice the two-sync ones'.
 template <class Group>
-__device__ __noinline__ void ll_wrap(Group& g, int slot, const team_desc& d, bool zero, const char* routine) {
-  sync_team<false>(g, slot, d, routine);
-  if (zero) {
+GSHMEM_DEVICE void ll_wrap(Group& g, int slot, const team_desc& d, bool zero, const char* routine) {
+  for (int pass = 0;; ++pass) {
+    sync_team<false>(g, slot, d, routine);
+    if (!zero || pass == 1) return;
     unsigned long long* ring = ll_ring_at(gshmemi_state().heap_base, slot);
     for (unsigned i = g.rank(); i < kLLRingLines; i += g.size())
       atomic_store<memory_order::relaxed, thread_scope::system, compiler_order::movable>(ring + i, 0ull);
-    sync_team<false>(g, slot, d, routine);
   }
 }
 
@@ -300,15 +302,16 @@ GSHMEM_DEVICE wide16 ll_pair_of(unsigned long long v, unsigned flag) {
 // waits; each member starts on another receiver.
 template <bool PerReceiver, class Group, class Own>
 GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigned char* src, size_t nbytes,
-                           unsigned long long first_line, unsigned flag, Own&& own) {
+                           unsigned first_line, unsigned flag, Own&& own) {
   // PerReceiver loads each receiver's pairs apart: half the batch (a
   // one-thread alltoall took 67 registers with the whole one).
   constexpr unsigned B = PerReceiver && kLLSendBatch<Group> > 1 ? kLLSendBatch<Group> / 2 : kLLSendBatch<Group>;
   const gshmemi_device_state_t& s = gshmemi_state();
   const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
   const int me = d.my_rank;
-  const unsigned long long pairs = ll_pairs(nbytes), stride = g.size();
-  for (unsigned long long p0 = g.rank(); p0 < pairs; p0 += stride * B) {
+  // Line and pair indices of one call are below kLLRingLines: 32 bits.
+  const unsigned pairs = (unsigned)ll_pairs(nbytes), stride = g.size();
+  for (unsigned p0 = g.rank(); p0 < pairs; p0 += stride * B) {
     unsigned long long shared[B];
     if (!PerReceiver) {
 #pragma unroll
@@ -326,7 +329,7 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
       wide16* const ring = reinterpret_cast<wide16*>(s.peer_base[team_member_pe(d, r)] + ring_offset);
 #pragma unroll
       for (unsigned k = 0; k < B; ++k) {
-        const unsigned long long p = p0 + k * stride;
+        const unsigned p = p0 + k * stride;
         if (p < pairs)
           atomic_store16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
               ring + (first_line / 2 + p), ll_pair_of(data[k], flag));
@@ -334,7 +337,7 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
     }
 #pragma unroll
     for (unsigned k = 0; k < B; ++k) {
-      const unsigned long long p = p0 + k * stride;
+      const unsigned p = p0 + k * stride;
       if (p < pairs) own(p, PerReceiver ? ll_pack_pair(src + (size_t)me * nbytes, nbytes, p) : shared[k]);
     }
   }
@@ -347,22 +350,22 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
 // issue together), then each line's flag is checked; a line not yet there
 // is polled by ll_receive.
 template <class Group, class LineOf, class PeerOf, class Take>
-GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, unsigned long long count, unsigned flag,
+GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, unsigned count, unsigned flag,
                                     int slot, const char* routine, LineOf&& line_of, PeerOf&& peer_of, Take&& take) {
   constexpr unsigned B = kLLReceiveBatch<Group>;
-  const unsigned long long stride = g.size();
-  for (unsigned long long j0 = g.rank(); j0 < count; j0 += stride * B) {
+  const unsigned stride = g.size();
+  for (unsigned j0 = g.rank(); j0 < count; j0 += stride * B) {
     wide16 w[B];
 #pragma unroll
     for (unsigned k = 0; k < B; ++k) {
-      const unsigned long long j = j0 + k * stride;
+      const unsigned j = j0 + k * stride;
       w[k] = j < count ? atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
                              reinterpret_cast<const wide16*>(ring + line_of(j)))
                        : wide16{0, 0};
     }
 #pragma unroll
     for (unsigned k = 0; k < B; ++k) {
-      const unsigned long long j = j0 + k * stride;
+      const unsigned j = j0 + k * stride;
       if (j < count) {
         const unsigned long long* const line = ring + line_of(j);
         const unsigned lo = ll_word_flag(w[k].lo) == flag ? ll_word_data(w[k].lo)
@@ -386,9 +389,9 @@ template <unsigned Kind, class Group>
 GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, void* dest, const void* source,
                                      size_t nbytes, int root, unsigned sig, const char* routine) {
   const gshmemi_device_state_t& s = gshmemi_state();
-  const unsigned long long per_block = ll_lines(nbytes);
+  const unsigned per_block = (unsigned)ll_lines(nbytes);  // line indices: 32 bits (below kLLRingLines)
   unsigned flag = 0;
-  const unsigned long long start = ll_begin(g, slot, d, ll_call_lines(Kind, nbytes, d.size), sig, &flag, routine);
+  const unsigned start = (unsigned)ll_begin(g, slot, d, ll_call_lines(Kind, nbytes, d.size), sig, &flag, routine);
   const unsigned char* const src = static_cast<const unsigned char*>(source);
   unsigned char* const dst = static_cast<unsigned char*>(dest);
   const int me = d.my_rank;
@@ -396,8 +399,8 @@ GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, voi
   // locally through the same packing.
   if (Kind != ll_broadcast || me == root)
     ll_send<Kind == ll_alltoall>(g, slot, d, src, nbytes,
-                                 Kind == ll_broadcast ? start : start + (unsigned long long)me * per_block, flag,
-                                 [&](unsigned long long p, unsigned long long own_data) {
+                                 Kind == ll_broadcast ? start : start + (unsigned)me * per_block, flag,
+                                 [&](unsigned p, unsigned long long own_data) {
                                    if (Kind != ll_broadcast)
                                      ll_unpack_pair(dst + (size_t)me * nbytes, nbytes, p, own_data);
                                    else if (dst != src)
@@ -406,13 +409,13 @@ GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, voi
   // Receive: every other member's block (broadcast: the root's), pair by
   // pair, a batch in flight per thread (ll_receive_pairs).
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
-  const unsigned long long block_pairs = per_block / 2;
+  const unsigned block_pairs = per_block / 2;
   if (Kind == ll_broadcast) {
     if (me != root)
       ll_receive_pairs(
-          g, ring, block_pairs, flag, slot, routine, [&](unsigned long long j) { return start + 2 * j; },
-          [&](unsigned long long) { return team_member_pe(d, root); },
-          [&](unsigned long long j, unsigned long long v) { ll_unpack_pair(dst, nbytes, j, v); });
+          g, ring, block_pairs, flag, slot, routine, [&](unsigned j) { return start + 2 * j; },
+          [&](unsigned) { return team_member_pe(d, root); },
+          [&](unsigned j, unsigned long long v) { ll_unpack_pair(dst, nbytes, j, v); });
   } else if constexpr (group_is_one_thread<Group>) {
     // One thread: the other members' blocks one after another, each as a
     // broadcast's (contiguous lines from one sender): a single index over
@@ -421,26 +424,29 @@ GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, voi
     // block allows is 64).
     for (int k = 1; k < d.size; ++k) {
       const int r = me + k < d.size ? me + k : me + k - d.size;
-      const unsigned long long first = start + (unsigned long long)r * per_block;
+      const unsigned first = start + (unsigned)r * per_block;
       const int pe = team_member_pe(d, r);
       unsigned char* const block = dst + (size_t)r * nbytes;
       ll_receive_pairs(
-          g, ring, block_pairs, flag, slot, routine, [&](unsigned long long j) { return first + 2 * j; },
-          [&](unsigned long long) { return pe; },
-          [&](unsigned long long j, unsigned long long v) { ll_unpack_pair(block, nbytes, j, v); });
+          g, ring, block_pairs, flag, slot, routine, [&](unsigned j) { return first + 2 * j; },
+          [&](unsigned) { return pe; },
+          [&](unsigned j, unsigned long long v) { ll_unpack_pair(block, nbytes, j, v); });
     }
   } else {
     // Index j over the other members' pairs, shared out over the group:
-    // this member's own block is skipped (blocks are whole pairs).
-    const unsigned long long own = (unsigned long long)me * block_pairs;
-    auto pair = [&](unsigned long long j) { return j < own ? j : j + block_pairs; };
+    // this member's own block is skipped (blocks are whole pairs). One
+    // call's pairs are fewer than kLLRingLines, so 32-bit arithmetic: the
+    // 64-bit division took a user kernel holding a block fcollect of
+    // run-time size to 72 registers (a warp's fcollectmem 75; now 64, 59).
+    const unsigned bp = block_pairs, own = (unsigned)me * bp;
+    auto pair = [&](unsigned j) { return j < own ? j : j + bp; };
     ll_receive_pairs(
-        g, ring, block_pairs * (unsigned long long)(d.size - 1), flag, slot, routine,
-        [&](unsigned long long j) { return start + 2 * pair(j); },
-        [&](unsigned long long j) { return team_member_pe(d, (int)(pair(j) / block_pairs)); },
-        [&](unsigned long long j, unsigned long long v) {
-          const unsigned long long q = pair(j);
-          ll_unpack_pair(dst + (size_t)(q / block_pairs) * nbytes, nbytes, q % block_pairs, v);
+        g, ring, block_pairs * (unsigned)(d.size - 1), flag, slot, routine,
+        [&](unsigned j) { return start + 2 * pair(j); },
+        [&](unsigned j) { return team_member_pe(d, (int)(pair(j) / bp)); },
+        [&](unsigned j, unsigned long long v) {
+          const unsigned q = pair(j);
+          ll_unpack_pair(dst + (size_t)(q / bp) * nbytes, nbytes, q % bp, v);
         });
   }
   g.sync();  // dest complete for the whole group (4.)
