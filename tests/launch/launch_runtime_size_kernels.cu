@@ -38,10 +38,9 @@ LAUNCH_KERNEL_ONCE(rt_thread_double_fcollect, check_copy) {
 LAUNCH_KERNEL_ONCE(rt_warp_double_fcollect, check_copy) {
   if (warp() == 0) gshmemx_double_fcollect_warp(GSHMEM_TEAM_WORLD, a->dst, a->src, a->rt_elems);
 }
-// Not here: the block fcollect of run-time size, 70 registers (sm_90, nvcc
-// 13): its LL and push paths each leave it at 56 without the other, the
-// two together at 70 (docs/api.md, "Registers"). In a loop with
-// __launch_bounds__(1024) below.
+LAUNCH_KERNEL_ONCE(rt_block_double_fcollect, check_copy) {
+  gshmemx_double_fcollect_block(GSHMEM_TEAM_WORLD, a->dst, a->src, a->rt_elems);
+}
 LAUNCH_KERNEL_ONCE(rt_thread_double_alltoall, check_copy) {
   if (tid() == 0) gshmem_double_alltoall(GSHMEM_TEAM_WORLD, a->dst, a->src, a->rt_elems);
 }

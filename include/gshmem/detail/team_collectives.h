@@ -696,45 +696,56 @@ GSHMEM_DEVICE void team_push_block(Group& g, const team_desc& d, void* at, const
   }
 }
 
-// fcollect: every member pulls each member's source into its block of
-// dest (up to kPushMaxBytes a block, each member pushes its source into its
-// block of every member's dest instead: team_push_block). dest and source
-// may not overlap at all (as the host form checks).
-template <class T, class Group>
-GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, size_t nelems, const char* routine) {
+// fcollect of nbytes a member: every member pulls each member's source
+// into its block of dest (up to kPushMaxBytes a block, each member pushes
+// its source into its block of every member's dest instead:
+// team_push_block). dest and source may not overlap at all (as the host
+// form checks).
+template <class Group>
+GSHMEM_DEVICE int team_fcollect_bytes(Group& g, int team, unsigned char* dest, const unsigned char* source,
+                                      size_t nbytes, const char* routine) {
   team_desc d;
   if (!device_team(team, &d)) {
     report_invalid_team(g, team, routine);
     return -1;
   }
-  if (!collective_bytes_overflow(nelems, sizeof(T), (size_t)d.size) &&
-      collective_overlap((unsigned long long)dest, (unsigned long long)(nelems * sizeof(T) * (size_t)d.size),
-                         (unsigned long long)source, (unsigned long long)(nelems * sizeof(T)), false)) {
+  const bool overflows = collective_bytes_overflow(nbytes, 1, (size_t)d.size);
+  if (!overflows && collective_overlap((unsigned long long)dest, (unsigned long long)(nbytes * (size_t)d.size),
+                                       (unsigned long long)source, (unsigned long long)nbytes, false)) {
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
-  if (!collective_bytes_overflow(nelems, sizeof(T), (size_t)d.size) &&
-      ll_fits(ll_fcollect, nelems * sizeof(T), d.size) && ll_enabled())
-    return team_ll_collective<ll_fcollect>(g, team, d, dest, source, nelems * sizeof(T), 0,
-                                           fcollect_signature(nelems * sizeof(T)), routine);
-  sync_team<false>(g, team, d, routine, fcollect_signature(nelems * sizeof(T)));
-  if (push_fits(dest, nelems * sizeof(T), (size_t)d.size)) {
-    team_push_block(g, d, dest + (size_t)d.my_rank * nelems, source, nelems * sizeof(T), d.my_rank, routine);
+  if (!overflows && ll_fits(ll_fcollect, nbytes, d.size) && ll_enabled())
+    return team_ll_collective<ll_fcollect>(g, team, d, dest, source, nbytes, 0, fcollect_signature(nbytes), routine);
+  sync_team<false>(g, team, d, routine, fcollect_signature(nbytes));
+  if (push_fits(dest, nbytes, (size_t)d.size)) {
+    team_push_block(g, d, dest + (size_t)d.my_rank * nbytes, source, nbytes, d.my_rank, routine);
     sync_team<false>(g, team, d, routine);
     return 0;
   }
-  for (int r = 0; r < d.size && nelems > 0; ++r) {
+  for (int r = 0; r < d.size && nbytes > 0; ++r) {
     const int pe = team_member_pe(d, r);
-    T* const block = dest + (size_t)r * nelems;
+    unsigned char* const block = dest + (size_t)r * nbytes;
     on_peer(
-        source, pe, routine, [&](const T* mapped) { copy_bytes<false, true>(block, mapped, nelems * sizeof(T), g); },
+        source, pe, routine, [&](const unsigned char* mapped) { copy_bytes<false, true>(block, mapped, nbytes, g); },
         [&] {
-          check_member_span(source + (nelems - 1), pe, routine);
-          collective_by_first_rank(g, [&] { remote_get(block, source, nelems * sizeof(T), pe, routine); });
+          check_member_span(source + (nbytes - 1), pe, routine);
+          collective_by_first_rank(g, [&] { remote_get(block, source, nbytes, pe, routine); });
         });
   }
   sync_team<false>(g, team, d, routine);
   return 0;
+}
+
+// fcollect of any element type: the bytes of its elements (one body for
+// every type; a block form of its own per type took a user kernel of
+// run-time size to 70 registers, the byte body 64). An element count
+// whose bytes overflow a size_t stays an overflowing byte count.
+template <class T, class Group>
+GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, size_t nelems, const char* routine) {
+  const size_t nbytes = product_overflows(nelems, sizeof(T)) ? ~(size_t)0 : nelems * sizeof(T);
+  return team_fcollect_bytes(g, team, reinterpret_cast<unsigned char*>(dest),
+                             reinterpret_cast<const unsigned char*>(source), nbytes, routine);
 }
 
 template <class Group>
