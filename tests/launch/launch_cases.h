@@ -169,44 +169,39 @@ std::string check_some(const arena &a) {
   return "";
 }
 
+#if defined(__CUDACC__)
+// The calling thread's index in the kernel's one block, and its warp's.
+__device__ __forceinline__ int tid() { return (int)threadIdx.x; }
+__device__ __forceinline__ int warp() { return (int)threadIdx.x / 32; }
+#endif
+
 }  // namespace launch_test
+
+// A test kernel NAME whose body runs TIMES times (ATTRIBUTES: before its
+// name, such as __launch_bounds__), checked by CHECK after the launch.
+#define LAUNCH_KERNEL_DEFINE(NAME, CHECK, ATTRIBUTES, TIMES)                                          \
+  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe);                 \
+  extern "C" __global__ void ATTRIBUTES NAME(launch_test::arena *a, int pe, int repeat) {             \
+    for (int i = 0; i < (TIMES); ++i) NAME##_body(a, pe);                                             \
+  }                                                                                                   \
+  static const launch_test::registrar NAME##_registrar(#NAME, reinterpret_cast<const void *>(&NAME), \
+                                                       CHECK);                                        \
+  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe)
 
 // The routine runs `repeat` times (1 in the GPU test) in a loop of the
 // kernel, as in a benchmark: what the compiler hoists out of such a loop
 // stays live across it and counts towards the kernel's registers.
-#define LAUNCH_KERNEL(NAME, CHECK)                                                                    \
-  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe);                 \
-  extern "C" __global__ void NAME(launch_test::arena *a, int pe, int repeat) {                        \
-    for (int i = 0; i < repeat; ++i) NAME##_body(a, pe);                                              \
-  }                                                                                                   \
-  static const launch_test::registrar NAME##_registrar(#NAME, reinterpret_cast<const void *>(&NAME), \
-                                                       CHECK);                                        \
-  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe)
+#define LAUNCH_KERNEL(NAME, CHECK) LAUNCH_KERNEL_DEFINE(NAME, CHECK, , repeat)
 
 // The routine once, no loop: the collectives of a size known only at run
 // time (launch_runtime_size_kernels.cu). In a loop such a call keeps more
-// live than 64 registers (72-122 measured, docs/api.md "1024 threads"); a
-// kernel that loops over one with 1024 threads declares it
+// live than 64 registers (72-122 measured, docs/api.md "Registers"); a
+// kernel that loops over one with 1024 threads declares them
 // (LAUNCH_KERNEL_BOUNDED).
-#define LAUNCH_KERNEL_ONCE(NAME, CHECK)                                                               \
-  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe);                 \
-  extern "C" __global__ void NAME(launch_test::arena *a, int pe, int repeat) {                        \
-    (void)repeat;                                                                                     \
-    NAME##_body(a, pe);                                                                               \
-  }                                                                                                   \
-  static const launch_test::registrar NAME##_registrar(#NAME, reinterpret_cast<const void *>(&NAME), \
-                                                       CHECK);                                        \
-  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe)
+#define LAUNCH_KERNEL_ONCE(NAME, CHECK) LAUNCH_KERNEL_DEFINE(NAME, CHECK, , 1)
 
-// LAUNCH_KERNEL's loop, in a kernel that declares its 1024 threads
+// LAUNCH_KERNEL's loop in a kernel that declares its 1024 threads
 // (__launch_bounds__): the compiler then fits it in 64 registers, spilling
 // what does not fit.
-#define LAUNCH_KERNEL_BOUNDED(NAME, CHECK)                                                                 \
-  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe);                      \
-  extern "C" __global__ void __launch_bounds__(launch_test::kThreads) NAME(launch_test::arena *a, int pe, \
-                                                                           int repeat) {                  \
-    for (int i = 0; i < repeat; ++i) NAME##_body(a, pe);                                                   \
-  }                                                                                                        \
-  static const launch_test::registrar NAME##_registrar(#NAME, reinterpret_cast<const void *>(&NAME),      \
-                                                       CHECK);                                             \
-  static __device__ __forceinline__ void NAME##_body(launch_test::arena *a, int pe)
+#define LAUNCH_KERNEL_BOUNDED(NAME, CHECK) \
+  LAUNCH_KERNEL_DEFINE(NAME, CHECK, __launch_bounds__(launch_test::kThreads), repeat)

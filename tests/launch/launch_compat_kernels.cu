@@ -11,11 +11,6 @@
 
 using namespace launch_test;
 
-namespace {
-__device__ __forceinline__ int tid() { return (int)threadIdx.x; }
-__device__ __forceinline__ int warp() { return (int)threadIdx.x / 32; }
-}  // namespace
-
 // ---- get / put bandwidth: one block's share of the array, then quiet
 LAUNCH_KERNEL(compat_get_bw_block, check_copy) {
   const size_t share = kElems / gridDim.x;

@@ -13,8 +13,6 @@ using namespace launch_test;
 
 namespace {
 
-__device__ __forceinline__ int tid() { return (int)threadIdx.x; }
-__device__ __forceinline__ int warp() { return (int)threadIdx.x / 32; }
 __device__ __forceinline__ size_t elem(int k) { return (size_t)tid() * kPerThread + (size_t)k; }
 __device__ __forceinline__ size_t warp_first() { return (size_t)warp() * kPerWarp; }
 

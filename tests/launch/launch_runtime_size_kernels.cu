@@ -14,13 +14,6 @@
 
 using namespace launch_test;
 
-namespace {
-
-__device__ __forceinline__ int tid() { return (int)threadIdx.x; }
-__device__ __forceinline__ int warp() { return (int)threadIdx.x / 32; }
-
-}  // namespace
-
 // Thread, warp and block forms of each data collective, a reduction and a
 // reducescatter, double elements.
 LAUNCH_KERNEL_ONCE(rt_thread_double_broadcast, check_copy) {

@@ -112,6 +112,19 @@ struct wide_rounds {
     GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
   }
 
+  // One pass: outputs cleared, the PEs met, every round enqueued on a
+  // stream of its own and waited for, then checked (`how` names the pass).
+  void run_eager(const char *how) {
+    cudaStream_t stream;
+    GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    clear_outputs();
+    REQUIRE(gshmem_team_sync(GSHMEM_TEAM_WORLD) == 0);
+    enqueue(stream);
+    GSHMEM_TEST_CUDA(cudaStreamSynchronize(stream));
+    GSHMEM_TEST_CUDA(cudaStreamDestroy(stream));
+    check(how);
+  }
+
   // Words of every round's outputs that differ from what the round must
   // give (after the stream finished).
   void check(const char *how) {
@@ -150,16 +163,7 @@ TEST_CASE("wide on-stream collectives back to back: each round overwrites what t
   runtime_scope rt;
   {
     wide_rounds rounds;
-    cudaStream_t stream;
-    GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    for (int pass = 0; pass < 3; ++pass) {
-      rounds.clear_outputs();
-      REQUIRE(gshmem_team_sync(GSHMEM_TEAM_WORLD) == 0);
-      rounds.enqueue(stream);
-      GSHMEM_TEST_CUDA(cudaStreamSynchronize(stream));
-      rounds.check("eager");
-    }
-    GSHMEM_TEST_CUDA(cudaStreamDestroy(stream));
+    for (int pass = 0; pass < 3; ++pass) rounds.run_eager("eager");
   }
   gshmem_barrier_all();
 }
@@ -206,14 +210,7 @@ TEST_CASE("wide on-stream collectives: members that differ in the form (one laun
     runtime_scope rt;
     {
       wide_rounds rounds;
-      cudaStream_t stream;
-      GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      rounds.clear_outputs();
-      REQUIRE(gshmem_team_sync(GSHMEM_TEAM_WORLD) == 0);
-      rounds.enqueue(stream);
-      GSHMEM_TEST_CUDA(cudaStreamSynchronize(stream));
-      rounds.check("mixed forms");
-      GSHMEM_TEST_CUDA(cudaStreamDestroy(stream));
+      rounds.run_eager("mixed forms");
     }
     gshmem_barrier_all();
   }
