@@ -112,37 +112,23 @@ template <class Phase>
 __global__ void __launch_bounds__(kThreads) phase_kernel(int team, unsigned signature, bool one_launch, Phase phase) {
   gd::team_desc d;
   if (!gd::device_team(team, &d)) return;  // the same on every block: none waits at a grid barrier
-  const bool syncs = one_launch && blockIdx.x == 0 && threadIdx.x < 32;
-  if (one_launch) {
-    if (syncs) {
+  if (!one_launch) {
+    phase.run(d);
+    return;
+  }
+  // One sync site for both syncs (two inlined team syncs in each of the
+  // reductions' many instances cost compile time): pass 0 is the entry
+  // sync, grid barrier, data phase, grid barrier; pass 1 the last sync.
+  for (int pass = 0;; ++pass) {
+    if (blockIdx.x == 0 && threadIdx.x < 32) {
       gd::warp_group g;
-      gd::sync_team<false>(g, team, d, "gshmemx_collective_on_stream (wide form)", signature);
+      gd::sync_team<false>(g, team, d, "gshmemx_collective_on_stream (wide form)", pass == 0 ? signature : 0u);
     }
+    if (pass == 1) return;
+    cooperative_groups::this_grid().sync();
+    phase.run(d);
     cooperative_groups::this_grid().sync();
   }
-  phase.run(d);
-  if (one_launch) {
-    cooperative_groups::this_grid().sync();
-    if (syncs) {
-      gd::warp_group g;
-      gd::sync_team<false>(g, team, d, "gshmemx_collective_on_stream (wide form)");
-    }
-  }
-}
-
-// How many blocks of `kernel` (kThreads each) the device holds at once; 0
-// where it takes no cooperative launch.
-template <class Kernel>
-unsigned co_resident_blocks(Kernel *kernel) {
-  int dev = 0, cooperative = 0, per_sm = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess || !cooperative ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return (unsigned)(per_sm > 0 && sms > 0 ? per_sm * sms : 0);
 }
 
 // Enqueues the wide form of one call: data phase `phase` on a grid of
@@ -156,18 +142,24 @@ unsigned co_resident_blocks(Kernel *kernel) {
 template <class Phase>
 cudaError_t launch_phase(int team, unsigned signature, unsigned blocks, const Phase &phase, cudaStream_t stream) {
   if (env().COLLECTIVE_WIDE_ONE_LAUNCH) {
-    // A PE that shares its GPU with k - 1 others counts on 1/k of it: their
+    // The GPU's side is the kernel's for good (queried once); a PE that
+    // shares its GPU with k - 1 others counts on 1/k of it: their
     // cooperative kernels, each waiting in its entry sync for the others,
-    // must be resident together.
-    static const unsigned resident = co_resident_blocks(&phase_kernel<Phase>);
-    const int sharing = pes_sharing_this_gpu();
-    const unsigned most = resident / (unsigned)(sharing > 1 ? sharing : 1);
+    // must be resident together (blocks_for_this_pe).
+    static const CooperativeFit gpu = [] {
+      CooperativeFit fit;
+      if (query_cooperative_fit(reinterpret_cast<const void *>(&phase_kernel<Phase>), kThreads, 0, &fit) !=
+          cudaSuccess)
+        fit.cooperative = false;
+      return fit;
+    }();
+    const long long most = gpu.cooperative ? blocks_for_this_pe(gpu) : 0;
     if (most > 0) {
       cudaLaunchAttribute cooperative = {};
       cooperative.id = cudaLaunchAttributeCooperative;
       cooperative.val.cooperative = 1;
       cudaLaunchConfig_t config = {};
-      config.gridDim = dim3(blocks < most ? blocks : most);
+      config.gridDim = dim3((long long)blocks < most ? blocks : (unsigned)most);
       config.blockDim = dim3(kThreads);
       config.stream = stream;
       config.attrs = &cooperative;

@@ -11,6 +11,25 @@
 #include "../src/log.h"
 #include "../src/runtime_internal.h"
 
+namespace gshmemi {
+
+cudaError_t query_cooperative_fit(const void *kernel, int threads, size_t shmem, CooperativeFit *fit) {
+  int cooperative = 0;
+  cudaError_t err = cudaGetDevice(&fit->device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, fit->device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&fit->sms, cudaDevAttrMultiProcessorCount, fit->device);
+  if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit->per_sm, kernel, threads, shmem);
+  if (err != cudaSuccess) (void)cudaGetLastError();
+  fit->cooperative = cooperative != 0;
+  return err;
+}
+
+long long blocks_for_this_pe(const CooperativeFit &fit) {
+  return (long long)fit.per_sm * fit.sms / std::max(1, pes_sharing_this_gpu());
+}
+
+}  // namespace gshmemi
+
 namespace {
 
 // How many blocks of `func` this PE can count on being resident at once: the
@@ -42,21 +61,18 @@ int find_fit(const char *fn, const void *func, dim3 block, size_t shmem, Fit *fi
   if (fit->threads > (unsigned long long)attr.maxThreadsPerBlock)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE, "%s: a block of %llu threads exceeds this kernel's limit of %d",
                          fn, fit->threads, attr.maxThreadsPerBlock);
-  int device = -1, cooperative = 0;
-  err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&fit->sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit->per_sm, func, (int)fit->threads, shmem);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
+  gshmemi::CooperativeFit gpu;
+  err = gshmemi::query_cooperative_fit(func, (int)fit->threads, shmem, &gpu);
+  if (err != cudaSuccess)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: the occupancy query failed (%llu threads, %zu bytes of dynamic "
                          "shared memory per block): %s", fn, fit->threads, shmem, cudaGetErrorString(err));
-  }
-  if (!cooperative)
+  const int device = gpu.device;
+  if (!gpu.cooperative)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_SUPPORTED, "%s: GPU %d does not support cooperative launches", fn, device);
+  fit->per_sm = gpu.per_sm;
+  fit->sms = gpu.sms;
   fit->sharing_pes = std::max(1, gshmemi::pes_sharing_this_gpu());
-  fit->max_blocks = (long long)fit->per_sm * fit->sms / fit->sharing_pes;
+  fit->max_blocks = gshmemi::blocks_for_this_pe(gpu);
   if (fit->max_blocks == 0)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
                          "%s: not even one block of %llu threads with %zu bytes of dynamic shared memory fits on "

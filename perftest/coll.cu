@@ -9,8 +9,8 @@
 // alltoallmem, int sum reduce) at sizes that take the wide form
 // (device/wide_collectives.cuh): calls enqueued back to back on one stream,
 // time per call. Run with GSHMEM_COLLECTIVE_WIDE_ONE_LAUNCH=0 the wide form
-// takes three launches instead of one cooperative kernel; its rows carry
-// "[three_launches]" then.
+// takes three launches instead of one cooperative kernel; where the
+// variable is set, the rows carry "[WIDE_ONE_LAUNCH=<its value>]".
 // Floor of the sync rows: one thread stores a counter to each peer (relaxed,
 // system scope) and polls its own slots, no fence: the cheapest exchange
 // that tells every PE all others arrived.
@@ -116,10 +116,10 @@ int main(int argc, char **argv) {
         add_row(ctx, std::string(op_name[op - op_broadcast]) + "_" + form_name[form], "bytes", nbytes,
                 threads[form], "latency", run(op, form, nbytes), nullptr, iters);
   // On-stream, the wide form's sizes (bytes a member contributes).
+  // The rows carry the setting as the environment gave it (the library
+  // parses it; a second parser here could disagree).
   const char *wide_env = std::getenv("GSHMEM_COLLECTIVE_WIDE_ONE_LAUNCH");
-  const bool three = wide_env && (std::string(wide_env) == "0" || std::string(wide_env) == "false" ||
-                                  std::string(wide_env) == "no" || std::string(wide_env) == "off");
-  const std::string suffix = three ? "[three_launches]" : "";
+  const std::string suffix = wide_env ? std::string("[WIDE_ONE_LAUNCH=") + wide_env + "]" : "";
   const size_t stream_max = size_t{4} << 20;
   char *big_source = (char *)gshmem_malloc(stream_max * npes);
   char *big_dest = (char *)gshmem_malloc(stream_max * npes);
@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
   PERF_CUDA(cudaMemset(big_source, 1, stream_max * npes));
   PERF_CUDA(cudaDeviceSynchronize());
   rep.section(std::string(name) + ": on-stream broadcast / fcollect / alltoall / int sum reduce, time per call (us), "
-              "bytes per member" + (three ? ", wide form in three launches" : ""));
+              "bytes per member" + suffix);
   const uint64_t stream_iters = ctx.opt.iterations(200, 50), stream_warm = ctx.opt.warmup_iterations(20, 5);
   const char *stream_name[4] = {"broadcast_on_stream", "fcollect_on_stream", "alltoall_on_stream",
                                 "int_sum_reduce_on_stream"};

@@ -168,12 +168,19 @@ GSHMEM_HD_CONSTEXPR bool product_overflows(unsigned long long a, unsigned long l
   return (cross << 32) + low < low;
 }
 
+// Whether nelems elements of elem_bytes bytes, times `blocks`, overflow a
+// size_t (the byte count of an alltoall's or fcollect's dest).
+GSHMEM_HD_CONSTEXPR bool collective_bytes_overflow(size_t nelems, size_t elem_bytes, size_t blocks) {
+  static_assert(sizeof(size_t) == sizeof(unsigned long long), "64-bit size_t");
+  return product_overflows(nelems, elem_bytes) || product_overflows(nelems * elem_bytes, blocks);
+}
+
 // Reducescatter's source length, n_members * nreduce elements of `elem`
 // bytes, in bytes; false when it does not fit a size_t (no such buffer can
 // exist). Host and device checks share it.
 GSHMEM_HD bool reducescatter_source_bytes(size_t nreduce, int n_members, size_t elem, size_t* bytes) {
   const size_t members = n_members > 0 ? (size_t)n_members : 0;
-  if (product_overflows(nreduce, elem) || product_overflows(nreduce * elem, members)) return false;
+  if (collective_bytes_overflow(nreduce, elem, members)) return false;
   *bytes = nreduce * members * elem;
   return true;
 }
@@ -613,12 +620,6 @@ GSHMEM_HD_CONSTEXPR bool collective_overlap(unsigned long long dest, unsigned lo
 // rank `rank` writes to (itself last).
 GSHMEM_HD_CONSTEXPR int alltoall_peer(int rank, int k, int size) { return (rank + 1 + k) % size; }
 
-// Whether nelems elements of elem_bytes bytes, times `blocks`, overflow a
-// size_t (the byte count of an alltoall's or fcollect's dest).
-GSHMEM_HD_CONSTEXPR bool collective_bytes_overflow(size_t nelems, size_t elem_bytes, size_t blocks) {
-  static_assert(sizeof(size_t) == sizeof(unsigned long long), "64-bit size_t");
-  return product_overflows(nelems, elem_bytes) || product_overflows(nelems * elem_bytes, blocks);
-}
 
 #if defined(__CUDACC__)
 
@@ -739,7 +740,7 @@ GSHMEM_DEVICE int team_fcollect_bytes(Group& g, int team, unsigned char* dest, c
 
 // fcollect of any element type: the bytes of its elements (one body for
 // every type; a block form of its own per type took a user kernel of
-// run-time size to 70 registers, the byte body 64). An element count
+// run-time size to 70 registers, the byte body 56). An element count
 // whose bytes overflow a size_t stays an overflowing byte count.
 template <class T, class Group>
 GSHMEM_DEVICE int team_fcollect(Group& g, int team, T* dest, const T* source, size_t nelems, const char* routine) {
