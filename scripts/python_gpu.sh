@@ -70,14 +70,7 @@ if [[ -z "$build" ]]; then
     build=build-device
   else
     build=build-python
-    echo "== configure + build the library and the extension for $py in $build"
-    # A device library built elsewhere (no recent clang here): .triton/gshmem_triton.ll.
-    bitcode=()
-    [[ -f .triton/gshmem_triton.ll ]] && bitcode=(-DGSHMEM_TRITON_BITCODE_FILE="$PWD/.triton/gshmem_triton.ll")
-    if ! { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_BUILD_TESTS=OFF -DGSHMEM_BUILD_PERFTEST=OFF \
-             -DGSHMEM_BUILD_EXAMPLES=OFF -DGSHMEM_BUILD_PYTHON=ON -DPython_EXECUTABLE="$py" "${bitcode[@]}" > "$out/configure.log" 2>&1 &&
-           cmake --build "$build" --target _gshmem -j"$(nproc)" > "$out/build.log" 2>&1; }; then
-      tail -n 30 "$out/configure.log" "$out/build.log" 2>/dev/null
+    if ! build_python_extension "$py" "$build" "$out"; then
       echo "python|build FAILED (configure.log, build.log)|" > "$out/summary-line.txt"
       exit 1
     fi

@@ -54,13 +54,7 @@ echo "== $("$py" -c 'import cuda.tile as ct; print("cuda.tile", ct.__version__)'
 
 [[ -f .triton/gshmem_triton.ll ]] || { [[ -f .whl/gshmem_triton.ll ]] && mkdir -p .triton && cp .whl/gshmem_triton.ll .triton/; }
 build=build-python
-bitcode=()
-[[ -f .triton/gshmem_triton.ll ]] && bitcode=(-DGSHMEM_TRITON_BITCODE_FILE="$PWD/.triton/gshmem_triton.ll")
-echo "== configure + build the library and the extension for $py in $build"
-if ! { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_BUILD_TESTS=OFF -DGSHMEM_BUILD_PERFTEST=OFF \
-         -DGSHMEM_BUILD_EXAMPLES=OFF -DGSHMEM_BUILD_PYTHON=ON -DPython_EXECUTABLE="$py" "${bitcode[@]}" > "$out/configure.log" 2>&1 &&
-       cmake --build "$build" --target _gshmem -j"$(nproc)" > "$out/build.log" 2>&1; }; then
-  tail -n 30 "$out/configure.log" "$out/build.log" 2>/dev/null
+if ! build_python_extension "$py" "$build" "$out"; then
   echo "python-tile|build FAILED (configure.log, build.log)|" > "$out/summary-line.txt"
   exit 1
 fi
