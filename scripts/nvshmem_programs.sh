@@ -63,7 +63,11 @@
 #                      NVSHMEM | gshmem | ratio), .jsonl and .png. Ratio: time
 #                      gshmem / NVSHMEM, bandwidth NVSHMEM / gshmem: at most 1.0
 #                      where gshmem is at or ahead. Without NVSHMEM the
-#                      comparison is skipped, saying so.
+#                      comparison is skipped, saying so. PEs sharing one GPU
+#                      (GSHMEM_TEST_SHARE_GPUS=1) are compared only under MPS
+#                      with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE set (at most
+#                      100 / PEs: NVSHMEM needs it), both libraries alike, and
+#                      the titles say so: not an NVLink figure.
 #   --repeat N         with --vs-nvshmem: run each perftest pair N times
 #                      (default 1, or $VS_REPEAT), alternating which build goes first; the
 #                      table then compares medians and tells a difference
@@ -633,13 +637,20 @@ if [ -z "$RUN_NOTE" ]; then
   # --vs-nvshmem: both builds print NVSHMEM's machine-readable rows.
   VS_RUN=0
   if [ "$VS_NVSHMEM" = 1 ]; then
-    if [ -s "$NV_BLD/run-environment" ] && [ "$MAX_PES" -ge 2 ] && [ -z "$SHARED_NOTE" ]; then
+    # PEs sharing a GPU are compared only under MPS with the SMs split
+    # (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, which NVSHMEM needs for every
+    # routine there): both libraries then run alike, though not over NVLink.
+    shared_alike=0
+    [ -n "$SHARED_NOTE" ] && [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && [ -n "${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-}" ] &&
+      shared_alike=1
+    if [ -s "$NV_BLD/run-environment" ] && [ "$MAX_PES" -ge 2 ] && { [ -z "$SHARED_NOTE" ] || [ $shared_alike = 1 ]; }; then
+      [ $shared_alike = 1 ] && SHARED_NOTE="$SHARED_NOTE under MPS, $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE% of the SMs a PE, both libraries"
       VS_RUN=1
       export NVSHMEM_MACHINE_READABLE_OUTPUT=1
       MPIRUN+=(-x NVSHMEM_MACHINE_READABLE_OUTPUT)
       [ "$REMOTE" = 1 ] || rm -f "$NV_LOGS"/*.run.log "$NV_LOGS"/*.run.log.rc
     elif [ -n "$SHARED_NOTE" ]; then
-      say "no comparison with NVSHMEM: the PEs share a GPU (timings would not be comparable)"
+      say "no comparison with NVSHMEM: the PEs share a GPU without MPS and a split of its SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE)"
     else
       say "no comparison with NVSHMEM: nothing built against it (see the build step's messages)"
     fi
@@ -779,11 +790,11 @@ if [ "${VS_RUN:-0}" = 1 ]; then
   vs_variant=()
   [ "$REMOTE" = 1 ] && vs_variant=(--variant remote)
   python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" "${vs_variant[@]}" \
-    --title "NVIDIA's perftests${vs_variant:+, every peer remote (UCX)}: $(gshmem_label "$PREFIX") against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+    --title "NVIDIA's perftests${vs_variant:+, every peer remote (UCX)}: $(gshmem_label "$PREFIX") against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs${SHARED_NOTE:+ ($SHARED_NOTE)}, $(date -u '+%Y-%m-%d %H:%M UTC')" \
     || say "the comparison table failed"
   if [ -n "$VARIANT" ] && [ "$REMOTE" = 0 ]; then
     python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --build "$VARIANT" \
-      --title "NVIDIA's perftests: $(gshmem_label "$PREFIX") ${VARIANT_FLAGS:+built with $VARIANT_FLAGS}${VARIANT_ENV:+run with $VARIANT_ENV} against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+      --title "NVIDIA's perftests: $(gshmem_label "$PREFIX") ${VARIANT_FLAGS:+built with $VARIANT_FLAGS}${VARIANT_ENV:+run with $VARIANT_ENV} against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs${SHARED_NOTE:+ ($SHARED_NOTE)}, $(date -u '+%Y-%m-%d %H:%M UTC')" \
       || say "the comparison table of variant '$VARIANT' failed"
     python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --between "$VARIANT" \
       || say "the table of the default build against variant '$VARIANT' failed"
