@@ -166,6 +166,23 @@ def main():
     dist.destroy_process_group()
 
 
+def loop_table(results, other, label, what=False):
+    """The Markdown table of eager loops (header and rows): gshmem beside
+    results[i][other] (None where it did not run), the ratio gshmem / other,
+    and each side's host time per round; with `what`, what each row does."""
+    lines = [f"| loop | size | gshmem (us) | {label} (us) | ratio | gshmem host (us) | {label} host (us) |"
+             + (" what |" if what else ""),
+             "|---" * (8 if what else 7) + "|"]
+    for r in results:
+        g, o = r["gshmem"], r[other]
+        size = "-" if not r["bytes"] else ("1 MiB" if r["bytes"] == MiB else f"{r['bytes']} B")
+        o_us, ratio, o_host = ("n/a",) * 3 if o is None else (
+            f"{o['us']:.2f}", f"{g['us'] / o['us']:.2f}", f"{o['host_us']:.2f}")
+        lines.append(f"| {r['name']} | {size} | {g['us']:.2f} | {o_us} | {ratio} | {g['host_us']:.2f} | {o_host} |"
+                     + (f" {r['what']} |" if what else ""))
+    return lines
+
+
 def report(results, args, device, sharing, torch_why):
     os.makedirs(args.out, exist_ok=True)
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -176,16 +193,7 @@ def report(results, args, device, sharing, torch_why):
         f"not graph-captured), median of {args.repeats}; lower is better; ratio = gshmem / PyTorch. "
         "host: PE 0's Python time to issue one round.",
         "",
-        "| loop | size | gshmem (us) | PyTorch symm_mem (us) | ratio | gshmem host (us) | PyTorch host (us) | what |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in results:
-        g, t = r["gshmem"], r["torch"]
-        size = "-" if not r["bytes"] else ("1 MiB" if r["bytes"] == MiB else f"{r['bytes']} B")
-        t_us, ratio, t_host = ("n/a",) * 3 if t is None else (
-            f"{t['us']:.2f}", f"{g['us'] / t['us']:.2f}", f"{t['host_us']:.2f}")
-        lines.append(f"| {r['name']} | {size} | {g['us']:.2f} | {t_us} | {ratio} | {g['host_us']:.2f} | {t_host} | "
-                     f"{r['what']} |")
+    ] + loop_table(results, "torch", "PyTorch symm_mem", what=True)
     if torch_why:
         lines += ["", f"PyTorch symmetric memory was not available: {torch_why}"]
     table = "\n".join(lines)

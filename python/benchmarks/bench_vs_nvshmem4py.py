@@ -55,7 +55,7 @@ import torch.distributed as dist  # noqa: E402
 
 import gshmem  # noqa: E402
 
-from bench_eager_loop import in_sync, measure
+from bench_eager_loop import in_sync, loop_table, measure
 from two_pe_job import MiB, log, start
 
 SIZES = (8, MiB)
@@ -318,15 +318,7 @@ def report(results, args, device, sharing, version, why, ring, ring_notes):
         f"PyTorch's current stream), median of {args.repeats}; lower is better; ratio = gshmem / nvshmem4py. "
         "host: PE 0's Python time to issue one round.",
         "",
-        "| loop | size | gshmem (us) | nvshmem4py (us) | ratio | gshmem host (us) | nvshmem4py host (us) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in results:
-        g, n = r["gshmem"], r["nvshmem4py"]
-        size = "-" if not r["bytes"] else ("1 MiB" if r["bytes"] == MiB else f"{r['bytes']} B")
-        n_us, ratio, n_host = ("n/a",) * 3 if n is None else (
-            f"{n['us']:.2f}", f"{g['us'] / n['us']:.2f}", f"{n['host_us']:.2f}")
-        lines.append(f"| {r['name']} | {size} | {g['us']:.2f} | {n_us} | {ratio} | {g['host_us']:.2f} | {n_host} |")
+    ] + loop_table(results, "nvshmem4py", "nvshmem4py")
     if why:
         lines += ["", f"nvshmem4py did not run: {why}"]
     if ring:
