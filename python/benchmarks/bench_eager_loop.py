@@ -83,13 +83,19 @@ def measure(me, args, send, wait):
     return dict(us=statistics.median(gpu), host_us=statistics.median(host), repeats=gpu, host_repeats=host)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def loop_arguments(doc):
+    """The command line of an eager-loop benchmark (--out, --rounds,
+    --warmup, --repeats: what measure() reads), to add to."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for the table and JSON lines")
     ap.add_argument("--rounds", type=int, default=2000, help="round trips per timed loop")
     ap.add_argument("--warmup", type=int, default=200, help="round trips before the timed loops")
     ap.add_argument("--repeats", type=int, default=5, help="timed loops (the median is reported)")
-    args = ap.parse_args()
+    return ap
+
+
+def main():
+    args = loop_arguments(__doc__).parse_args()
 
     me, peer, device, sharing = start("bench_eager_loop")
     log(f"# gshmem {gshmem.__version__} beside PyTorch {torch.__version__} symmetric memory, eager Python loops, "

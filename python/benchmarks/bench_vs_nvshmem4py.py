@@ -40,7 +40,6 @@ here, the tables say why and show gshmem's rows alone; the exit status is
 then 3 (0 when everything ran, 1 when a payload did not arrive).
 """
 
-import argparse
 import ctypes
 import json
 import os
@@ -55,7 +54,7 @@ import torch.distributed as dist  # noqa: E402
 
 import gshmem  # noqa: E402
 
-from bench_eager_loop import in_sync, loop_table, measure
+from bench_eager_loop import in_sync, loop_arguments, loop_table, measure
 from two_pe_job import MiB, log, start
 
 SIZES = (8, MiB)
@@ -245,11 +244,7 @@ def ring_rows(me, n, args, nvshmem, owned):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder for the table and JSON lines")
-    ap.add_argument("--rounds", type=int, default=2000, help="round trips per timed loop")
-    ap.add_argument("--warmup", type=int, default=200, help="round trips before the timed loops")
-    ap.add_argument("--repeats", type=int, default=5, help="timed loops (the median is reported)")
+    ap = loop_arguments(__doc__)
     ap.add_argument("--ring-rounds", type=int, default=200, help="ring steps inside one launch")
     ap.add_argument("--no-ring", action="store_true", help="the eager loops only")
     args = ap.parse_args()
