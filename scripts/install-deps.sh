@@ -120,20 +120,10 @@ fi
 
 # ---- optional: cuobjdump (tests/launch reads every test kernel's register count
 # with it; the test is reported as skipped without). The CUDA toolkit has it;
-# where a toolkit came without it, NVIDIA's pip package carries it.
-cuobjdump_in_pip() {
-  command -v python3 >/dev/null 2>&1 || return 1
-  python3 - <<'PY' 2>/dev/null
-import glob, os, site, sys
-dirs = site.getsitepackages() + [site.getusersitepackages()]
-hits = [p for d in dirs for p in glob.glob(os.path.join(d, "nvidia", "*", "bin", "cuobjdump"))]
-print(hits[0]) if hits else sys.exit(1)
-PY
-}
-nvcc_bin=$(dirname "$(command -v nvcc 2>/dev/null || echo /nonexistent/nvcc)")
-if [[ -x "$nvcc_bin/cuobjdump" ]]; then say "cuobjdump: $nvcc_bin/cuobjdump"
-elif command -v cuobjdump >/dev/null 2>&1; then say "cuobjdump: $(command -v cuobjdump)"
-elif c=$(cuobjdump_in_pip); then say "cuobjdump: $c (pip)"
+# where a toolkit came without it, NVIDIA's pip package carries it
+# (scripts/cuda_tools.sh finds either).
+. "$(dirname "${BASH_SOURCE[0]}")/cuda_tools.sh"
+if c=$(find_cuobjdump); then say "cuobjdump: $c$([[ $c == */nvidia/*/bin/cuobjdump ]] && echo ' (pip)')"
 elif command -v python3 >/dev/null 2>&1 && { [[ $(id -u) -eq 0 ]] || [[ -n "${VIRTUAL_ENV:-}" ]]; } &&
      [[ $after_install == no ]] && python3 -m pip install --quiet nvidia-cuda-cuobjdump >/dev/null 2>&1 &&
      c=$(cuobjdump_in_pip); then
@@ -146,7 +136,7 @@ fi
 # the kernels' SASS; reported as skipped without). Looked for beside the
 # cuobjdump found above, then on PATH; else NVIDIA's pip package, which puts
 # it beside the pip cuobjdump.
-cuobjdump_path=$( [[ -x "$nvcc_bin/cuobjdump" ]] && echo "$nvcc_bin/cuobjdump" || command -v cuobjdump 2>/dev/null || cuobjdump_in_pip)
+cuobjdump_path=$(find_cuobjdump)
 if [[ -n "$cuobjdump_path" && -x "$(dirname "$cuobjdump_path")/nvdisasm" ]]; then say "nvdisasm: $(dirname "$cuobjdump_path")/nvdisasm"
 elif command -v nvdisasm >/dev/null 2>&1; then say "nvdisasm: $(command -v nvdisasm)"
 elif [[ -n "$cuobjdump_path" && "$cuobjdump_path" == */nvidia/*/bin/cuobjdump ]] && command -v python3 >/dev/null 2>&1 &&

@@ -42,15 +42,9 @@ fi
 tree_a=$(cd "$1" && pwd) tree_b=$(cd "$2" && pwd)
 command -v nvcc > /dev/null || { [[ -x /usr/local/cuda/bin/nvcc ]] && export PATH=/usr/local/cuda/bin:$PATH; }
 command -v nvcc > /dev/null || { echo "sass_ab.sh: nvcc not found" >&2; exit 2; }
-cuobjdump=$(command -v cuobjdump || true)
-[[ -z $cuobjdump && -x "$(dirname "$(command -v nvcc)")/cuobjdump" ]] && cuobjdump="$(dirname "$(command -v nvcc)")/cuobjdump"
-if [[ -z $cuobjdump ]]; then  # the pip package nvidia-cuda-cuobjdump, as tests/launch finds it
-  cuobjdump=$(python3 -c 'import glob, site, sys
-for d in site.getsitepackages() + [site.getusersitepackages()]:
-    for b in sorted(glob.glob(d + "/nvidia/cu*/bin/cuobjdump") + glob.glob(d + "/nvidia/cuda_cuobjdump/bin/cuobjdump")):
-        print(b); sys.exit(0)' 2>/dev/null)
-fi
-[[ -n $cuobjdump ]] || { echo "sass_ab.sh: cuobjdump not found (the CUDA toolkit's, or pip install nvidia-cuda-cuobjdump)" >&2; exit 2; }
+. "$root/scripts/cuda_tools.sh"
+cuobjdump=$(find_cuobjdump) ||
+  { echo "sass_ab.sh: cuobjdump not found (the CUDA toolkit's, or pip install nvidia-cuda-cuobjdump)" >&2; exit 2; }
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/gshmem-sass-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -36,7 +36,7 @@ import torch.distributed as dist
 
 import gshmem
 
-from two_pe_job import MiB, log, start
+from two_pe_job import MiB, log, size_label, start
 
 
 def in_sync():
@@ -181,12 +181,24 @@ def loop_table(results, other, label, what=False):
              "|---" * (8 if what else 7) + "|"]
     for r in results:
         g, o = r["gshmem"], r[other]
-        size = "-" if not r["bytes"] else ("1 MiB" if r["bytes"] == MiB else f"{r['bytes']} B")
+        size = size_label(r["bytes"]) if r["bytes"] else "-"
         o_us, ratio, o_host = ("n/a",) * 3 if o is None else (
             f"{o['us']:.2f}", f"{g['us'] / o['us']:.2f}", f"{o['host_us']:.2f}")
         lines.append(f"| {r['name']} | {size} | {g['us']:.2f} | {o_us} | {ratio} | {g['host_us']:.2f} | {o_host} |"
                      + (f" {r['what']} |" if what else ""))
     return lines
+
+
+def loop_json(results, others, bench, rounds, device, sharing):
+    """The JSON lines of eager loops: one per loop and side that ran
+    (`gshmem` and the keys in `others`)."""
+    for r in results:
+        for impl in ("gshmem", *others):
+            m = r[impl]
+            if m is not None:
+                yield json.dumps(dict(bench=bench, impl=impl, loop=r["name"], bytes=r["bytes"], unit="us",
+                                      median=m["us"], host_us=m["host_us"], repeats=m["repeats"], rounds=rounds,
+                                      device=device, pes_share_gpu=sharing))
 
 
 def report(results, args, device, sharing, torch_why):
@@ -207,16 +219,9 @@ def report(results, args, device, sharing, torch_why):
     with open(os.path.join(args.out, "bench_eager_loop.md"), "w") as f:
         f.write(table + "\n")
     with open(os.path.join(args.out, "bench_eager_loop.jsonl"), "w") as f:
-        for r in results:
-            for impl in ("gshmem", "torch"):
-                m = r[impl]
-                if m is None:
-                    continue
-                line = json.dumps(dict(bench="eager_loop", impl=impl, loop=r["name"], bytes=r["bytes"], unit="us",
-                                       median=m["us"], host_us=m["host_us"], repeats=m["repeats"],
-                                       rounds=args.rounds, device=device, pes_share_gpu=sharing))
-                print(line)
-                f.write(line + "\n")
+        for line in loop_json(results, ("torch",), "eager_loop", args.rounds, device, sharing):
+            print(line)
+            f.write(line + "\n")
 
 
 if __name__ == "__main__":

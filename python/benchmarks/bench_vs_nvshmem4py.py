@@ -54,8 +54,8 @@ import torch.distributed as dist  # noqa: E402
 
 import gshmem  # noqa: E402
 
-from bench_eager_loop import in_sync, loop_arguments, loop_table, measure
-from two_pe_job import MiB, log, start
+from bench_eager_loop import in_sync, loop_arguments, loop_json, loop_table, measure
+from two_pe_job import MiB, log, size_label, start
 
 SIZES = (8, MiB)
 RING_SIZES = (8, 4096, 65536, MiB)
@@ -324,7 +324,7 @@ def report(results, args, device, sharing, version, why, ring, ring_notes):
                   "| size | " + " | ".join(impls) + " | " + " | ".join(f"{k} / CUDA C" for k in impls if k != floor) + " |",
                   "|---" * (1 + len(impls) + len([k for k in impls if k != floor])) + "|"]
         for nbytes, row in ring.items():
-            size = "1 MiB" if nbytes == MiB else (f"{nbytes >> 10} KiB" if nbytes >= 1024 else f"{nbytes} B")
+            size = size_label(nbytes)
             cells = [f"{row[k]:.2f}" if k in row else "-" for k in impls]
             ratios = [f"{row[k] / row[floor]:.2f}" if k in row and floor in row else "-" for k in impls if k != floor]
             lines.append(f"| {size} | " + " | ".join(cells + ratios) + " |")
@@ -336,14 +336,8 @@ def report(results, args, device, sharing, version, why, ring, ring_notes):
         f.write(table + "\n")
     plot(results, ring, os.path.join(args.out, "bench_vs_nvshmem4py.png"), lines[0])
     with open(os.path.join(args.out, "bench_vs_nvshmem4py.jsonl"), "w") as f:
-        for r in results:
-            for impl in ("gshmem", "nvshmem4py"):
-                m = r[impl]
-                if m is None:
-                    continue
-                f.write(json.dumps(dict(bench="vs_nvshmem4py", impl=impl, loop=r["name"], bytes=r["bytes"],
-                                        unit="us", median=m["us"], host_us=m["host_us"], repeats=m["repeats"],
-                                        rounds=args.rounds, device=device, pes_share_gpu=sharing)) + "\n")
+        for line in loop_json(results, ("nvshmem4py",), "vs_nvshmem4py", args.rounds, device, sharing):
+            f.write(line + "\n")
         for nbytes, row in ring.items():
             for impl, us in row.items():
                 f.write(json.dumps(dict(bench="vs_nvshmem4py_ring", impl=impl, bytes=nbytes, unit="us", best=us,
@@ -360,7 +354,7 @@ def plot(results, ring, path, title):
     except ImportError:
         return
     fig, (eager, ring_ax) = plt.subplots(1, 2, figsize=(12, 4.5))
-    labels = [r["name"] + ("" if not r["bytes"] else " 1 MiB" if r["bytes"] == MiB else f" {r['bytes']} B")
+    labels = [r["name"] + (f" {size_label(r['bytes'])}" if r["bytes"] else "")
               for r in results]
     for k, impl in enumerate(("gshmem", "nvshmem4py")):
         xs = [i + (k - 0.5) * 0.38 for i in range(len(results))]

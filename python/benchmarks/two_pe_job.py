@@ -12,6 +12,11 @@ import gshmem
 MiB = 1 << 20
 
 
+def size_label(nbytes):
+    """A message size as the tables print it: 8 B, 4 KiB, 1 MiB."""
+    return f"{nbytes // MiB} MiB" if nbytes >= MiB else f"{nbytes >> 10} KiB" if nbytes >= 1024 else f"{nbytes} B"
+
+
 def log(text):
     """Prints on rank 0 only, flushed (torchrun buffers the others)."""
     if int(os.environ.get("RANK", "0")) == 0:
