@@ -1,10 +1,12 @@
 // gshmem_perf_coll: device team sync, barrier, broadcast, fcollect and
 // alltoall latency over all PEs of the job (run it with 2 and with 4 PEs),
-// one caller per PE in each form (thread, warp, block). Run with
-// GSHMEM_COLLECTIVE_LL=1 the small collectives take the LL protocol
-// (<gshmem/detail/team_ll.h>) instead of team syncs around the copy; the
-// rows are then reported as gshmem_perf_coll_ll, so that the two runs print
-// the same rows under two names.
+// one caller per PE in each form (thread, warp, block). By default the
+// small collectives take the LL protocol (<gshmem/detail/team_ll.h>; a
+// one-thread call up to GSHMEM_COLLECTIVE_LL_THREAD_BYTES) and the rows are
+// reported as gshmem_perf_coll_ll; with GSHMEM_COLLECTIVE_LL=0 they take team
+// syncs around the copy and are reported as gshmem_perf_coll, so that the two
+// runs print the same rows under two names. A thread-bytes setting from the
+// environment is added to the name.
 // The last section times the on-stream forms (broadcastmem, fcollectmem,
 // alltoallmem, int sum reduce) at sizes that take the wide form
 // (device/wide_collectives.cuh): calls enqueued back to back on one stream,
@@ -72,7 +74,10 @@ int main(int argc, char **argv) {
   Context ctx;
   int exit_code = 0;
   if (!perf_begin(argc, argv, "gshmem_perf_coll", 2, ctx, &exit_code)) return exit_code;
-  const char *name = gshmemi_state().collective_ll ? "gshmem_perf_coll_ll" : "gshmem_perf_coll";
+  std::string name_text = gshmemi_state().collective_ll ? "gshmem_perf_coll_ll" : "gshmem_perf_coll";
+  if (const char *thread_bytes = std::getenv("GSHMEM_COLLECTIVE_LL_THREAD_BYTES"))
+    name_text += std::string("[THREAD_BYTES=") + thread_bytes + "]";
+  const char *name = name_text.c_str();
   Reporter rep(name, ctx.opt, ctx.pe == 0);
   ctx.rep = &rep;
   const int npes = ctx.npes, me = ctx.pe;
@@ -112,7 +117,7 @@ int main(int argc, char **argv) {
   const char *op_name[3] = {"broadcast", "fcollect", "alltoall"};
   for (int op = op_broadcast; op <= op_alltoall; ++op)
     for (int form = 0; form < 3; ++form)
-      for (size_t nbytes : {size_t{8}, size_t{64}, size_t{512}, size_t{2048}})
+      for (size_t nbytes : {size_t{8}, size_t{64}, size_t{128}, size_t{256}, size_t{512}, size_t{2048}})
         add_row(ctx, std::string(op_name[op - op_broadcast]) + "_" + form_name[form], "bytes", nbytes,
                 threads[form], "latency", run(op, form, nbytes), nullptr, iters);
   // On-stream, the wide form's sizes (bytes a member contributes).

@@ -9,7 +9,7 @@
 # needed (build-bench/, Release), finds the local GPUs,
 # runs every benchmark under mpirun (point-to-point ones on 2 PEs; fan-in/out
 # and barrier on 2, 4 and all GPUs; without --quick also the small
-# collectives, gshmem_perf_coll, with and without GSHMEM_COLLECTIVE_LL=1),
+# collectives, gshmem_perf_coll, by default (LL) and with GSHMEM_COLLECTIVE_LL=0),
 # and writes results/<UTC timestamp>/:
 #   *.jsonl (one JSON object per row), *.log (each binary's table),
 #   summary.md (targets, floors, NVSHMEM figures) and PNG plots.
@@ -197,11 +197,11 @@ for b in gshmem_perf_latency gshmem_perf_wait gshmem_perf_stream gshmem_perf_bw;
 for b in gshmem_perf_barrier gshmem_perf_fan; do
   for np in "${PE_COUNTS[@]}"; do STEPS+=("$b:$np"); done
 done
-# The small collectives both ways (not with --quick): team syncs around the
-# copy, and the LL protocol (GSHMEM_COLLECTIVE_LL=1; rows named
-# gshmem_perf_coll_ll).
+# The small collectives both ways (not with --quick): the LL protocol (the
+# default; rows named gshmem_perf_coll_ll), and team syncs around the copy
+# (GSHMEM_COLLECTIVE_LL=0; rows named gshmem_perf_coll).
 if [ "$QUICK" = 0 ]; then
-  for np in "${PE_COUNTS[@]}"; do STEPS+=("gshmem_perf_coll:$np" "gshmem_perf_coll:$np:ll"); done
+  for np in "${PE_COUNTS[@]}"; do STEPS+=("gshmem_perf_coll:$np" "gshmem_perf_coll:$np:two_sync"); done
 fi
 [ "$REMOTE" = 1 ] && STEPS+=("gshmem_perf_latency:2:remote" "gshmem_perf_bw:2:remote"
                              "gshmem_perf_latency:2:remote-bound" "gshmem_perf_bw:2:remote-bound")
@@ -276,9 +276,9 @@ for step in "${STEPS[@]}"; do
       -x GSHMEM_REMOTE_PEERS=all -x GSHMEM_DISABLE_VMM=1 -x "LD_LIBRARY_PATH=$UCX_CUDA/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
       -x UCX_TLS=self,posix,cma,tcp,cuda_copy,cuda_ipc -x UCX_WARN_UNUSED_ENV_VARS=n
     [ -f "$RES/$tag.jsonl" ] && sed -i 's/\[remote\]/[remote,rma]/g' "$RES/$tag.jsonl"
-  elif [ "$variant" = ll ]; then
-    run_binary "[$k/$total] $b np=$np, GSHMEM_COLLECTIVE_LL=1" "${b#gshmem_perf_}-ll-np$np" "$np" "$BIN_DIR/$b" \
-      -x GSHMEM_COLLECTIVE_LL=1
+  elif [ "$variant" = two_sync ]; then
+    run_binary "[$k/$total] $b np=$np, GSHMEM_COLLECTIVE_LL=0" "${b#gshmem_perf_}-two-sync-np$np" "$np" "$BIN_DIR/$b" \
+      -x GSHMEM_COLLECTIVE_LL=0
   else
     run_binary "[$k/$total] $b np=$np" "${b#gshmem_perf_}-np$np" "$np" "$BIN_DIR/$b"
   fi

@@ -97,6 +97,13 @@ std::string format_device_report(const gshmemi_device_report_slot_t &s) {
                                   gd::signature_size(mine), s.i0, gd::collective_kind_name(gd::signature_kind(theirs)),
                                   gd::signature_root(theirs), gd::signature_size(theirs));
     }
+    case GSHMEMI_FAIL_COLLECTIVE_FORM:
+      return head + printf_string("waits for PE %d's lines (LL protocol, team %d, line %p) while PE %d is in a team "
+                                  "sync (its sync %llu, this PE's %llu): that member took the two-sync path for "
+                                  "this call. Members must call a collective all from one thread or all from a "
+                                  "group (warp, block, host, stream) once a one-thread call moves more than "
+                                  "GSHMEM_COLLECTIVE_LL_THREAD_BYTES; or the members called different collectives",
+                                  s.i0, s.i1, u0, s.i0, s.u1, s.u2);
     case GSHMEMI_FAIL_INVALID_ARGUMENT:
       return head + printf_string("%s (address %p, %llu bytes, target PE %d); returned GSHMEMX_ERROR_INVALID_VALUE",
                                   bounded(s.text, sizeof s.text).c_str(), u0, s.u1, s.i0);

@@ -14,14 +14,16 @@ namespace team_gpu {
 // ------------------------------------------------ broadcast, alltoall, *mem
 namespace {
 
-// The form this PE uses (form_mixed: by PE), after thread 0's delay.
+// The form this PE uses (form_mixed: by PE, the warp form on even PEs and
+// the block form on odd ones: groups may meet in one call, a one-thread call
+// only other one-thread calls), after thread 0's delay.
 __device__ int data_form(int form, long long delay_cycles) {
   if (threadIdx.x == 0 && delay_cycles > 0) {
     const long long start = clock64();
     while (clock64() - start < delay_cycles) __nanosleep(1000);
   }
   __syncthreads();
-  return form == form_mixed ? gshmem_my_pe() % 3 : form;
+  return form == form_mixed ? form_warp + gshmem_my_pe() % 2 : form;
 }
 
 // The block form always; thread and warp (and so mixed runs) for the types

@@ -92,8 +92,8 @@ TEAM_GPU_COLLECTIVE_TYPES(TEAM_GPU_DECLARE_COLLECTIVES)
 // broadcast and alltoall of TEAM_GPU_COLLECTIVE_TYPES, and the byte forms
 // (broadcastmem, alltoallmem, fcollectmem): one block of 128 threads calls
 // the form (form_thread: thread 0; form_warp: warp 0; form_block: all;
-// form_mixed: PE p uses form p % 3, so members pass one collective with
-// different forms) after thread 0 spun `delay_cycles` SM clock cycles (a late member: the others
+// form_mixed: PE p uses the warp form if p is even, the block form if odd,
+// so members pass one collective from different groups) after thread 0 spun `delay_cycles` SM clock cycles (a late member: the others
 // must wait for it, not read or write its buffers early). *rc receives
 // thread 0's status.
 #define TEAM_GPU_DECLARE_DATA_COLLECTIVES(NAME, TYPE)                                                         \

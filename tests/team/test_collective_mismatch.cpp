@@ -10,6 +10,15 @@
 //   wide_operator  the same with 64 Ki elements (the wide form)
 //   host           the host form of int broadcast, root = my PE
 //   device         a kernel's block-form alltoall, 4 + my PE elements
+//   form           a kernel's int fcollect of 256 elements, from one thread on
+//                  PE 0 and from a block on PE 1: past
+//                  GSHMEM_COLLECTIVE_LL_THREAD_BYTES the two take different
+//                  paths (team_ll.h, ll_chooses). PE 1, on the LL path, finds
+//                  PE 0 in the entry sync of the other and says so; PE 0's
+//                  sync then ends with the GSHMEM_WAIT_TIMEOUT diagnostic.
+// The other modes run with GSHMEM_COLLECTIVE_LL=0: their checks are the
+// entry sync's (the LL path compares signatures only where a member
+// receives; a broadcast whose every member is its root receives nothing).
 // This PE's stderr is captured from before init to the end, so the check
 // reads the line the runtime printed for this PE.
 #include <gshmem/gshmem.h>
@@ -27,6 +36,8 @@
 #include "test_support.h"
 
 cudaError_t launch_alltoall_block(int *dest, const int *source, size_t nelems, cudaStream_t stream);
+cudaError_t launch_fcollect_in_form(int *dest, const int *source, size_t nelems, bool one_thread,
+                                    cudaStream_t stream);
 
 namespace {
 
@@ -70,6 +81,7 @@ const Expectation kModes[] = {
     {"wide_operator", "gshmemx_collective_on_stream (wide form)", "a different collective or reduction operator"},
     {"host", "gshmemx_broadcast_on_stream", "a different root"},
     {"device", "gshmemx_int_alltoall_block", "a different size"},
+    {"form", nullptr, nullptr},
 };
 
 }  // namespace
@@ -109,12 +121,18 @@ TEST_CASE("members that pass different arguments to a collective are named, with
     rc = gshmem_int_broadcast(W, idst, isrc, 16, me);
   } else if (m == "device") {
     REQUIRE(launch_alltoall_block(idst, isrc, 4 + (size_t)me, stream) == cudaSuccess);
+  } else if (m == "form") {
+    REQUIRE(launch_fcollect_in_form(idst, isrc, 256, me == 0, stream) == cudaSuccess);
   }
   const cudaError_t synced = cudaStreamSynchronize(stream);
   // The reporter thread prints the record within a few milliseconds.
   std::string text;
-  const std::string line_start = "gshmem: PE " + std::to_string(me) + ": " + want->routine + ": PE " +
-                                 std::to_string(1 - me) + ", a member of team 0, passed " + want->difference;
+  const std::string prefix = "gshmem: PE " + std::to_string(me) + ": ";
+  const std::string line_start =
+      m != "form" ? prefix + want->routine + ": PE " + std::to_string(1 - me) + ", a member of team 0, passed " +
+                        want->difference
+      : me == 1   ? prefix + "gshmemx_int_fcollect_block: waits for PE 0's lines (LL protocol, team 0"
+                  : prefix + "gshmem_int_fcollect: timed out waiting for PE 1";
   for (int k = 0; k < 200 && text.find(line_start) == std::string::npos; ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     text = capture.text();
@@ -126,6 +144,9 @@ TEST_CASE("members that pass different arguments to a collective are named, with
   else CHECK(rc == 0);              // enqueued; the trap shows at the synchronization
   CHECK(synced != cudaSuccess);
   CHECK(text.find(line_start) != std::string::npos);
-  CHECK(text.find("Every member must call the same collective with the same root and size") != std::string::npos);
+  if (m != "form")
+    CHECK(text.find("Every member must call the same collective with the same root and size") != std::string::npos);
+  else if (me == 1)
+    CHECK(text.find("Members must call a collective all from one thread or all from a group") != std::string::npos);
   gshmem_finalize();
 }

@@ -26,6 +26,24 @@ TEST_CASE("LL threshold", "[team][ll]") {
   CHECK(gd::kLLMaxCallLines * 2 == gd::kLLRingLines);
 }
 
+TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's up to ll_fits", "[team][ll]") {
+  // Bytes a call carries: blocks rounded up to whole pairs (8 bytes).
+  CHECK(gd::ll_call_bytes(gd::ll_broadcast, 5, 4) == 8);
+  CHECK(gd::ll_call_bytes(gd::ll_fcollect, 64, 4) == 256);
+  CHECK(gd::ll_call_bytes(gd::ll_alltoall, 100, 2) == 208);
+  // A group: the thread bytes do not count.
+  CHECK(gd::ll_chooses(gd::ll_fcollect, 512, 4, false, 0));
+  CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 513, 4, false, 1ull << 40));
+  // One thread: at most thread_bytes of the call, and never past ll_fits.
+  CHECK(gd::ll_chooses(gd::ll_broadcast, 512, 4, true, 512));
+  CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 513, 4, true, 512));  // 520 bytes of lines
+  CHECK(gd::ll_chooses(gd::ll_fcollect, 128, 4, true, 512));
+  CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 129, 4, true, 512));
+  CHECK_FALSE(gd::ll_chooses(gd::ll_alltoall, 8, 2, true, 0));  // 0: one thread never
+  CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 513, 4, true, 1ull << 40));
+  CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 0, 2, true, 512));  // empty: the two-sync form
+}
+
 TEST_CASE("LL ring plan: first call zeroes, wraps sync, cycles never 0 mod 4096", "[team][ll]") {
   // A new team (cycle 0): sync, zero, sync; cycle 1 from line 0.
   gd::ll_step st = gd::ll_plan(0, 0, 10);

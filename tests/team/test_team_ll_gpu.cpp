@@ -76,9 +76,10 @@ unsigned long long ll_cycle_of(int slot) {
   return cycle;
 }
 
+// The LL path is the default; GSHMEM_COLLECTIVE_LL=0 turns it off.
 bool ll_requested() {
   const char *v = std::getenv("GSHMEM_COLLECTIVE_LL");
-  return v && std::string(v) == "1";
+  return !v || std::string(v) != "0";
 }
 
 }  // namespace

@@ -54,7 +54,10 @@ enum gshmemi_device_failure {
   GSHMEMI_FAIL_INVALID_ARGUMENT = 16, /* text: what is wrong; u0 the address concerned, u1 a size; i0 the
                                          target PE. Reported by a routine that returns an error value
                                          (no trap): update_counted.h */
-  GSHMEMI_FAIL_KIND_COUNT = 17
+  GSHMEMI_FAIL_COLLECTIVE_FORM = 17, /* i0 the member PE found in a team sync, i1 the team; u0 the LL line
+                                        waited for, u1 the member's announced sync, u2 this PE's (both mod 2^32)
+                                        (team_ll.h: ll_check_peer) */
+  GSHMEMI_FAIL_KIND_COUNT = 18
 };
 
 typedef struct gshmemi_device_report_slot {

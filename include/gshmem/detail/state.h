@@ -37,7 +37,8 @@ typedef struct gshmemi_device_state {
   int my_pe;
   int n_pes;
   int collective_ll;                   /* 1: small device collectives take the LL protocol
-                                          (GSHMEM_COLLECTIVE_LL, agreed by every PE at init) */
+                                          (GSHMEM_COLLECTIVE_LL, agreed by every PE at init; a
+                                          one-thread call within collective_ll_thread_bytes) */
   char *heap_base;                     /* this PE's heap (local address) */
   unsigned long long heap_size;        /* bytes per PE, internal region included (the host's copy
                                           follows the heap's growth; device copies keep the size at
@@ -88,6 +89,10 @@ typedef struct gshmemi_device_state {
                                           the library read fields it never wrote, so a program
                                           uses the headers of the library it links (one install).
                                           The last entry, for every pe outside [0, MAX_PES), is 0 */
+  unsigned long long collective_ll_thread_bytes; /* with collective_ll: the most bytes a one-thread call
+                                          moves through the LL protocol (ll_call_bytes of
+                                          detail/team_ll.h); larger one-thread calls take the two-sync
+                                          path (GSHMEM_COLLECTIVE_LL_THREAD_BYTES, agreed at init) */
 } gshmemi_device_state_t;
 
 // Derives peer_reach[] from peer_base[] and symmetric_span. The runtime

@@ -473,10 +473,9 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
 
 // Whether a reduction of n elements of T takes the LL path (the same
 // decision on every member: same arguments, same agreed setting).
-template <class T>
+template <class T, class Group>
 GSHMEM_DEVICE bool ll_reduce_fits(size_t n, int members) {
-  return n <= (size_t)kLLMaxCallLines * kLLPayloadBytes && ll_fits(ll_fcollect, n * sizeof(T), members) &&
-         ll_enabled();
+  return n <= (size_t)kLLMaxCallLines * kLLPayloadBytes && ll_takes<Group>(ll_fcollect, n * sizeof(T), members);
 }
 
 template <class Op, class T, class Group>
@@ -499,7 +498,7 @@ GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size
     return -1;
   }
   if constexpr (sizeof(T) <= 8 && 8 % sizeof(T) == 0) {
-    if (ll_reduce_fits<T>(n, d.size)) return team_ll_reduce<Op, false>(g, team, d, dest, source, n, routine);
+    if (ll_reduce_fits<T, Group>(n, d.size)) return team_ll_reduce<Op, false>(g, team, d, dest, source, n, routine);
   }
   sync_team<false>(g, team, d, routine, reduction_signature<Op, false>(n * sizeof(T)));
   if (__builtin_expect(team_has_remote_member(d), 0)) {
@@ -560,7 +559,7 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
     return -1;
   }
   if constexpr (sizeof(T) <= 8 && 8 % sizeof(T) == 0) {
-    if (ll_reduce_fits<T>(n, d.size)) return team_ll_reduce<Op, true>(g, team, d, dest, source, n, routine);
+    if (ll_reduce_fits<T, Group>(n, d.size)) return team_ll_reduce<Op, true>(g, team, d, dest, source, n, routine);
   }
   sync_team<false>(g, team, d, routine, reduction_signature<Op, true>(n * sizeof(T)));
   const T* block = source + (size_t)d.my_rank * n;
@@ -716,7 +715,7 @@ GSHMEM_DEVICE int team_fcollect_bytes(Group& g, int team, unsigned char* dest, c
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
-  if (!overflows && ll_fits(ll_fcollect, nbytes, d.size) && ll_enabled())
+  if (!overflows && ll_takes<Group>(ll_fcollect, nbytes, d.size))
     return team_ll_collective<ll_fcollect>(g, team, d, dest, source, nbytes, 0, fcollect_signature(nbytes), routine);
   sync_team<false>(g, team, d, routine, fcollect_signature(nbytes));
   if (push_fits(dest, nbytes, (size_t)d.size)) {
@@ -765,7 +764,7 @@ GSHMEM_DEVICE int team_broadcast_bytes(Group& g, int team, void* dest, const voi
     report_overlap(g, dest, source, true, routine);
     return -1;
   }
-  if (ll_fits(ll_broadcast, nbytes, d.size) && ll_enabled())
+  if (ll_takes<Group>(ll_broadcast, nbytes, d.size))
     return team_ll_collective<ll_broadcast>(g, team, d, dest, source, nbytes, root,
                                             broadcast_signature(root, nbytes), routine);
   sync_team<false>(g, team, d, routine, broadcast_signature(root, nbytes));
@@ -807,7 +806,7 @@ GSHMEM_DEVICE int team_alltoall_bytes(Group& g, int team, void* dest, const void
     report_overlap(g, dest, source, false, routine);
     return -1;
   }
-  if (ll_fits(ll_alltoall, block_bytes, d.size) && ll_enabled())
+  if (ll_takes<Group>(ll_alltoall, block_bytes, d.size))
     return team_ll_collective<ll_alltoall>(g, team, d, dest, source, block_bytes, 0,
                                            alltoall_signature(block_bytes), routine);
   sync_team<false>(g, team, d, routine, alltoall_signature(block_bytes));

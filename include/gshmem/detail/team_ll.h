@@ -128,6 +128,28 @@ GSHMEM_HD_CONSTEXPR bool ll_fits(unsigned kind, unsigned long long block_bytes, 
          ll_call_lines(kind, block_bytes, members) <= kLLMaxCallLines;
 }
 
+// Bytes of payload one call carries in its lines: ll_call_lines at 4 bytes a
+// line (each block rounded up to whole pairs of lines).
+GSHMEM_HD_CONSTEXPR unsigned long long ll_call_bytes(unsigned kind, unsigned long long block_bytes, int members) {
+  return ll_call_lines(kind, block_bytes, members) * kLLPayloadBytes;
+}
+
+// Whether a call takes the LL path once the job has it on: ll_fits, and for a
+// call from one thread at most thread_bytes of ll_call_bytes (the setting
+// GSHMEM_COLLECTIVE_LL_THREAD_BYTES). One thread sends and receives every
+// line of its call itself, a few loads in flight (kLLReceiveBatch), where a
+// warp or block shares them out: past a few hundred bytes the two syncs of
+// the other path cost less than its round trips (2 x H200: a one-thread
+// broadcast of 2 KiB took 108 us through LL, 12 through two syncs).
+// The form enters the choice, so the members of one call agree only if they
+// all call from one thread or all from a group (docs/api.md); ll_receive
+// reports a member found in a team sync instead of sending (ll_check_peer).
+GSHMEM_HD_CONSTEXPR bool ll_chooses(unsigned kind, unsigned long long block_bytes, int members, bool one_thread,
+                                    unsigned long long thread_bytes) {
+  return ll_fits(kind, block_bytes, members) &&
+         (!one_thread || ll_call_bytes(kind, block_bytes, members) <= thread_bytes);
+}
+
 // The 32-bit flag of a line of cycle `cycle` (only its low 12 bits count;
 // never 0 mod 4096 when used) and signature `sig`.
 GSHMEM_HD_CONSTEXPR unsigned ll_flag(unsigned long long cycle, unsigned sig) {
@@ -204,12 +226,22 @@ GSHMEM_HD void ll_unpack_pair(unsigned char* dst, unsigned long long nbytes, uns
 // device state; every member decides alike).
 GSHMEM_DEVICE bool ll_enabled() { return gshmemi_state().collective_ll != 0 && !remote_enabled(); }
 
+// Whether this call of `Group` takes the LL path (ll_chooses with the job's
+// settings); every member decides alike from the same arguments and form.
+template <class Group>
+GSHMEM_DEVICE bool ll_takes(unsigned kind, unsigned long long block_bytes, int members) {
+  return ll_enabled() && ll_chooses(kind, block_bytes, members, group_is_one_thread<Group>,
+                                    gshmemi_state().collective_ll_thread_bytes);
+}
+
 GSHMEM_DEVICE unsigned long long* ll_ring_at(char* heap, int slot) {
   return reinterpret_cast<unsigned long long*>(team_scratch_at(heap, slot));
 }
 
 // The wrap: a team sync, then with `zero` each member zeroes its ring and
-// a second team sync (ll_plan). Inlined, with one sync_team in a loop: a
+// a second team sync (ll_plan). Its syncs carry a signature of their own
+// (collective_ll_wrap), so a member that entered the two-sync path of the
+// same call reports the difference at its entry sync instead of passing it. Inlined, with one sync_team in a loop: a
 // kernel holding a call (this was out of line) gets YIELD and convergence
 // barriers in every loop, the team syncs' polls included
 // (device_report.h), and two inlined syncs took the LL reductions' compile
@@ -217,7 +249,7 @@ GSHMEM_DEVICE unsigned long long* ll_ring_at(char* heap, int slot) {
 template <class Group>
 GSHMEM_DEVICE void ll_wrap(Group& g, int slot, const team_desc& d, bool zero, const char* routine) {
   for (int pass = 0;; ++pass) {
-    sync_team<false>(g, slot, d, routine);
+    sync_team<false>(g, slot, d, routine, collective_signature(collective_ll_wrap, 0, 0));
     if (!zero || pass == 1) return;
     unsigned long long* ring = ll_ring_at(gshmemi_state().heap_base, slot);
     for (unsigned i = g.rank(); i < kLLRingLines; i += g.size())
@@ -251,11 +283,42 @@ GSHMEM_DEVICE unsigned long long ll_begin(Group& g, int slot, const team_desc& d
   return packed & 0xffffull;
 }
 
+// The LL wait's check for a member that took the other path (the slow path
+// of ll_receive, once per 1024 polls of `line`, waited for from world PE
+// `peer`): a member whose announcement in this PE's team area is of a later
+// sync than this PE entered is past this call or not in it. Its announcement
+// follows a release fence, so after this acquire load every line it posted
+// before is visible: if `line` still lacks the flag, the member never sends
+// it (it took the two-sync path: members whose forms differ once a one-thread
+// call exceeds collective_ll_thread_bytes, ll_chooses), and the wait would
+// never end. Returns 0, or the member's announced sync in the high 32 bits
+// and this PE's in the low (both mod 2^32, for the diagnostic).
+GSHMEM_DEVICE unsigned long long ll_check_peer(const unsigned long long* line, unsigned flag, int slot, int peer) {
+  // Every load here depends on this opaque copy of the heap's address, so the
+  // compiler cannot hoist them out of the poll loop (where their values would
+  // hold registers through every poll: 30 more in a one-thread fcollect).
+  char* heap = gshmemi_state().heap_base;
+  asm volatile("" : "+l"(heap));
+  const int r = slot == GSHMEMI_TEAM_WORLD ? peer : team_rank_of(team_table_at(heap)[slot], peer);
+  if (r < 0) return 0;
+  barrier_area* const mine = &team_area_at(heap, slot)->barrier;
+  const unsigned long long own = atomic_load<memory_order::relaxed, thread_scope::device>(&mine->epoch);
+  const unsigned long long theirs =
+      announced_epoch(atomic_load<memory_order::acquire, thread_scope::system>(&mine->arrived[r]));
+  if (theirs <= own || ll_word_flag(atomic_load<memory_order::relaxed, thread_scope::system>(line)) == flag) return 0;
+  return theirs << 32 | (own & 0xffffffffull);
+}
+
 // Polls line p of this PE's ring until it carries `flag`; returns its
-// payload. A line of this cycle with another signature is a member whose
-// call differs (report_signature_mismatch, trap). The slow path (once per
-// 1024 polls) is team_wait_watchdog: a lost peer, GSHMEM_WAIT_TIMEOUT
-// (the flags expected and seen in its diagnostic).
+// payload. Two ends other than the line, each one diagnostic and a trap:
+//   - a line of this cycle with another signature: a member whose call
+//     differs (GSHMEMI_FAIL_COLLECTIVE_MISMATCH, as the entry sync reports);
+//   - once per 1024 polls, ll_check_peer: a member that took the two-sync
+//     path (GSHMEMI_FAIL_COLLECTIVE_FORM).
+// Both are reported from one place (each report inlined apart took a user
+// kernel holding a one-thread fcollect from 59 registers to 72). Also once
+// per 1024 polls, team_wait_watchdog: a lost peer, GSHMEM_WAIT_TIMEOUT (the
+// flags expected and seen in its diagnostic).
 GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, int slot, int peer,
                                   const char* routine) {
   const unsigned long long timeout = gshmemi_state().wait_timeout_ns;
@@ -265,11 +328,24 @@ GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, in
     const unsigned long long w = atomic_load<memory_order::relaxed, thread_scope::system>(p);
     const unsigned f = ll_word_flag(w);
     if (f == flag) return ll_word_data(w);
-    if (ll_flag_cycle(f) == ll_flag_cycle(flag) && f != 0)
-      report_signature_mismatch(slot, peer, ll_flag_signature(flag), ll_flag_signature(f), ll_flag_cycle(flag),
-                                routine);
-    if ((++polls & 1023u) != 0) continue;
-    team_wait_watchdog(p, peer, start, timeout, flag, f, routine);
+    const bool mismatch = ll_flag_cycle(f) == ll_flag_cycle(flag) && f != 0;
+    unsigned long long other_path = 0;
+    if (!mismatch) {
+      if ((++polls & 1023u) != 0) continue;
+      other_path = ll_check_peer(p, flag, slot, peer);
+      if (other_path == 0) {
+        team_wait_watchdog(p, peer, start, timeout, flag, f, routine);
+        continue;
+      }
+    }
+    device_failure fail;
+    fail.kind = mismatch ? GSHMEMI_FAIL_COLLECTIVE_MISMATCH : GSHMEMI_FAIL_COLLECTIVE_FORM;
+    fail.i0 = peer;
+    fail.i1 = slot;
+    fail.u0 = mismatch ? ll_flag_signature(flag) : (unsigned long long)p;
+    fail.u1 = mismatch ? ll_flag_signature(f) : other_path >> 32;
+    fail.u2 = mismatch ? ll_flag_cycle(flag) : other_path & 0xffffffffull;
+    fail_device(routine, fail);
   }
 }
 
@@ -280,13 +356,24 @@ GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, in
 // each (2 KiB: 152 us against 2.8 for a block, 2 x H200, when the sender
 // loaded and the receiver polled a line at a time); a warp's or block's
 // threads share the pairs out. The batches are what registers allow: a
-// kernel of 1024 threads has 64 a thread, and a receive batch of 4 made a
-// user kernel holding a one-thread broadcast take 72 (fcollect 105; 4 and 2:
-// 56 and 72, where the one-line-at-a-time sender took 64 and 120).
+// kernel of 1024 threads has 64 a thread (tests/launch checks every form).
+// Where the block is whole pairs at an 8-byte aligned address
+// (ll_whole_pairs: a pair is one 8-byte load or store, no byte path), one
+// thread receives 4 pairs at a time (8 took user kernels holding a one-thread
+// broadcast, fcollect or alltoall to 72-86 registers); otherwise the byte
+// path's registers leave it 2 (4 there took a one-thread broadcast to 72).
+// Past these batches one thread is bound by round trips, which is why a large
+// one-thread call takes the two-sync path (ll_chooses).
 template <class Group>
 inline constexpr unsigned kLLSendBatch = group_is_one_thread<Group> ? 4u : 1u;
 template <class Group>
 inline constexpr unsigned kLLReceiveBatch = group_is_one_thread<Group> ? 2u : 1u;
+constexpr unsigned kLLOneThreadWholeBatch = 4;
+
+// Whether nbytes at p are whole pairs at an 8-byte aligned address.
+GSHMEM_HD bool ll_whole_pairs(const void* p, size_t nbytes) {
+  return ((uintptr_t)p & 7u) == 0 && nbytes % kLLPairPayloadBytes == 0;
+}
 
 // The 16-byte pair of lines that carries payload v with `flag`.
 GSHMEM_DEVICE wide16 ll_pair_of(unsigned long long v, unsigned flag) {
@@ -297,15 +384,21 @@ GSHMEM_DEVICE wide16 ll_pair_of(unsigned long long v, unsigned flag) {
 // 0 .. ll_pairs(nbytes)) of the block at src to lines first_line + 2p and
 // 2p + 1 of every other member's ring, or with PerReceiver (alltoall,
 // reducescatter) block r of src to member r; own(p, payload) gets this
-// member's own pair p. A batch of payload loads in flight (kLLSendBatch), then
-// movable relaxed 16-byte stores at system scope: many in flight, none
-// waits; each member starts on another receiver.
-template <bool PerReceiver, class Group, class Own>
+// member's own pair p. A batch of payload loads in flight (kLLSendBatch, or
+// with Whole, the caller having checked ll_whole_pairs of the source, one
+// 8-byte load a pair and kLLOneThreadWholeBatch for one thread), then movable
+// relaxed 16-byte stores at system scope: many in flight, none waits; each
+// member starts on another receiver.
+template <bool PerReceiver, bool Whole = false, class Group, class Own>
 GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigned char* src, size_t nbytes,
                            unsigned first_line, unsigned flag, Own&& own) {
   // PerReceiver loads each receiver's pairs apart: half the batch (a
   // one-thread alltoall took 67 registers with the whole one).
-  constexpr unsigned B = PerReceiver && kLLSendBatch<Group> > 1 ? kLLSendBatch<Group> / 2 : kLLSendBatch<Group>;
+  constexpr unsigned full = Whole && group_is_one_thread<Group> ? kLLOneThreadWholeBatch : kLLSendBatch<Group>;
+  constexpr unsigned B = PerReceiver && full > 1 ? full / 2 : full;
+  auto pair_at = [&](const unsigned char* block, unsigned p) {
+    return Whole ? reinterpret_cast<const unsigned long long*>(block)[p] : ll_pack_pair(block, nbytes, p);
+  };
   const gshmemi_device_state_t& s = gshmemi_state();
   const size_t ring_offset = (size_t)((char*)ll_ring_at(s.heap_base, slot) - s.heap_base);
   const int me = d.my_rank;
@@ -316,7 +409,7 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
     if (!PerReceiver) {
 #pragma unroll
       for (unsigned k = 0; k < B; ++k)
-        shared[k] = p0 + k * stride < pairs ? ll_pack_pair(src, nbytes, p0 + k * stride) : 0ull;
+        shared[k] = p0 + k * stride < pairs ? pair_at(src, p0 + k * stride) : 0ull;
     }
     for (int n = 1; n < d.size; ++n) {
       const int r = me + n < d.size ? me + n : me + n - d.size;
@@ -324,7 +417,7 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
 #pragma unroll
       for (unsigned k = 0; k < B; ++k)
         data[k] = !PerReceiver              ? shared[k]
-                  : p0 + k * stride < pairs ? ll_pack_pair(src + (size_t)r * nbytes, nbytes, p0 + k * stride)
+                  : p0 + k * stride < pairs ? pair_at(src + (size_t)r * nbytes, p0 + k * stride)
                                             : 0ull;
       wide16* const ring = reinterpret_cast<wide16*>(s.peer_base[team_member_pe(d, r)] + ring_offset);
 #pragma unroll
@@ -338,7 +431,7 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
 #pragma unroll
     for (unsigned k = 0; k < B; ++k) {
       const unsigned p = p0 + k * stride;
-      if (p < pairs) own(p, PerReceiver ? ll_pack_pair(src + (size_t)me * nbytes, nbytes, p) : shared[k]);
+      if (p < pairs) own(p, PerReceiver ? pair_at(src + (size_t)me * nbytes, p) : shared[k]);
     }
   }
 }
@@ -346,34 +439,46 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
 // Receives `count` pairs of this PE's ring through the group (index j =
 // rank, rank + size, ...): line_of(j) gives the first (even) line of pair j
 // in the ring and peer_of(j) its sender; take(j, payload) gets each 8-byte
-// payload. kLLReceiveBatch<Group> 16-byte loads are in flight per thread (they
-// issue together), then each line's flag is checked; a line not yet there
-// is polled by ll_receive.
-template <class Group, class LineOf, class PeerOf, class Take>
+// payload. B 16-byte loads are in flight per thread (they issue together); a pair whose two flags match is taken at once, and the
+// others (a bit each in `late`) are polled by ll_receive after the batch, when
+// no loaded pair is held any more: the polls' state and the batch's never
+// take registers together.
+template <unsigned B, class Group, class LineOf, class PeerOf, class Take>
 GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, unsigned count, unsigned flag,
                                     int slot, const char* routine, LineOf&& line_of, PeerOf&& peer_of, Take&& take) {
-  constexpr unsigned B = kLLReceiveBatch<Group>;
+  static_assert(B <= 32, "one bit of `late` a pair of the batch");
   const unsigned stride = g.size();
   for (unsigned j0 = g.rank(); j0 < count; j0 += stride * B) {
     wide16 w[B];
+    // One thread: its batch is B consecutive pairs (every caller's line_of is
+    // first + 2j there), addressed from one pointer, so the batch's addresses
+    // take no registers of their own.
+    const wide16* const batch = reinterpret_cast<const wide16*>(ring + line_of(j0));
 #pragma unroll
     for (unsigned k = 0; k < B; ++k) {
       const unsigned j = j0 + k * stride;
-      w[k] = j < count ? atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
-                             reinterpret_cast<const wide16*>(ring + line_of(j)))
+      const wide16* const at = group_is_one_thread<Group> ? batch + k : reinterpret_cast<const wide16*>(ring + line_of(j));
+      w[k] = j < count ? atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(at)
                        : wide16{0, 0};
     }
+    unsigned late = 0;
 #pragma unroll
     for (unsigned k = 0; k < B; ++k) {
       const unsigned j = j0 + k * stride;
-      if (j < count) {
-        const unsigned long long* const line = ring + line_of(j);
-        const unsigned lo = ll_word_flag(w[k].lo) == flag ? ll_word_data(w[k].lo)
-                                                          : ll_receive(line, flag, slot, peer_of(j), routine);
-        const unsigned hi = ll_word_flag(w[k].hi) == flag ? ll_word_data(w[k].hi)
-                                                          : ll_receive(line + 1, flag, slot, peer_of(j), routine);
-        take(j, (unsigned long long)hi << 32 | lo);
-      }
+      if (j >= count) continue;
+      if (ll_word_flag(w[k].lo) == flag && ll_word_flag(w[k].hi) == flag)
+        take(j, (unsigned long long)ll_word_data(w[k].hi) << 32 | ll_word_data(w[k].lo));
+      else
+        late |= 1u << k;
+    }
+    while (late != 0) {
+      const unsigned k = (unsigned)__ffs(late) - 1;
+      late &= late - 1;
+      const unsigned j = j0 + k * stride;
+      const unsigned long long* const line = ring + line_of(j);
+      const unsigned lo = ll_receive(line, flag, slot, peer_of(j), routine);
+      const unsigned hi = ll_receive(line + 1, flag, slot, peer_of(j), routine);
+      take(j, (unsigned long long)hi << 32 | lo);
     }
   }
 }
@@ -397,40 +502,47 @@ GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, voi
   const int me = d.my_rank;
   // Send: each block this member sends; this member's own block is copied
   // locally through the same packing.
-  if (Kind != ll_broadcast || me == root)
-    ll_send<Kind == ll_alltoall>(g, slot, d, src, nbytes,
-                                 Kind == ll_broadcast ? start : start + (unsigned)me * per_block, flag,
-                                 [&](unsigned p, unsigned long long own_data) {
-                                   if (Kind != ll_broadcast)
-                                     ll_unpack_pair(dst + (size_t)me * nbytes, nbytes, p, own_data);
-                                   else if (dst != src)
-                                     ll_unpack_pair(dst, nbytes, p, own_data);
-                                 });
+  if (Kind != ll_broadcast || me == root) {
+    const unsigned first = Kind == ll_broadcast ? start : start + (unsigned)me * per_block;
+    auto own = [&](unsigned p, unsigned long long own_data) {
+      if (Kind != ll_broadcast)
+        ll_unpack_pair(dst + (size_t)me * nbytes, nbytes, p, own_data);
+      else if (dst != src)
+        ll_unpack_pair(dst, nbytes, p, own_data);
+    };
+    if (group_is_one_thread<Group> && ll_whole_pairs(src, nbytes))
+      ll_send<Kind == ll_alltoall, true>(g, slot, d, src, nbytes, first, flag, own);
+    else
+      ll_send<Kind == ll_alltoall>(g, slot, d, src, nbytes, first, flag, own);
+  }
   // Receive: every other member's block (broadcast: the root's), pair by
   // pair, a batch in flight per thread (ll_receive_pairs).
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
   const unsigned block_pairs = per_block / 2;
+  // One block's contiguous lines from one sender, into `block` of dest.
+  auto receive_block = [&](unsigned first, int pe, unsigned char* block) {
+    auto line_of = [&](unsigned j) { return first + 2 * j; };
+    auto peer_of = [&](unsigned) { return pe; };
+    if (group_is_one_thread<Group> && ll_whole_pairs(block, nbytes))
+      ll_receive_pairs<kLLOneThreadWholeBatch>(
+          g, ring, block_pairs, flag, slot, routine, line_of, peer_of,
+          [&](unsigned j, unsigned long long v) { reinterpret_cast<unsigned long long*>(block)[j] = v; });
+    else
+      ll_receive_pairs<kLLReceiveBatch<Group>>(g, ring, block_pairs, flag, slot, routine, line_of, peer_of,
+                                               [&](unsigned j, unsigned long long v) {
+                                                 ll_unpack_pair(block, nbytes, j, v);
+                                               });
+  };
   if (Kind == ll_broadcast) {
-    if (me != root)
-      ll_receive_pairs(
-          g, ring, block_pairs, flag, slot, routine, [&](unsigned j) { return start + 2 * j; },
-          [&](unsigned) { return team_member_pe(d, root); },
-          [&](unsigned j, unsigned long long v) { ll_unpack_pair(dst, nbytes, j, v); });
+    if (me != root) receive_block(start, team_member_pe(d, root), dst);
   } else if constexpr (group_is_one_thread<Group>) {
     // One thread: the other members' blocks one after another, each as a
     // broadcast's (contiguous lines from one sender): a single index over
     // all of them held the receive batch's addresses and senders apart and
-    // took a user kernel to 72 registers (this: 56, what a 1024-thread
-    // block allows is 64).
+    // took a user kernel to 72 registers.
     for (int k = 1; k < d.size; ++k) {
       const int r = me + k < d.size ? me + k : me + k - d.size;
-      const unsigned first = start + (unsigned)r * per_block;
-      const int pe = team_member_pe(d, r);
-      unsigned char* const block = dst + (size_t)r * nbytes;
-      ll_receive_pairs(
-          g, ring, block_pairs, flag, slot, routine, [&](unsigned j) { return first + 2 * j; },
-          [&](unsigned) { return pe; },
-          [&](unsigned j, unsigned long long v) { ll_unpack_pair(block, nbytes, j, v); });
+      receive_block(start + (unsigned)r * per_block, team_member_pe(d, r), dst + (size_t)r * nbytes);
     }
   } else {
     // Index j over the other members' pairs, shared out over the group:
@@ -440,7 +552,7 @@ GSHMEM_DEVICE int team_ll_collective(Group& g, int slot, const team_desc& d, voi
     // run-time size to 72 registers (a warp's fcollectmem 75; now 64, 59).
     const unsigned bp = block_pairs, own = (unsigned)me * bp;
     auto pair = [&](unsigned j) { return j < own ? j : j + bp; };
-    ll_receive_pairs(
+    ll_receive_pairs<kLLReceiveBatch<Group>>(
         g, ring, block_pairs * (unsigned)(d.size - 1), flag, slot, routine,
         [&](unsigned j) { return start + 2 * pair(j); },
         [&](unsigned j) { return team_member_pe(d, (int)(pair(j) / bp)); },

@@ -232,6 +232,7 @@ enum collective_kind : unsigned {
   collective_broadcast = 1,
   collective_alltoall = 2,
   collective_fcollect = 3,
+  collective_ll_wrap = 4,         // the LL ring's wrap sync (team_ll.h): a member on the LL path
   collective_reduce = 8,          // + the operator's code (0 .. 7)
   collective_reducescatter = 16,  // + the operator's code
 };
@@ -259,6 +260,7 @@ GSHMEM_HD_CONSTEXPR const char* collective_kind_name(unsigned kind) {
   return kind == collective_broadcast                                             ? "broadcast"
          : kind == collective_alltoall                                            ? "alltoall"
          : kind == collective_fcollect                                            ? "fcollect"
+         : kind == collective_ll_wrap                                             ? "a collective on the LL path"
          : kind >= collective_reduce && kind < collective_reduce + 8              ? "reduction"
          : kind >= collective_reducescatter && kind < collective_reducescatter + 8 ? "reducescatter"
                                                                                    : "collective";
