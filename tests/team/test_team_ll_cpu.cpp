@@ -42,6 +42,14 @@ TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's u
   CHECK_FALSE(gd::ll_chooses(gd::ll_alltoall, 8, 2, true, 0));  // 0: one thread never
   CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 513, 4, true, 1ull << 40));
   CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 0, 2, true, 512));  // empty: the two-sync form
+  // Reductions: one thread counts 16 bytes an element and member.
+  CHECK(gd::ll_reduce_chooses(512, 1, 4, false, 0));
+  CHECK_FALSE(gd::ll_reduce_chooses(64, 8, 8, false, 1ull << 40));  // 4 KiB of lines: past ll_fits
+  CHECK(gd::ll_reduce_chooses(8, 4, 2, true, 256));
+  CHECK_FALSE(gd::ll_reduce_chooses(9, 4, 2, true, 256));
+  CHECK(gd::ll_reduce_chooses(4, 8, 4, true, 256));
+  CHECK_FALSE(gd::ll_reduce_chooses(5, 8, 4, true, 256));
+  CHECK_FALSE(gd::ll_reduce_chooses(1ull << 40, 1, 2, false, 0));  // no overflow into "fits"
 }
 
 TEST_CASE("LL ring plan: first call zeroes, wraps sync, cycles never 0 mod 4096", "[team][ll]") {

@@ -108,7 +108,19 @@ GSHMEM_DEVICE void record_device_failure(gshmemi_device_report_t *area, int pe, 
 #if GSHMEM_IN_DEVICE_CODE
   if (area == nullptr) return;
   const unsigned k = atomicAdd_system(&area->claimed, 1u);
-  if (k >= GSHMEMI_DEVICE_REPORT_SLOTS) return;  // counted only
+  if (k >= GSHMEMI_DEVICE_REPORT_SLOTS) {
+    // Counted only. The threads that claimed the kept slots may be writing
+    // them now (many threads of one kernel can fail at once: a block's
+    // polls), and a trap from here would end the kernel under them and lose
+    // their records: so sleep first, a few milliseconds, far more than a
+    // record takes. Straight-line sleeps: a loop here (polling the slots'
+    // ready flags) took user kernels holding a collective past 64 registers.
+    __nanosleep(1000000);
+    __nanosleep(1000000);
+    __nanosleep(1000000);
+    __nanosleep(1000000);
+    return;
+  }
   gshmemi_device_report_slot_t *s = &area->slot[k];
   s->kind = f.kind;
   s->pe = pe;

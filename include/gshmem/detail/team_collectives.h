@@ -475,7 +475,8 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
 // decision on every member: same arguments, same agreed setting).
 template <class T, class Group>
 GSHMEM_DEVICE bool ll_reduce_fits(size_t n, int members) {
-  return n <= (size_t)kLLMaxCallLines * kLLPayloadBytes && ll_takes<Group>(ll_fcollect, n * sizeof(T), members);
+  return ll_enabled() && ll_reduce_chooses(n, sizeof(T), members, group_is_one_thread<Group>,
+                                           gshmemi_state().collective_ll_thread_bytes);
 }
 
 template <class Op, class T, class Group>

@@ -150,6 +150,20 @@ GSHMEM_HD_CONSTEXPR bool ll_chooses(unsigned kind, unsigned long long block_byte
          (!one_thread || ll_call_bytes(kind, block_bytes, members) <= thread_bytes);
 }
 
+// A reduction's one-thread cost is per element and member (ll_receive_element:
+// a round trip each, where a data collective's receive takes 4 pairs a trip):
+// one element of one member counts as these many bytes against thread_bytes
+// (1 x H200 shared by 2 and by 4 PEs: a one-thread reduction through LL is
+// ahead of the two-sync one up to 8 elements a member, behind from 16).
+constexpr unsigned long long kLLReduceThreadElementBytes = 16;
+
+// ll_chooses for a reduction of n elements of elem_bytes each.
+GSHMEM_HD_CONSTEXPR bool ll_reduce_chooses(unsigned long long n, unsigned long long elem_bytes, int members,
+                                           bool one_thread, unsigned long long thread_bytes) {
+  return n <= (unsigned long long)kLLMaxCallLines * kLLPayloadBytes && ll_fits(ll_fcollect, n * elem_bytes, members) &&
+         (!one_thread || n * (unsigned long long)members * kLLReduceThreadElementBytes <= thread_bytes);
+}
+
 // The 32-bit flag of a line of cycle `cycle` (only its low 12 bits count;
 // never 0 mod 4096 when used) and signature `sig`.
 GSHMEM_HD_CONSTEXPR unsigned ll_flag(unsigned long long cycle, unsigned sig) {
