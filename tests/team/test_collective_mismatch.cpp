@@ -15,7 +15,9 @@
 //                  GSHMEM_COLLECTIVE_LL_THREAD_BYTES the two take different
 //                  paths (team_ll.h, ll_chooses). PE 1, on the LL path, finds
 //                  PE 0 in the entry sync of the other and says so; PE 0's
-//                  sync then ends with the GSHMEM_WAIT_TIMEOUT diagnostic.
+//                  sync then ends with the GSHMEM_WAIT_TIMEOUT diagnostic
+//                  (PEs sharing a GPU under MPS: PE 1's trap ends PE 0's
+//                  kernel too, before its timeout, so only the failure shows)
 // The other modes run with GSHMEM_COLLECTIVE_LL=0: their checks are the
 // entry sync's (the LL path compares signatures only where a member
 // receives; a broadcast whose every member is its root receives nothing).
@@ -143,7 +145,9 @@ TEST_CASE("members that pass different arguments to a collective are named, with
   if (m == "host") CHECK(rc != 0);  // the host form waits for its kernel, which trapped
   else CHECK(rc == 0);              // enqueued; the trap shows at the synchronization
   CHECK(synced != cudaSuccess);
-  CHECK(text.find(line_start) != std::string::npos);
+  const char *shared = std::getenv("GSHMEM_TEST_SHARE_GPUS");
+  const bool gpu_shared = shared != nullptr && std::string(shared) == "1";
+  if (m != "form" || me == 1 || !gpu_shared) CHECK(text.find(line_start) != std::string::npos);
   if (m != "form")
     CHECK(text.find("Every member must call the same collective with the same root and size") != std::string::npos);
   else if (me == 1)

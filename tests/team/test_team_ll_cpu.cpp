@@ -31,24 +31,28 @@ TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's u
   CHECK(gd::ll_call_bytes(gd::ll_broadcast, 5, 4) == 8);
   CHECK(gd::ll_call_bytes(gd::ll_fcollect, 64, 4) == 256);
   CHECK(gd::ll_call_bytes(gd::ll_alltoall, 100, 2) == 208);
+  // A one-thread call's cost a member: the block, twice for fcollect/alltoall.
+  CHECK(gd::ll_thread_cost(gd::ll_broadcast, 5) == 8);
+  CHECK(gd::ll_thread_cost(gd::ll_fcollect, 100) == 208);
+  CHECK(gd::ll_thread_cost(gd::ll_alltoall, 128) == 256);
   // A group: the thread bytes do not count.
   CHECK(gd::ll_chooses(gd::ll_fcollect, 512, 4, false, 0));
   CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 513, 4, false, 1ull << 40));
-  // One thread: at most thread_bytes of the call, and never past ll_fits.
-  CHECK(gd::ll_chooses(gd::ll_broadcast, 512, 4, true, 512));
-  CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 513, 4, true, 512));  // 520 bytes of lines
-  CHECK(gd::ll_chooses(gd::ll_fcollect, 128, 4, true, 512));
-  CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 129, 4, true, 512));
+  // One thread: at most thread_bytes, whatever the members, never past ll_fits.
+  CHECK(gd::ll_chooses(gd::ll_broadcast, 256, 4, true, 256));
+  CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 257, 4, true, 256));  // 264 bytes of lines
+  CHECK(gd::ll_chooses(gd::ll_fcollect, 128, 2, true, 256));
+  CHECK(gd::ll_chooses(gd::ll_fcollect, 128, 4, true, 256));
+  CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 129, 4, true, 256));
   CHECK_FALSE(gd::ll_chooses(gd::ll_alltoall, 8, 2, true, 0));  // 0: one thread never
   CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 513, 4, true, 1ull << 40));
-  CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 0, 2, true, 512));  // empty: the two-sync form
-  // Reductions: one thread counts 16 bytes an element and member.
+  CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 0, 2, true, 256));  // empty: the two-sync form
+  // Reductions: one thread counts 32 bytes an element.
   CHECK(gd::ll_reduce_chooses(512, 1, 4, false, 0));
   CHECK_FALSE(gd::ll_reduce_chooses(64, 8, 8, false, 1ull << 40));  // 4 KiB of lines: past ll_fits
   CHECK(gd::ll_reduce_chooses(8, 4, 2, true, 256));
+  CHECK(gd::ll_reduce_chooses(8, 8, 4, true, 256));
   CHECK_FALSE(gd::ll_reduce_chooses(9, 4, 2, true, 256));
-  CHECK(gd::ll_reduce_chooses(4, 8, 4, true, 256));
-  CHECK_FALSE(gd::ll_reduce_chooses(5, 8, 4, true, 256));
   CHECK_FALSE(gd::ll_reduce_chooses(1ull << 40, 1, 2, false, 0));  // no overflow into "fits"
 }
 

@@ -89,9 +89,9 @@ typedef struct gshmemi_device_state {
                                           the library read fields it never wrote, so a program
                                           uses the headers of the library it links (one install).
                                           The last entry, for every pe outside [0, MAX_PES), is 0 */
-  unsigned long long collective_ll_thread_bytes; /* with collective_ll: the most bytes a one-thread call
-                                          moves through the LL protocol (ll_call_bytes of
-                                          detail/team_ll.h); larger one-thread calls take the two-sync
+  unsigned long long collective_ll_thread_bytes; /* with collective_ll: the most a one-thread call may
+                                          cost on the LL protocol (ll_thread_cost of detail/team_ll.h,
+                                          bytes a member); costlier one-thread calls take the two-sync
                                           path (GSHMEM_COLLECTIVE_LL_THREAD_BYTES, agreed at init) */
 } gshmemi_device_state_t;
 

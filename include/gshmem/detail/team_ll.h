@@ -134,34 +134,45 @@ GSHMEM_HD_CONSTEXPR unsigned long long ll_call_bytes(unsigned kind, unsigned lon
   return ll_call_lines(kind, block_bytes, members) * kLLPayloadBytes;
 }
 
-// Whether a call takes the LL path once the job has it on: ll_fits, and for a
-// call from one thread at most thread_bytes of ll_call_bytes (the setting
-// GSHMEM_COLLECTIVE_LL_THREAD_BYTES). One thread sends and receives every
-// line of its call itself, a few loads in flight (kLLReceiveBatch), where a
-// warp or block shares them out: past a few hundred bytes the two syncs of
-// the other path cost less than its round trips (2 x H200: a one-thread
-// broadcast of 2 KiB took 108 us through LL, 12 through two syncs).
-// The form enters the choice, so the members of one call agree only if they
-// all call from one thread or all from a group (docs/api.md); ll_receive
-// reports a member found in a team sync instead of sending (ll_check_peer).
-GSHMEM_HD_CONSTEXPR bool ll_chooses(unsigned kind, unsigned long long block_bytes, int members, bool one_thread,
-                                    unsigned long long thread_bytes) {
-  return ll_fits(kind, block_bytes, members) &&
-         (!one_thread || ll_call_bytes(kind, block_bytes, members) <= thread_bytes);
+// What a call from one thread costs on the LL path, in bytes a member, the
+// measure GSHMEM_COLLECTIVE_LL_THREAD_BYTES bounds: a broadcast's block
+// (rounded up to whole pairs); twice fcollect's and alltoall's, whose thread
+// both sends its block and receives one from every member. One thread sends
+// and receives every line of its call itself, a few loads in flight
+// (kLLReceiveBatch), where a warp or block shares them out, so past a few
+// hundred bytes the two syncs of the other path cost less than its round
+// trips. Measured (gshmem_perf_coll, 1 x H200 shared by 2 and by 4 PEs under
+// MPS, every one-thread call on LL against the two-sync path): broadcast
+// ahead up to 256 bytes a block and behind from 512; fcollect and alltoall
+// ahead up to 128 and behind from 256, at 2 and at 4 PEs alike (2 x H200: a
+// one-thread broadcast of 2 KiB took 108 us through LL, 12 through two syncs).
+GSHMEM_HD_CONSTEXPR unsigned long long ll_thread_cost(unsigned kind, unsigned long long block_bytes) {
+  return ll_call_bytes(ll_broadcast, block_bytes, 1) * (kind == ll_broadcast ? 1 : 2);
 }
 
-// A reduction's one-thread cost is per element and member (ll_receive_element:
-// a round trip each, where a data collective's receive takes 4 pairs a trip):
-// one element of one member counts as these many bytes against thread_bytes
-// (1 x H200 shared by 2 and by 4 PEs: a one-thread reduction through LL is
-// ahead of the two-sync one up to 8 elements a member, behind from 16).
-constexpr unsigned long long kLLReduceThreadElementBytes = 16;
+// Whether a call takes the LL path once the job has it on: ll_fits, and for a
+// call from one thread at most thread_bytes of ll_thread_cost. The form
+// enters the choice, so the members of one call agree only if they all call
+// from one thread or all from a group (docs/api.md); ll_receive reports a
+// member found in a team sync instead of sending (ll_check_peer).
+GSHMEM_HD_CONSTEXPR bool ll_chooses(unsigned kind, unsigned long long block_bytes, int members, bool one_thread,
+                                    unsigned long long thread_bytes) {
+  return ll_fits(kind, block_bytes, members) && (!one_thread || ll_thread_cost(kind, block_bytes) <= thread_bytes);
+}
+
+// A reduction's one-thread cost is per element (ll_receive_element: a round
+// trip for each element of each member, where a data collective's receive
+// takes 4 pairs a trip): an element counts as these many bytes against
+// thread_bytes. Measured as above (NVIDIA's reduction_latency, one thread,
+// every call on LL against the two-sync path): ahead up to 8 elements and
+// behind from 16, at 2 and at 4 PEs alike.
+constexpr unsigned long long kLLReduceThreadElementBytes = 32;
 
 // ll_chooses for a reduction of n elements of elem_bytes each.
 GSHMEM_HD_CONSTEXPR bool ll_reduce_chooses(unsigned long long n, unsigned long long elem_bytes, int members,
                                            bool one_thread, unsigned long long thread_bytes) {
   return n <= (unsigned long long)kLLMaxCallLines * kLLPayloadBytes && ll_fits(ll_fcollect, n * elem_bytes, members) &&
-         (!one_thread || n * (unsigned long long)members * kLLReduceThreadElementBytes <= thread_bytes);
+         (!one_thread || n * kLLReduceThreadElementBytes <= thread_bytes);
 }
 
 // The 32-bit flag of a line of cycle `cycle` (only its low 12 bits count;
