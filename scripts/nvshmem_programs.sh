@@ -97,7 +97,7 @@
 #   --env-variant NAME=VAR=VALUE
 #                      as --build-variant, without a second build: gshmem's
 #                      build runs a second time with VAR=VALUE in the
-#                      environment (e.g. ll=GSHMEM_COLLECTIVE_LL=1); logs in
+#                      environment (e.g. two_sync=GSHMEM_COLLECTIVE_LL=0); logs in
 #                      logs-build-NAME/, tables as above
 #   --nvshmem-home DIR the NVSHMEM to compare with (include/nvshmem.h, lib/);
 #                      default $NVSHMEM_HOME, else the nvidia-nvshmem-cu13/-cu12

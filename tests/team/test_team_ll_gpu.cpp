@@ -1,5 +1,5 @@
 // GPU stress test (2 and 4 PEs) of the LL collectives (<gshmem/detail/team_ll.h>,
-// taken with GSHMEM_COLLECTIVE_LL=1, which tests/team/CMakeLists.txt sets):
+// taken by default; tests/team/CMakeLists.txt sets GSHMEM_COLLECTIVE_LL for each variant):
 // broadcast, fcollect and alltoall of bytes, and reduce and reducescatter
 // of eight type x operator cases, thread, warp and block forms, odd sizes
 // and offsets, many calls back to back on one team and on several teams,
