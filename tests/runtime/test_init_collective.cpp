@@ -15,31 +15,27 @@ int launcher_rank() {
     if (const char *v = std::getenv(name)) return std::atoi(v);
   return -1;
 }
+
+// PE 1 sets `name` to `on_pe1`, every other PE to `elsewhere`: init must
+// return `expected` on every PE and leave the runtime uninitialized.
+void check_init_fails_everywhere(const char *name, const char *on_pe1, const char *elsewhere, int expected) {
+  const int rank = launcher_rank();
+  REQUIRE(rank >= 0);
+  gshmem_test::ScopedEnv env(name, rank == 1 ? on_pe1 : elsewhere);
+  CHECK(gshmem_init() == expected);
+  CHECK(gshmemx_initialized() == 0);
+  CHECK(gshmem_my_pe() == -1);
+}
 }  // namespace
 
 TEST_CASE("a bad environment on one PE fails init on every PE") {
-  const int rank = launcher_rank();
-  REQUIRE(rank >= 0);
-  gshmem_test::ScopedEnv size("GSHMEM_SYMMETRIC_SIZE", rank == 1 ? "banana" : "64M");
-  CHECK(gshmem_init() == GSHMEMX_ERROR_ENVIRONMENT);
-  CHECK(gshmemx_initialized() == 0);
-  CHECK(gshmem_my_pe() == -1);
+  check_init_fails_everywhere("GSHMEM_SYMMETRIC_SIZE", "banana", "64M", GSHMEMX_ERROR_ENVIRONMENT);
 }
 
 TEST_CASE("PEs that disagree on GSHMEM_COLLECTIVE_LL fail init on every PE") {
-  const int rank = launcher_rank();
-  REQUIRE(rank >= 0);
-  gshmem_test::ScopedEnv ll("GSHMEM_COLLECTIVE_LL", rank == 1 ? "1" : "0");
-  CHECK(gshmem_init() == GSHMEMX_ERROR_INVALID_VALUE);
-  CHECK(gshmemx_initialized() == 0);
-  CHECK(gshmem_my_pe() == -1);
+  check_init_fails_everywhere("GSHMEM_COLLECTIVE_LL", "1", "0", GSHMEMX_ERROR_INVALID_VALUE);
 }
 
 TEST_CASE("PEs that disagree on GSHMEM_COLLECTIVE_LL_THREAD_BYTES fail init on every PE") {
-  const int rank = launcher_rank();
-  REQUIRE(rank >= 0);
-  gshmem_test::ScopedEnv bytes("GSHMEM_COLLECTIVE_LL_THREAD_BYTES", rank == 1 ? "1K" : "512");
-  CHECK(gshmem_init() == GSHMEMX_ERROR_INVALID_VALUE);
-  CHECK(gshmemx_initialized() == 0);
-  CHECK(gshmem_my_pe() == -1);
+  check_init_fails_everywhere("GSHMEM_COLLECTIVE_LL_THREAD_BYTES", "1K", "512", GSHMEMX_ERROR_INVALID_VALUE);
 }
