@@ -149,6 +149,21 @@ TEST_CASE("device reports: each kind becomes the line device printf used to prin
                                               "fold 0x26; PE 1: reduction, root 0") != std::string::npos);
   s.u1 = gshmem::detail::collective_signature(gshmem::detail::collective_broadcast, 0, 0x1238);
   CHECK(gshmemi::format_device_report(s).find("passed a different size") != std::string::npos);
+  // The LL path's wrap sync against a two-sync entry: the kind is named.
+  s.u1 = gshmem::detail::collective_signature(gshmem::detail::collective_ll_wrap, 0, 0);
+  CHECK(gshmemi::format_device_report(s).find("PE 1: a collective on the LL path, root 0") != std::string::npos);
+  s = slot(GSHMEMI_FAIL_COLLECTIVE_FORM, "gshmemx_int_fcollect_block");
+  s.i0 = 0;
+  s.i1 = 0;
+  s.u0 = 0x2000;
+  s.u1 = 3;
+  s.u2 = 2;
+  CHECK(gshmemi::format_device_report(s) ==
+        "gshmem: PE 3: gshmemx_int_fcollect_block: waits for PE 0's lines (LL protocol, team 0, line 0x2000) while "
+        "PE 0 is in a team sync (its sync 3, this PE's 2): that member took the two-sync path for this call. "
+        "Members must call a collective all from one thread or all from a group (warp, block, host, stream) once a "
+        "one-thread call moves more than GSHMEM_COLLECTIVE_LL_THREAD_BYTES; or the members called different "
+        "collectives");
   s = slot(GSHMEMI_FAIL_INVALID_ARGUMENT, "nvshmemx_putmem_signal_counted_nbi_block");
   std::snprintf(s.text, sizeof s.text, "the counter is not 256-byte aligned in the symmetric heap");
   s.u0 = 0x1008;
