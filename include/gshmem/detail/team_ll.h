@@ -2,9 +2,10 @@
 // protocol in which every word a sender pushes carries its own flag
 // (idea from NCCL's LL protocol and NVSHMEM's intranode LL broadcast; this
 // is an implementation of our own). Broadcast, fcollect, alltoall, reduce
-// and reducescatter take it for small sizes (ll_fits) when the job runs with
-// GSHMEM_COLLECTIVE_LL=1 (a run-time choice, agreed by every PE at init; off
-// by default) and no peer of the job is remote (ll_enabled). The larger
+// and reducescatter take it for small sizes (ll_fits; from one thread only
+// up to GSHMEM_COLLECTIVE_LL_THREAD_BYTES: ll_chooses) unless the job runs
+// with GSHMEM_COLLECTIVE_LL=0 (a run-time choice, agreed by every PE at init;
+// on by default) or a peer of the job is remote (ll_enabled). The larger
 // sizes keep <gshmem/detail/team_collectives.h>'s algorithm, unchanged.
 //
 // The receive ring. Each PE's team scratch of a slot (team_scratch_at,
@@ -266,11 +267,11 @@ GSHMEM_DEVICE unsigned long long* ll_ring_at(char* heap, int slot) {
 // The wrap: a team sync, then with `zero` each member zeroes its ring and
 // a second team sync (ll_plan). Its syncs carry a signature of their own
 // (collective_ll_wrap), so a member that entered the two-sync path of the
-// same call reports the difference at its entry sync instead of passing it. Inlined, with one sync_team in a loop: a
-// kernel holding a call (this was out of line) gets YIELD and convergence
-// barriers in every loop, the team syncs' polls included
-// (device_report.h), and two inlined syncs took the LL reductions' compile
-// time to twice the two-sync ones'.
+// same call reports the difference at its entry sync instead of passing
+// it. Inlined, with one sync_team in a loop: a kernel holding a call (this
+// was out of line) gets YIELD and convergence barriers in every loop, the
+// team syncs' polls included (device_report.h), and two inlined syncs took
+// the LL reductions' compile time to twice the two-sync ones'.
 template <class Group>
 GSHMEM_DEVICE void ll_wrap(Group& g, int slot, const team_desc& d, bool zero, const char* routine) {
   for (int pass = 0;; ++pass) {
