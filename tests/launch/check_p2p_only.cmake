@@ -3,8 +3,9 @@
 # it 0 (OFF) and 1 (ON). With 0 the kernels hold no remote code: no
 # NANOSLEEP (the remote branch's back-off; a failure report's 1 ms sleeps
 # are not counted). With 1 the remote branch is there (NANOSLEEP). Either
-# way no YIELD: ptxas puts one into every loop of a kernel, the poll included, when the kernel holds a loop it takes for a
-# spin on a lock (docs/remote.md, "Cost on the P2P path"), and the remote
+# way no YIELD: ptxas puts one into every loop of a kernel, the poll
+# included, when the kernel holds a loop it takes for a spin on a lock
+# (docs/remote.md, "Cost on the P2P path"), and the remote
 # branch is written to hold none; with it, one-way exchanges were 1.10-1.17
 # of their floor instead of 1.00-1.01. Prints "SKIPPED:" without cuobjdump
 # or nvdisasm. The objects are compiled for sm_90 only (tests/launch/
