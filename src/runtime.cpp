@@ -127,14 +127,13 @@ int agree(Bootstrap &boot, int local_status, const char *step) {
 // protocol of every member's small collectives, so the PEs must agree: a PE
 // that takes the LL path would wait for lines a PE on the two-sync path never
 // writes. Every PE sees the same list, so every PE returns the same error.
-int agree_on_collective_ll(Bootstrap &boot, bool mine, unsigned long long thread_bytes, int *out,
-                           unsigned long long *out_thread_bytes) {
+int agree_on_collective_ll(Bootstrap &boot, bool on, unsigned long long thread_bytes) {
   struct Setting {
     unsigned long long on, thread_bytes;
   };
-  const Setting wanted{mine ? 1ull : 0ull, thread_bytes};
+  const Setting mine{on ? 1ull : 0ull, thread_bytes};
   std::vector<Setting> all(static_cast<std::size_t>(boot.size()));
-  GSHMEMI_CHECK(boot.allgather(&wanted, all.data(), sizeof(Setting)));
+  GSHMEMI_CHECK(boot.allgather(&mine, all.data(), sizeof(Setting)));
   for (int pe = 1; pe < boot.size(); ++pe) {
     if (all[pe].on != all[0].on)
       return GSHMEMI_ERROR(GSHMEMX_ERROR_INVALID_VALUE,
@@ -147,8 +146,6 @@ int agree_on_collective_ll(Bootstrap &boot, bool mine, unsigned long long thread
                            "set it alike on every PE",
                            all[0].thread_bytes, pe, all[pe].thread_bytes);
   }
-  *out = mine ? 1 : 0;
-  *out_thread_bytes = thread_bytes;
   return GSHMEM_SUCCESS;
 }
 
@@ -429,10 +426,7 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   };
   int rc = agree(*boot, env_status, "reading the GSHMEM_* environment");
   if (rc) return give_up(rc);
-  int collective_ll = 0;
-  unsigned long long collective_ll_thread_bytes = 0;
-  rc = agree_on_collective_ll(*boot, settings.COLLECTIVE_LL, settings.COLLECTIVE_LL_THREAD_BYTES, &collective_ll,
-                              &collective_ll_thread_bytes);
+  rc = agree_on_collective_ll(*boot, settings.COLLECTIVE_LL, settings.COLLECTIVE_LL_THREAD_BYTES);
   if (rc) return give_up(rc);
   if (boot->size() > GSHMEMI_MAX_PES)
     return give_up(GSHMEMI_ERROR(GSHMEMX_ERROR_NOT_SUPPORTED, "%d PEs exceed the maximum of %d",
@@ -479,8 +473,8 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   state.my_pe = boot->rank();
   state.n_pes = boot->size();
   state.wait_timeout_ns = static_cast<unsigned long long>(seconds_to_ns(settings.WAIT_TIMEOUT));
-  state.collective_ll = collective_ll;
-  state.collective_ll_thread_bytes = collective_ll_thread_bytes;
+  state.collective_ll = settings.COLLECTIVE_LL ? 1 : 0;  // agreed above
+  state.collective_ll_thread_bytes = settings.COLLECTIVE_LL_THREAD_BYTES;
   if (rt.monitor) {
     rc = agree(*boot, allocate_peer_lost_word(&rt.peer_lost_word, &state.peer_lost_word),
                "allocating the peer-loss word");
