@@ -180,24 +180,40 @@ function(gshmem_add_perftest name)
 endfunction()
 
 # gshmem_add_compile_checks(<prefix> SOURCE <file.cu> INCLUDES <dirs...>
-#                           LABELS <labels...> VALID <name> REJECT "<case>|<regex>"...)
+#                           LABELS <labels...> VALID <name> [VALID_PARTS <part>...]
+#                           REJECT "<case>|<regex>"...)
 # Compile-time tests of a header contract: <prefix>_<VALID> compiles SOURCE
-# with -DGSHMEM_CHECK_CASE=0 and must succeed; each REJECT entry adds
+# with -DGSHMEM_CHECK_CASE=0 and must succeed. With VALID_PARTS, one such
+# test per part instead, <prefix>_<VALID>_<part>, the k-th (from 1) with
+# -DGSHMEM_CHECK_PART=k as well: SOURCE compiles only that part's code, so
+# the parts compile side by side (one nvcc call of the whole took 102 s,
+# the longest test of the suite). Each REJECT entry adds
 # <prefix>_<NAME_REJECT>_<case> (stem "reject" by default), which compiles
 # with that case and passes only if the compile FAILS with diagnostics
 # matching <regex> (tests/support/check_compile_fails.cmake).
 function(gshmem_add_compile_checks prefix)
-  cmake_parse_arguments(C "" "SOURCE;VALID;NAME_REJECT" "INCLUDES;LABELS;REJECT" ${ARGN})
+  cmake_parse_arguments(C "" "SOURCE;VALID;NAME_REJECT" "INCLUDES;LABELS;REJECT;VALID_PARTS" ${ARGN})
   if(NOT C_NAME_REJECT)
     set(C_NAME_REJECT reject)
   endif()
   list(GET CMAKE_CUDA_ARCHITECTURES 0 arch)
   string(REGEX REPLACE "[^0-9].*" "" arch "${arch}")
   list(TRANSFORM C_INCLUDES PREPEND "-I" OUTPUT_VARIABLE include_flags)
-  add_test(NAME ${prefix}_${C_VALID}
-           COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 -arch=sm_${arch} ${include_flags} -DGSHMEM_CHECK_CASE=0
-                   -c ${C_SOURCE} -o ${CMAKE_CURRENT_BINARY_DIR}/${prefix}_case0.o)
-  set_tests_properties(${prefix}_${C_VALID} PROPERTIES LABELS "${C_LABELS}")
+  if(C_VALID_PARTS)
+    set(index 0)
+    foreach(part IN LISTS C_VALID_PARTS)
+      math(EXPR index "${index} + 1")
+      add_test(NAME ${prefix}_${C_VALID}_${part}
+               COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 -arch=sm_${arch} ${include_flags} -DGSHMEM_CHECK_CASE=0
+                       -DGSHMEM_CHECK_PART=${index} -c ${C_SOURCE} -o ${CMAKE_CURRENT_BINARY_DIR}/${prefix}_case0_${part}.o)
+      set_tests_properties(${prefix}_${C_VALID}_${part} PROPERTIES LABELS "${C_LABELS}")
+    endforeach()
+  else()
+    add_test(NAME ${prefix}_${C_VALID}
+             COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 -arch=sm_${arch} ${include_flags} -DGSHMEM_CHECK_CASE=0
+                     -c ${C_SOURCE} -o ${CMAKE_CURRENT_BINARY_DIR}/${prefix}_case0.o)
+    set_tests_properties(${prefix}_${C_VALID} PROPERTIES LABELS "${C_LABELS}")
+  endif()
   foreach(case_and_text IN LISTS C_REJECT)
     string(REPLACE "|" ";" parts "${case_and_text}")
     list(GET parts 0 case)

@@ -8,7 +8,7 @@ usage: run_faults.py --program PATH --mpirun MPIRUN [--mpirun-flag F ...]
                      [--np 2] [--peer-timeout 2] [--margin 8]
                      [--bootstraps mpi,uniqueid,ncclcomm,socket] [--phases ...]
                      [--table FILE] [--logs DIR] [--known-gap BOOT:PHASE ...]
-                     [--remote]
+                     [--remote] [--jobs N]
 
 Bootstraps: mpi (under mpirun, with --enable-recovery so that mpirun leaves
 the survivors running: otherwise mpirun itself ends the job, which hides
@@ -20,12 +20,18 @@ does not fail the run, and once it passes the run says so (remove the flag).
 --remote adds the phase remote_queue (the UCX transport module must be
 built): every peer is remote (GSHMEM_REMOTE_PEERS=all), the survivor's
 kernel queues puts to the victim with a quiet after every 256 when it dies.
+--jobs N runs up to N cases at once (default: 1, one after the other): each
+case is a job of its own (its own tag, id file and processes) and mostly
+waits for the liveness timeout, so cases side by side on the same GPUs cut
+the matrix's time without changing what each case checks (the report is
+timed from the death, not from the start).
 Exit status: 0 when every case passed, 1 otherwise; 77 without 2 GPUs
 (unless GSHMEM_TEST_SHARE_GPUS=1 and one GPU: then the PEs share it).
 Prints the matrix (bootstrap x phase: seconds from the death to each
 survivor's report, and its message) and writes it to --table.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import signal
@@ -183,6 +189,7 @@ def main():
     ap.add_argument("--remote", action="store_true", help="add the remote phases (the UCX transport module is built)")
     ap.add_argument("--table")
     ap.add_argument("--logs", help="folder for each case's output")
+    ap.add_argument("--jobs", type=int, default=1, help="cases run at once (default 1)")
     ap.add_argument("--known-gap", action="append", default=[],
                     help="BOOT:PHASE, a case known to fail (see the README's 'When a PE dies')")
     args = ap.parse_args()
@@ -205,18 +212,22 @@ def main():
         else:
             print(f"run_faults: needs {args.np} GPUs; skipped")
             return 77
-    results = []
     cases = [(b, p) for b in args.bootstraps.split(",") for p in args.phases.split(",")]
-    for i, (boot, phase) in enumerate(cases):
+
+    def one_case(i):
+        boot, phase = cases[i]
         print(f"[faults {i + 1}/{len(cases)}] {boot} x {phase} ...", flush=True)
         r = run_case(args, boot, phase, i)
         r["known_gap"] = f"{boot}:{phase}" in args.known_gap
-        results.append(r)
         status = "ok" if r["ok"] else "FAIL: " + "; ".join(r["problems"])
         if r["known_gap"]:
             status = ("known gap, now passes: drop it from --known-gap" if r["ok"]
                       else "known gap (fails): " + "; ".join(r["problems"]))
         print(f"[faults {i + 1}/{len(cases)}] {boot} x {phase}: {status} ({r['wall']:.1f} s)", flush=True)
+        return r
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(one_case, range(len(cases))))  # the table keeps the cases' order
     lines = [f"Fault matrix: {args.np} PEs, PE {VICTIM} killed (SIGKILL), GSHMEM_PEER_TIMEOUT={args.peer_timeout:g} s",
              "",
              "| bootstrap | phase | result | death -> report (s) | survivor's report | message |",
