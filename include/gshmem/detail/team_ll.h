@@ -163,17 +163,29 @@ GSHMEM_HD_CONSTEXPR bool ll_chooses(unsigned kind, unsigned long long block_byte
 
 // A reduction's one-thread cost is per element (ll_receive_element: a round
 // trip for each element of each member, where a data collective's receive
-// takes 4 pairs a trip): an element counts as these many bytes against
-// thread_bytes. Measured as above (NVIDIA's reduction_latency, one thread,
-// every call on LL against the two-sync path): ahead up to 8 elements and
-// behind from 16, at 2 and at 4 PEs alike.
-constexpr unsigned long long kLLReduceThreadElementBytes = 32;
+// takes 4 pairs a trip): an element counts as ll_reduce_thread_element_bytes
+// against thread_bytes, by its size, because the two-sync path it is
+// weighed against reads 16 bytes of every member a round trip (so twice the
+// elements of 4 bytes as of 8 a trip). Measured (NVIDIA's reduction_latency,
+// one thread, every call on LL against the two-sync path, same run):
+//   - 2 x H200, NVLink, 2 PEs: int64 on LL 0.61-0.75 of the two-sync time
+//     from 16 to 128 elements (128 B - 1 KiB; 2 KiB 0.96); int32 0.81 at
+//     16 elements, 0.97 at 32, 1.09-1.22 from 64;
+//   - 1 x H200 shared by 2 and by 4 PEs (MPS, where a member's "remote" load
+//     is a local one and the two-sync path costs less): ahead up to 8
+//     elements, behind from 16.
+// So 8-byte elements count 2 bytes (128 elements at the default 256; the
+// NVLink figures, which are what a job on several GPUs gets), smaller ones
+// 32 (8 elements).
+GSHMEM_HD_CONSTEXPR unsigned long long ll_reduce_thread_element_bytes(unsigned long long elem_bytes) {
+  return elem_bytes >= 8 ? 2 : 32;
+}
 
 // ll_chooses for a reduction of n elements of elem_bytes each.
 GSHMEM_HD_CONSTEXPR bool ll_reduce_chooses(unsigned long long n, unsigned long long elem_bytes, int members,
                                            bool one_thread, unsigned long long thread_bytes) {
   return n <= (unsigned long long)kLLMaxCallLines * kLLPayloadBytes && ll_fits(ll_fcollect, n * elem_bytes, members) &&
-         (!one_thread || n * kLLReduceThreadElementBytes <= thread_bytes);
+         (!one_thread || n * ll_reduce_thread_element_bytes(elem_bytes) <= thread_bytes);
 }
 
 // The 32-bit flag of a line of cycle `cycle` (only its low 12 bits count;
