@@ -169,8 +169,8 @@ GSHMEM_HD_CONSTEXPR bool ll_chooses(unsigned kind, unsigned long long block_byte
 // elements of 4 bytes as of 8 a trip). Measured (NVIDIA's reduction_latency,
 // one thread, every call on LL against the two-sync path, same run):
 //   - 2 x H200, NVLink, 2 PEs: int64 on LL 0.61-0.75 of the two-sync time
-//     from 16 to 128 elements (128 B - 1 KiB; 2 KiB 0.96); int32 0.81 at
-//     16 elements, 0.97 at 32, 1.09-1.22 from 64;
+//     from 16 to 128 elements (128 B - 1 KiB, the most the LL path carries
+//     at 2 PEs); int32 0.81 at 16 elements, 0.97 at 32, 1.09-1.22 from 64;
 //   - 1 x H200 shared by 2 and by 4 PEs (MPS, where a member's "remote" load
 //     is a local one and the two-sync path costs less): ahead up to 8
 //     elements, behind from 16.
