@@ -26,13 +26,15 @@
 //                     every use writes before it reads.
 //
 // The algorithm (sync_team): each member keeps an epoch per team, bumped by
-// every sync it enters. Member i announces epoch e to each other member j by
-// storing announcement(e, signature) into arrived[i] of j's team area (after
-// a release fence at system scope; for a barrier, fence.sc.sys first, which
-// completes the caller's earlier updates), then waits until arrived[j] >=
-// announcement(e, 0) in its own area for every other member j (acquire
-// polls). Its own slot is never written or read (a one-member team passes
-// at once).
+// every sync it enters. Member i announces epoch e to each other member j in
+// arrived[i] of j's team area, after a release fence at system scope (for a
+// barrier, fence.sc.sys, which completes the caller's earlier updates): a
+// collective's entry sync stores announcement(e, signature) there; a plain
+// sync or barrier adds one epoch to the word (red.add, over P2P), which
+// takes it from e - 1 to e with the last signature kept below. It then
+// waits until arrived[j] >= announcement(e, 0) in its own area for every
+// other member j (relaxed polls, then an acquire fence). Its own slot is
+// never written or read (a one-member team passes at once).
 // Epochs only grow (44 bits: at one sync a microsecond, half a year), so a
 // fast member that already announced the next epoch cannot be missed and
 // nothing is ever reset while the team exists. The low 20 bits of an
@@ -389,19 +391,23 @@ GSHMEM_DEVICE void team_wait_watchdog(const void* p, int peer, unsigned long lon
 #endif
 }
 
-// Polls a team announcement word until `*p >= target` with acquire at
-// system scope; returns what it read last. Its slow path is
-// team_wait_watchdog, with epochs (not raw announcements) in its diagnostic.
+// Polls a team announcement word until `*p >= target` with relaxed loads at
+// system scope, then an acquire fence (with the announcer's release fence,
+// the acquire pattern; fence.acquire is the L1 invalidation alone, where an
+// acquire load repeats it on every poll); returns what it read last. Its
+// slow path is team_wait_watchdog, with epochs (not raw announcements) in
+// its diagnostic.
 GSHMEM_DEVICE unsigned long long wait_at_least(const unsigned long long* p, unsigned long long target, int peer,
                                                const char* routine) {
   const unsigned long long timeout = gshmemi_state().wait_timeout_ns;
   const unsigned long long start = timeout ? now_ns() : 0;
   unsigned polls = 0;
   unsigned long long seen;
-  while ((seen = atomic_load<memory_order::acquire, thread_scope::system>(p)) < target) {
+  while ((seen = atomic_load<memory_order::relaxed, thread_scope::system>(p)) < target) {
     if ((++polls & 1023u) != 0) continue;
     team_wait_watchdog(p, peer, start, timeout, announced_epoch(target), announced_epoch(seen), routine);
   }
+  atomic_fence<memory_order::acquire, thread_scope::system>();
   return seen;
 }
 
@@ -457,46 +463,82 @@ GSHMEM_DEVICE void report_signature_mismatch(int slot, int peer, unsigned mine, 
   fail_device(routine, f);
 }
 
+// The fence before a group's announcements: one per announcing member,
+// then relaxed stores or adds. A barrier's fence.sc.sys; a sync's release
+// fence (fence.release.sys where the toolkit has it, ordering.h). A release
+// fence followed by strong stores releases what precedes it as release
+// stores would, but pays the system-scope fence once for all of this
+// member's announcements instead of once per store (a one-thread sync of two
+// PEs: 3.9 us with two release stores, NVIDIA's sync_latency).
+template <bool WithQuiet, class Group>
+GSHMEM_DEVICE void fence_before_announcing(Group& g, const team_desc& team) {
+  if ((int)g.rank() < team.size) {
+    if constexpr (WithQuiet) atomic_fence<memory_order::seq_cst, thread_scope::system>();
+    else atomic_fence<memory_order::release, thread_scope::system>();
+  }
+}
+
+// The group's next epoch on the team of `mine`, on every member (only this
+// group touches the counter: one caller per team and PE).
+template <class Group>
+GSHMEM_DEVICE unsigned long long bump_epoch(Group& g, barrier_area* mine) {
+  unsigned long long next = 0;
+  if (g.is_leader()) {
+    next = atomic_load<memory_order::relaxed, thread_scope::device>(&mine->epoch) + 1;
+    atomic_store<memory_order::relaxed, thread_scope::device>(&mine->epoch, next);
+  }
+  return g.broadcast(next);
+}
+
+// The waiting half of a sync: every other member's announcement of `epoch`
+// (or later), then the group syncs. With a collective's `signature`, a
+// member whose announcement of the same epoch carries another one is
+// reported (report_signature_mismatch).
+template <class Group>
+GSHMEM_DEVICE void await_members(Group& g, barrier_area* mine, int slot, const team_desc& team,
+                                 unsigned long long epoch, unsigned signature, const char* routine) {
+  const unsigned long long awaited = announcement(epoch, 0);
+  for (int r = (int)g.rank(); r < team.size; r += (int)g.size()) {
+    if (r == team.my_rank) continue;
+    const unsigned long long seen = wait_at_least(&mine->arrived[r], awaited, team_member_pe(team, r), routine);
+    // A member already at a later epoch passed this one, after it checked
+    // this member's announcement. A plain sync checks nothing; its adds
+    // (sync_team_plain) leave the member's last signature below the epoch,
+    // so a collective that meets a plain sync of the same epoch reports the
+    // difference (unless that signature happens to be its own).
+    const unsigned theirs = announced_signature(seen);
+    if (signature != 0 && theirs != 0 && theirs != signature && announced_epoch(seen) == epoch)
+      report_signature_mismatch(slot, team_member_pe(team, r), signature, theirs, epoch, routine);
+  }
+  g.sync();
+}
+
 // The synchronization described at the top of this file, on the team of
-// `slot` whose descriptor is `team`, by every member of `g`.
+// `slot` whose descriptor is `team`, by every member of `g`, announcing with
+// stores: a collective's syncs.
 // WithQuiet (barrier): every announcing member executes fence.sc.sys first,
 // completing the group's earlier updates to all PEs; without (sync): a
-// release fence (fence.acq_rel.sys) before relaxed announcements, which
-// makes every store the group made before the call visible to a member that
-// passes, as release stores would. `signature`: a collective's entry sync
-// passes its collective_signature, and a member whose announcement of the
-// same epoch carries another one is reported (report_signature_mismatch);
-// 0 (every other sync) announces and checks nothing.
+// release fence before relaxed announcements, which makes every store the
+// group made before the call visible to a member that passes, as release
+// stores would. `signature`: a collective's entry sync passes its
+// collective_signature, and a member whose announcement of the same epoch
+// carries another one is reported (report_signature_mismatch); 0 (every
+// other sync) announces and checks nothing.
 template <bool WithQuiet, class Group>
 GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const char* routine,
                              unsigned signature = 0) {
   const gshmemi_device_state_t& s = gshmemi_state();
   barrier_area* mine = &team_area_at(s.heap_base, slot)->barrier;
   g.sync();
-  unsigned long long next = 0;
-  if (g.is_leader()) {
-    // Only this group touches the counter (one caller per team and PE). Its
-    // store stays here, before the fence, although the fence then waits for
-    // it: stored after the announcements instead, every sync and barrier
-    // took 6-16% longer (NVIDIA's sync_latency and barrier_latency, 2 and 4
-    // PEs sharing one H200 under MPS, NVSHMEM's times unchanged in the same
-    // runs; why was not found).
-    next = atomic_load<memory_order::relaxed, thread_scope::device>(&mine->epoch) + 1;
-    atomic_store<memory_order::relaxed, thread_scope::device>(&mine->epoch, next);
-  }
-  const unsigned long long epoch = g.broadcast(next);
-  const unsigned long long announced = announcement(epoch, signature), awaited = announcement(epoch, 0);
+  // The counter's store stays before the fence, although the fence then
+  // waits for it: stored after the announcements instead, every sync and
+  // barrier took 6-16% longer (NVIDIA's sync_latency and barrier_latency, 2
+  // and 4 PEs sharing one H200 under MPS, NVSHMEM's times unchanged in the
+  // same runs; why was not found).
+  const unsigned long long epoch = bump_epoch(g, mine);
+  const unsigned long long announced = announcement(epoch, signature);
   const int rank = (int)g.rank(), size = (int)g.size();
-  // One fence per announcing member, then relaxed stores: a barrier's
-  // fence.sc.sys, a sync's release fence (fence.acq_rel.sys). A release
-  // fence followed by strong stores releases what precedes it as release
-  // stores would, but pays the system-scope fence once for all of this
-  // member's announcements instead of once per store (a one-thread sync of
-  // two PEs: 3.9 us with two release stores, NVIDIA's sync_latency).
-  if (rank < team.size) {
-    if constexpr (WithQuiet) atomic_fence<memory_order::seq_cst, thread_scope::system>();
-    else atomic_fence<memory_order::release, thread_scope::system>();
-  }
+  fence_before_announcing<WithQuiet>(g, team);
   // Remote peers (docs/remote.md): every request the group queued before
   // the call is carried out before any announcement (sync and barrier
   // alike: a sync's passer sees the group's earlier stores, remote ones
@@ -518,23 +560,42 @@ GSHMEM_DEVICE void sync_team(Group& g, int slot, const team_desc& team, const ch
     unsigned long long* slot_p = &team_area_at(base, slot)->barrier.arrived[team.my_rank];
     atomic_store<memory_order::relaxed, thread_scope::system>(slot_p, announced);
   }
-  for (int r = rank; r < team.size; r += size) {
-    if (r == team.my_rank) continue;
-    const unsigned long long seen = wait_at_least(&mine->arrived[r], awaited, team_member_pe(team, r), routine);
-    // A member already at a later epoch passed this one, after it checked
-    // this member's announcement; a 0 signature is a plain sync.
-    const unsigned theirs = announced_signature(seen);
-    if (signature != 0 && theirs != 0 && theirs != signature && announced_epoch(seen) == epoch)
-      report_signature_mismatch(slot, team_member_pe(team, r), signature, theirs, epoch, routine);
+  await_members(g, mine, slot, team, epoch, signature, routine);
+}
+
+// A plain sync or barrier (the public ones: no signature), by every member
+// of `g`. Over P2P it announces by adding one epoch to its word on each
+// member (red.add), which needs no epoch first: the counter's load and
+// store then overlap the announcements' flight instead of preceding them.
+// The word holds the member's epoch with the signature of its last
+// collective below it (a collective's entry sync stores its announcement
+// whole, signature included). 2 x H200 over NVLink, one-thread sync of 2
+// PEs in a loop: 1.70 us against 1.87 with the stores. A job with remote
+// peers takes sync_team (signal requests).
+template <bool WithQuiet, class Group>
+GSHMEM_DEVICE void sync_team_plain(Group& g, int slot, const team_desc& team, const char* routine) {
+  if (__builtin_expect(remote_enabled(), 0)) {
+    sync_team<WithQuiet>(g, slot, team, routine);
+    return;
   }
+  const gshmemi_device_state_t& s = gshmemi_state();
+  barrier_area* mine = &team_area_at(s.heap_base, slot)->barrier;
   g.sync();
+  fence_before_announcing<WithQuiet>(g, team);
+  for (int r = (int)g.rank(); r < team.size; r += (int)g.size()) {
+    if (r == team.my_rank) continue;
+    unsigned long long* word =
+        &team_area_at(s.peer_base[team_member_pe(team, r)], slot)->barrier.arrived[team.my_rank];
+    atomic_reduce_add_global<memory_order::relaxed, thread_scope::system>(word, 1ull << kSignatureBits);
+  }
+  await_members(g, mine, slot, team, bump_epoch(g, mine), 0, routine);
 }
 
 // The world team's sync by group `g` (device barrier_all / sync_all).
 template <bool WithQuiet, class Group>
 GSHMEM_DEVICE void sync_world(Group& g, const char* routine) {
   const gshmemi_device_state_t& s = gshmemi_state();
-  sync_team<WithQuiet>(g, 0, world_team_desc(s.my_pe, s.n_pes), routine);
+  sync_team_plain<WithQuiet>(g, 0, world_team_desc(s.my_pe, s.n_pes), routine);
 }
 
 // Team sync / barrier by group `g` (`signature`: as sync_team's): 0, or -1 (with a diagnostic, nothing
@@ -546,7 +607,8 @@ GSHMEM_DEVICE int sync_team_handle(Group& g, int team, const char* routine, unsi
     report_invalid_team(g, team, routine);
     return -1;
   }
-  sync_team<WithQuiet>(g, team, d, routine, signature);
+  if (signature != 0) sync_team<WithQuiet>(g, team, d, routine, signature);
+  else sync_team_plain<WithQuiet>(g, team, d, routine);
   return 0;
 }
 
