@@ -413,30 +413,24 @@ GSHMEM_HD unsigned long long atomic_fetch_add_global(unsigned long long* p, unsi
 #endif
 }
 
-// max without the old value: relaxed or release (red's orders).
-template <memory_order O, thread_scope S>
-GSHMEM_HD void atomic_reduce_max_global(unsigned long long* p, unsigned long long v) {
+// add or max without the old value, to a word known to lie in global
+// memory: relaxed or release (red's orders). `red` with the .global state
+// space is REDG, posted; the generic `red` of atomic_reduce is, on sm_90
+// (nvcc 13.0), an ATOM whose predicate the thread waits for (its
+// shared-memory fallback), a round trip to a peer: 0.45 us more a
+// one-thread team sync of 2 H200s.
+enum class global_red_op : int { add, max };
+
+template <global_red_op Op, memory_order O, thread_scope S>
+GSHMEM_HD void atomic_reduce_global(unsigned long long* p, unsigned long long v) {
   static_assert(O == memory_order::relaxed || O == memory_order::release, "red is relaxed or release");
 #if GSHMEM_IN_DEVICE_CODE
   constexpr compiler_order C = compiler_order::pinned;
-  GSHMEMI_PTX_RED_SEM(GSHMEMI_GLOBAL_RED_MAX64)
+  if constexpr (Op == global_red_op::add) { GSHMEMI_PTX_RED_SEM(GSHMEMI_GLOBAL_RED_ADD64) }
+  else { GSHMEMI_PTX_RED_SEM(GSHMEMI_GLOBAL_RED_MAX64) }
 #else
-  (void)atomic_fetch_max<O, S>(p, v);
-#endif
-}
-// add without the old value, to a word known to lie in global memory:
-// relaxed or release. `red` with the .global state space is REDG, posted;
-// the generic `red` of atomic_reduce is, on sm_90 (nvcc 13.0), an ATOM
-// whose predicate the thread waits for (the shared-memory fallback), a
-// round trip to a peer: 0.45 us more a one-thread team sync of 2 H200s.
-template <memory_order O, thread_scope S>
-GSHMEM_HD void atomic_reduce_add_global(unsigned long long* p, unsigned long long v) {
-  static_assert(O == memory_order::relaxed || O == memory_order::release, "red is relaxed or release");
-#if GSHMEM_IN_DEVICE_CODE
-  constexpr compiler_order C = compiler_order::pinned;
-  GSHMEMI_PTX_RED_SEM(GSHMEMI_GLOBAL_RED_ADD64)
-#else
-  (void)atomic_fetch_add<O, S>(p, v);
+  if constexpr (Op == global_red_op::add) (void)atomic_fetch_add<O, S>(p, v);
+  else (void)atomic_fetch_max<O, S>(p, v);
 #endif
 }
 // A load of an 8-byte word known to lie in global memory: `ld` with the
