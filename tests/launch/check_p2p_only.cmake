@@ -14,22 +14,13 @@
 #   cmake -DCUOBJDUMP=... -DOFF=<object> -DON=<object> -P check_p2p_only.cmake
 cmake_minimum_required(VERSION 3.25)
 
-if(NOT CUOBJDUMP)
-  message("SKIPPED: cuobjdump not found (it comes with the CUDA toolkit, or: python3 -m pip install "
-          "nvidia-cuda-cuobjdump; then configure again)")
-  return()
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/sass_dump.cmake)
 
 function(count_in object what out)
-  execute_process(COMMAND "${CUOBJDUMP}" -sass "${object}"
-                  OUTPUT_VARIABLE sass ERROR_VARIABLE sass_err RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0 AND sass_err MATCHES "nvdisasm")
-    message("SKIPPED: ${CUOBJDUMP} -sass needs nvdisasm, which is not there (it comes with the CUDA "
-            "toolkit, or: python3 -m pip install nvidia-cuda-nvdisasm): ${sass_err}")
+  gshmem_sass_dump("${object}" sass)
+  if(sass STREQUAL "SKIPPED")
     set(${out} "skip" PARENT_SCOPE)
     return()
-  elseif(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${CUOBJDUMP} -sass ${object} failed (${rc}): ${sass_err}")
   endif()
   foreach(kernel p2p_only_pingpong p2p_only_signal_pingpong p2p_only_atomic_pingpong)
     if(NOT sass MATCHES "${kernel}")

@@ -31,19 +31,8 @@
 #         [-DKERNELS=a,b] -P check_scan_sass.cmake
 cmake_minimum_required(VERSION 3.25)
 
-if(NOT CUOBJDUMP)
-  message("SKIPPED: cuobjdump not found (it comes with the CUDA toolkit, or: python3 -m pip install "
-          "nvidia-cuda-cuobjdump; then configure again)")
-  return()
-endif()
-execute_process(COMMAND "${CUOBJDUMP}" -sass "${OBJECT}" OUTPUT_VARIABLE sass ERROR_VARIABLE sass_err
-                RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0 AND sass_err MATCHES "nvdisasm")
-  message("SKIPPED: ${CUOBJDUMP} -sass needs nvdisasm, which is not there: ${sass_err}")
-  return()
-elseif(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${CUOBJDUMP} -sass ${OBJECT} failed (${rc}): ${sass_err}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/sass_dump.cmake)
+gshmem_sass_dump_or_return("${OBJECT}" sass)
 
 if(NOT MIN_LOADS_4B)
   set(MIN_LOADS_4B ${MIN_LOADS})

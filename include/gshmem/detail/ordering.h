@@ -302,9 +302,14 @@ GSHMEMI_DEFINE_FETCH_OP(min)
 // ------------------------------------------------- no-return updates (red)
 //
 // A read-modify-write whose old value nobody reads. On the GPU this is one
-// `red.<sem>.<scope>.<op>` instruction: the issuing thread does not wait for
-// the old value to travel back over NVLink, so it costs a store, not a round
-// trip. Orders: relaxed and release (the only ones `red` has); any other
+// `red.<sem>.<scope>.global.<op>` instruction (REDG): the issuing thread does
+// not wait for the old value to travel back over NVLink, so it costs a store,
+// not a round trip. The .global state space is what makes it so: a generic
+// `red` is, on sm_90 (nvcc 13.0), an ATOM whose predicate the thread waits
+// for (its shared-memory fallback), a round trip to a peer (a one-thread
+// team sync of 2 H200s took 0.45 us longer). So the target must be global
+// memory (the symmetric heap, a peer's mapping, mapped host memory), which
+// every caller's is. Orders: relaxed and release (the only ones `red` has); any other
 // order falls back to the fetching form, whose result is dropped. Movable
 // (relaxed, system scope): CUDA's atomicAdd/And/Or/Xor_system, whose
 // result is unused (atom.sys, relaxed; ptxas emits RED for it).
@@ -318,7 +323,7 @@ using uint_of = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned
 
 #if GSHMEM_IN_DEVICE_CODE
 #define GSHMEMI_RED_ASM(sem, scope, clobber, op, cons)                                        \
-  asm volatile("red." sem "." scope "." op " [%0], %1;" ::"l"(p), cons(u) : GSHMEMI_PTX_CLOBBER_##clobber)
+  asm volatile("red." sem "." scope ".global." op " [%0], %1;" ::"l"(p), cons(u) : GSHMEMI_PTX_CLOBBER_##clobber)
 #define GSHMEMI_RED_ADD32(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "add.u32", "r")
 #define GSHMEMI_RED_AND32(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "and.b32", "r")
 #define GSHMEMI_RED_OR32(sem, scope, clobber) GSHMEMI_RED_ASM(sem, scope, clobber, "or.b32", "r")
@@ -395,8 +400,6 @@ GSHMEM_HD void atomic_reduce(T* p, T v) {
                : "=l"(old) : "l"(p), "l"(v) : GSHMEMI_PTX_CLOBBER_##clobber)
 #define GSHMEMI_GLOBAL_RED_MAX64(sem, scope, clobber)                                          \
   asm volatile("red." sem "." scope ".global.max.u64 [%0], %1;" ::"l"(p), "l"(v) : GSHMEMI_PTX_CLOBBER_##clobber)
-#define GSHMEMI_GLOBAL_RED_ADD64(sem, scope, clobber)                                          \
-  asm volatile("red." sem "." scope ".global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : GSHMEMI_PTX_CLOBBER_##clobber)
 #define GSHMEMI_GLOBAL_LD64(sem, scope, clobber)                                                \
   asm volatile("ld." sem "." scope ".global.u64 %0, [%1];" : "=l"(r) : "l"(p) : GSHMEMI_PTX_CLOBBER_##clobber)
 #endif
@@ -413,24 +416,15 @@ GSHMEM_HD unsigned long long atomic_fetch_add_global(unsigned long long* p, unsi
 #endif
 }
 
-// add or max without the old value, to a word known to lie in global
-// memory: relaxed or release (red's orders). `red` with the .global state
-// space is REDG, posted; the generic `red` of atomic_reduce is, on sm_90
-// (nvcc 13.0), an ATOM whose predicate the thread waits for (its
-// shared-memory fallback), a round trip to a peer: 0.45 us more a
-// one-thread team sync of 2 H200s.
-enum class global_red_op : int { add, max };
-
-template <global_red_op Op, memory_order O, thread_scope S>
-GSHMEM_HD void atomic_reduce_global(unsigned long long* p, unsigned long long v) {
+// max without the old value: relaxed or release (red's orders).
+template <memory_order O, thread_scope S>
+GSHMEM_HD void atomic_reduce_max_global(unsigned long long* p, unsigned long long v) {
   static_assert(O == memory_order::relaxed || O == memory_order::release, "red is relaxed or release");
 #if GSHMEM_IN_DEVICE_CODE
   constexpr compiler_order C = compiler_order::pinned;
-  if constexpr (Op == global_red_op::add) { GSHMEMI_PTX_RED_SEM(GSHMEMI_GLOBAL_RED_ADD64) }
-  else { GSHMEMI_PTX_RED_SEM(GSHMEMI_GLOBAL_RED_MAX64) }
+  GSHMEMI_PTX_RED_SEM(GSHMEMI_GLOBAL_RED_MAX64)
 #else
-  if constexpr (Op == global_red_op::add) (void)atomic_fetch_add<O, S>(p, v);
-  else (void)atomic_fetch_max<O, S>(p, v);
+  (void)atomic_fetch_max<O, S>(p, v);
 #endif
 }
 // A load of an 8-byte word known to lie in global memory: `ld` with the
@@ -453,7 +447,6 @@ GSHMEM_HD unsigned long long atomic_load_global(const unsigned long long* p) {
 #if GSHMEM_IN_DEVICE_CODE
 #undef GSHMEMI_GLOBAL_LD64
 #undef GSHMEMI_GLOBAL_RED_MAX64
-#undef GSHMEMI_GLOBAL_RED_ADD64
 #undef GSHMEMI_GLOBAL_FETCH_ADD64
 #endif
 

@@ -225,8 +225,7 @@ GSHMEM_HD bool proxy_slot_free(const proxy_queue &q, unsigned long long ticket) 
   }
   const unsigned long long h = atomic_load<memory_order::acquire, thread_scope::system>(q.head);
   if (ticket - h >= q.capacity) return false;
-  if (q.head_seen != nullptr)
-    atomic_reduce_global<global_red_op::max, memory_order::release, thread_scope::system>(q.head_seen, h);
+  if (q.head_seen != nullptr) atomic_reduce_max_global<memory_order::release, thread_scope::system>(q.head_seen, h);
   return true;
 }
 

@@ -586,7 +586,7 @@ GSHMEM_DEVICE void sync_team_plain(Group& g, int slot, const team_desc& team, co
     if (r == team.my_rank) continue;
     unsigned long long* word =
         &team_area_at(s.peer_base[team_member_pe(team, r)], slot)->barrier.arrived[team.my_rank];
-    atomic_reduce_global<global_red_op::add, memory_order::relaxed, thread_scope::system>(word, 1ull << kSignatureBits);
+    atomic_reduce<reduce_op::add, memory_order::relaxed, thread_scope::system>(word, 1ull << kSignatureBits);
   }
   await_members(g, mine, slot, team, bump_epoch(g, mine), 0, routine);
 }
