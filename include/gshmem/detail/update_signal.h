@@ -8,14 +8,15 @@
 //   (the relaxed accesses that order nothing, these two lines and
 //   signal_op's, are movable for the compiler: ordering.h, compiler order)
 //   signal_op SET ............... st.relaxed.sys.b64         (no ordering)
-//   signal_op ADD ............... red.relaxed.sys.add.u64    (no ordering)
+//   signal_op ADD ............... red.relaxed.sys.global.add.u64 (no ordering)
 //   put_signal's signal, SET .... st.release.sys.b64         (after the data)
-//   put_signal's signal, ADD .... red.release.sys.add.u64    (after the data)
+//   put_signal's signal, ADD .... red.release.sys.global.add.u64 (after the data)
 //   signal_fetch ................ ld.acquire.sys.b64
 //   signal_wait_until ........... ld.acquire.sys.b64 poll (sync_scan.h, wait_one)
 //   fence ....................... fence.acq_rel.sys
 //   quiet ....................... fence.sc.sys
-//   sync_all (device) ........... st.release.sys to each peer, ld.acquire.sys polls
+//   sync_all (device) ........... fence.release.sys, red.global.add to each peer,
+//                                 relaxed polls, fence.acquire.sys
 //   barrier_all (device) ........ fence.sc.sys, then sync_all's exchange
 // (the device barrier and team syncs are in <gshmem/detail/team_sync.h>)
 #pragma once
