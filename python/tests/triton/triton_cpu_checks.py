@@ -104,8 +104,8 @@ EXPECTED = {
     "put_nbi": [r"st\.relaxed\.sys\.v2\.b64", r"bar\.sync\s+0"],
     # Data, CTA barrier, then the signal with release at system scope.
     "put_signal_set": [r"st\.relaxed\.sys\.v2\.b64", r"bar\.sync\s+0", r"st\.release\.sys\.b64"],
-    "put_signal_add": [r"st\.relaxed\.sys\.v2\.b64", r"bar\.sync\s+0", r"red\.release\.sys\.add\.u64"],
-    "put_signal_nbi": [r"bar\.sync\s+0", r"red\.release\.sys\.add\.u64"],
+    "put_signal_add": [r"st\.relaxed\.sys\.v2\.b64", r"bar\.sync\s+0", r"red\.release\.sys\.global\.add\.u64"],
+    "put_signal_nbi": [r"bar\.sync\s+0", r"red\.release\.sys\.global\.add\.u64"],
     # signal_op: CTA barrier, then a relaxed system-scope update.
     "signal_op_add": [r"bar\.sync\s+0", r"(atom|red)\.relaxed\.sys\.global\.add\.u64"],
     "signal_op_set": [r"bar\.sync\s+0", r"st\.volatile\.b64\s+\[%rd\d+\], 5;"],
