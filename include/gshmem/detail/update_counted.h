@@ -10,7 +10,7 @@
 // PTX mapping:
 //   payload ............ st.relaxed.sys (as put; 16-byte vectors where aligned)
 //   group's share ...... the group's barrier (bar.sync / bar.warp.sync)
-//   counter ............ red.release.sys.add.u64 of the byte count, by one rank
+//   counter ............ red.release.sys.global.add.u64 of the byte count, by one rank
 //   load ............... ld.acquire.sys.b64
 //   wait ............... ld.acquire.sys.b64 poll until (v - expected) mod 2^64 < 2^63
 //   reset .............. st.relaxed.sys.b64 of 0 (device)
