@@ -204,7 +204,8 @@ void add_piece_rows(Context &ctx, const std::string &name, const gshmemx_remote_
 // an ld.acquire.sys poll): the "[gshmem send, raw wait]" rows time gshmem's
 // send against it. (A relaxed poll with fence.acq_rel.sys on exit measured
 // 2.15-2.19 us one-way against 0.634 us for the acquire poll on 2 x H100:
-// the system fence, not the poll, is what costs; docs/performance.md.)
+// the system fence's MEMBAR, not the poll, is what costs; docs/performance.md.
+// With fence.acquire.sys, the invalidation alone, the two polls are equal.)
 constexpr RawWait kGshmemWaitSequence = RawWait::acquire_poll;
 
 // Which kernel a run times: the raw send or gshmem's; the raw wait `wait`,

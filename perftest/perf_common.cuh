@@ -74,8 +74,12 @@ __device__ __forceinline__ void raw_wait_ge(const uint64_t *p, uint64_t v) {
 //                              comparison
 //   ... .global                the same with LDG (the global state space)
 //   ld.relaxed.sys poll,       LD / LDG.E.64.STRONG.SYS alone in the loop;
-//   fence.acq_rel.sys on exit  after it MEMBAR.ALL.SYS, ERRBAR, CGAERRBAR,
-//                              CCTL.IVALL once
+//   acquire fence on exit      after it the library's acquire fence once:
+//                              fence.acquire.sys (CCTL.IVALL alone) where
+//                              GSHMEMI_SPLIT_FENCES, else fence.acq_rel.sys
+//                              (MEMBAR.ALL.SYS, ERRBAR, CGAERRBAR, CCTL.IVALL).
+//                              2 x H200: 0.69 us one-way with the first,
+//                              1.25 with the second (same run, two trees)
 //   ld.relaxed.sys poll,       LDG alone in the loop; after it CCTL.IVALL
 //   ld.acquire.sys reload      alone (ptxas drops the reload's load, whose
 //                              value is unused, and keeps its invalidation)
@@ -84,7 +88,7 @@ __device__ __forceinline__ void raw_wait_ge(const uint64_t *p, uint64_t v) {
 //                              MEMBAR.SC.GPU (its __threadfence)
 //   ld.relaxed.sys poll alone  no acquire: a lower bound, not a wait
 // Correct: the first four. A relaxed (strong) load followed in program
-// order by a fence.acq_rel.sys is an acquire pattern in the PTX model. The
+// order by an acquire (or acq_rel) fence at .sys is an acquire pattern in the PTX model. The
 // acquire reload acquires the value the reload reads: the one the poll saw,
 // or a later one, and a later one written by another PE (two PEs setting
 // one signal) synchronizes with that PE only, so the writes released before
@@ -114,8 +118,8 @@ inline const RawWaitInfo &raw_wait_info(RawWait w) {
   static const RawWaitInfo table[kRawWaits] = {
       {RawWait::acquire_poll, "ld.acquire.sys poll", true},
       {RawWait::acquire_poll_global, "ld.acquire.sys.global poll", true},
-      {RawWait::relaxed_poll_fence, "ld.relaxed.sys poll, fence.acq_rel.sys on exit", true},
-      {RawWait::relaxed_poll_global_fence, "ld.relaxed.sys.global poll, fence.acq_rel.sys on exit", true},
+      {RawWait::relaxed_poll_fence, "ld.relaxed.sys poll, acquire fence on exit", true},
+      {RawWait::relaxed_poll_global_fence, "ld.relaxed.sys.global poll, acquire fence on exit", true},
       {RawWait::relaxed_poll_global_reload, "ld.relaxed.sys.global poll, ld.acquire.sys reload on exit (one writer)",
        false},
       {RawWait::volatile_poll_fence_gpu, "ld.volatile poll, fence.sc.gpu on exit (NVSHMEM's; gpu scope)", false},

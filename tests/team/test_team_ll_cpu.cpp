@@ -47,15 +47,20 @@ TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's u
   CHECK_FALSE(gd::ll_chooses(gd::ll_alltoall, 8, 2, true, 0));  // 0: one thread never
   CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 513, 4, true, 1ull << 40));
   CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 0, 2, true, 256));  // empty: the two-sync form
-  // Reductions: one thread counts 32 bytes an element of up to 4 bytes, 2 an
+  // Reductions: one thread counts 1 byte an element of up to 4 bytes, 2 an
   // element of 8 (ll_reduce_thread_element_bytes).
-  CHECK(gd::ll_reduce_thread_element_bytes(1) == 32);
-  CHECK(gd::ll_reduce_thread_element_bytes(4) == 32);
+  CHECK(gd::ll_reduce_thread_element_bytes(1) == 1);
+  CHECK(gd::ll_reduce_thread_element_bytes(2) == 1);
+  CHECK(gd::ll_reduce_thread_element_bytes(4) == 1);
   CHECK(gd::ll_reduce_thread_element_bytes(8) == 2);
   CHECK(gd::ll_reduce_chooses(512, 1, 4, false, 0));
   CHECK_FALSE(gd::ll_reduce_chooses(64, 8, 8, false, 1ull << 40));  // 4 KiB of lines: past ll_fits
-  CHECK(gd::ll_reduce_chooses(8, 4, 2, true, 256));
-  CHECK_FALSE(gd::ll_reduce_chooses(9, 4, 2, true, 256));
+  CHECK(gd::ll_reduce_chooses(256, 4, 2, true, 256));   // 1 KiB of int32
+  CHECK_FALSE(gd::ll_reduce_chooses(257, 4, 2, true, 256));
+  CHECK(gd::ll_reduce_chooses(8, 4, 2, true, 8));
+  CHECK_FALSE(gd::ll_reduce_chooses(9, 4, 2, true, 8));
+  CHECK(gd::ll_reduce_chooses(256, 1, 2, true, 256));
+  CHECK_FALSE(gd::ll_reduce_chooses(257, 2, 2, true, 256));
   CHECK(gd::ll_reduce_chooses(8, 8, 4, true, 256));
   CHECK(gd::ll_reduce_chooses(128, 8, 2, true, 256));   // 1 KiB of int64
   CHECK(gd::ll_reduce_chooses(64, 8, 4, true, 256));

@@ -428,6 +428,94 @@ GSHMEM_DEVICE T ll_receive_element(const unsigned long long* lines, size_t e, un
   return ll_element_of_bits<T>(bits);
 }
 
+// Waits until the B pairs of lines at `batch` (of which the first `avail`
+// belong to the call) all carry `flag`, and leaves them in w: the 16-byte
+// loads of the pairs not yet taken issue together; the first pair missing
+// its flag is polled by ll_receive (with its diagnostics) and taken from the
+// polls, and only the pairs after it are loaded again. (Loading the whole
+// batch again after the polls cost a small call a round trip more: 2.1 us a
+// one-thread reducescatter against 1.6, 2 x H200.)
+template <unsigned B>
+GSHMEM_DEVICE void ll_receive_batch(const wide16* batch, unsigned avail, wide16 (&w)[B], unsigned flag, int slot,
+                                    int peer, const char* routine) {
+  for (unsigned from = 0;;) {
+#pragma unroll
+    for (unsigned k = 0; k < B; ++k)
+      if (k >= from)
+        w[k] = k < avail ? atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(batch + k)
+                         : wide16{ll_word(0, flag), ll_word(0, flag)};
+    unsigned late = B;
+#pragma unroll
+    for (unsigned k = B; k-- > 0;)
+      if (k >= from && (ll_word_flag(w[k].lo) != flag || ll_word_flag(w[k].hi) != flag)) late = k;
+    if (late == B) return;
+    const unsigned long long* const line = reinterpret_cast<const unsigned long long*>(batch + late);
+    const unsigned lo = ll_receive(line, flag, slot, peer, routine);
+    const unsigned hi = ll_receive(line + 1, flag, slot, peer, routine);
+#pragma unroll
+    for (unsigned k = 0; k < B; ++k)
+      if (k == late) w[k] = wide16{ll_word(lo, flag), ll_word(hi, flag)};
+    from = late + 1;
+    if (from >= avail) return;
+  }
+}
+
+// The fold of an LL reduction from one thread: G elements of every member
+// a round trip to this PE's memory (ll_receive_batch of the B pairs of lines
+// that hold them: 2 elements of 8 bytes, 4 of 1, 2 or 4 bytes), folded in
+// rank order into accumulators held in registers, then stored to dest. One
+// element of each member a round trip before (2 x H200, NVLink, 2 PEs,
+// one-thread int64 sum of 1 KiB: 61 us, NVSHMEM 25). G and B are what the
+// 64-register rule of a user kernel of 1024 threads allows (tests/launch):
+// 4 pairs of 8-byte elements a batch took such a kernel to 72 registers, 8
+// elements of 1 byte 72, 4 of 4 bytes (2 pairs) 64. `blocks` is the call's
+// first line; member r's block starts per_block lines on; `mine` is this
+// member's contribution. The same bits as the group form (the same fold,
+// element by element, in rank order); dest may be mine (in place): each
+// element is read before it is stored.
+template <class Op, class T>
+GSHMEM_DEVICE void ll_fold_one_thread(const unsigned long long* blocks, unsigned long long per_block,
+                                      const team_desc& d, const T* mine, T* dest, size_t n, unsigned flag, int slot,
+                                      const char* routine) {
+  using A = reduce_acc_t<T>;
+  constexpr unsigned G = sizeof(T) >= 8 ? 2u : 4u;                             // elements a batch
+  constexpr unsigned B = (G * (unsigned)sizeof(T) + kLLPairPayloadBytes - 1) / kLLPairPayloadBytes;  // pairs
+  constexpr unsigned kBits = 8 * sizeof(T);
+  const unsigned pairs = (unsigned)ll_pairs(n * sizeof(T));  // below kLLRingLines: 32 bits
+  for (size_t e0 = 0; e0 < n; e0 += G) {
+    const unsigned p0 = (unsigned)(e0 * sizeof(T) / kLLPairPayloadBytes);
+    // Byte offset of element e0 in pair p0: 0, or 4 for 1-byte elements.
+    const unsigned first = (unsigned)(e0 * sizeof(T) % kLLPairPayloadBytes);
+    A acc[G];
+    for (int r = 0; r < d.size; ++r) {
+      if (r == d.my_rank) {
+#pragma unroll
+        for (unsigned i = 0; i < G; ++i)
+          if (e0 + i < n) acc[i] = r == 0 ? (A)mine[e0 + i] : Op::apply(acc[i], (A)mine[e0 + i]);
+        continue;
+      }
+      wide16 w[B];
+      ll_receive_batch<B>(reinterpret_cast<const wide16*>(blocks + (unsigned long long)r * per_block) + p0,
+                          pairs - p0, w, flag, slot, team_member_pe(d, r), routine);
+#pragma unroll
+      for (unsigned i = 0; i < G; ++i) {
+        if (e0 + i >= n) continue;
+        const unsigned at = first + i * (unsigned)sizeof(T);  // byte offset in the batch
+        const unsigned k = B == 1 ? 0u : at / kLLPairPayloadBytes;
+        const unsigned long long payload =
+            (unsigned long long)ll_word_data(w[k].hi) << 32 | ll_word_data(w[k].lo);
+        unsigned long long bits = payload;
+        if constexpr (kBits < 64) bits = payload >> (8 * (at % kLLPairPayloadBytes)) & ((1ull << kBits) - 1);
+        const A v = (A)ll_element_of_bits<T>(bits);
+        acc[i] = r == 0 ? v : Op::apply(acc[i], v);
+      }
+    }
+#pragma unroll
+    for (unsigned i = 0; i < G; ++i)
+      if (e0 + i < n) dest[e0 + i] = (T)acc[i];
+  }
+}
+
 // The LL forms of reduce (Scatter false: every member's n elements go to
 // every other member's ring, as fcollect's blocks) and reducescatter
 // (Scatter true: block r of every member's source goes to member r, as
@@ -452,20 +540,25 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
   ll_send<Scatter>(g, slot, d, reinterpret_cast<const unsigned char*>(source), nbytes,
                    start + (unsigned long long)me * per_block, flag, [](unsigned long long, unsigned long long) {});
   g.sync();
-  // One element at a time per thread (a batch of loads in flight, as the
-  // data collectives' receive keeps, doubled the compile time of every
-  // reduction instantiation, nvcc 13, sm_90).
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
   const T* const mine = Scatter ? source + (size_t)me * n : source;
-  for (size_t e = g.rank(); e < n; e += g.size()) {
-    A acc{};
-    for (int r = 0; r < d.size; ++r) {
-      const T v = r == me ? mine[e]
-                          : ll_receive_element<T>(ring + start + (unsigned long long)r * per_block, e, flag, slot,
-                                                  team_member_pe(d, r), routine);
-      acc = r == 0 ? (A)v : Op::apply(acc, (A)v);
+  if constexpr (group_is_one_thread<Group>) {
+    ll_fold_one_thread<Op>(ring + start, per_block, d, mine, dest, n, flag, slot, routine);
+  } else {
+    // A group: one element at a time per thread, the group's threads sharing
+    // the elements out (a batch of loads in flight per thread, as one
+    // thread's fold has, doubled the compile time of every reduction
+    // instantiation, nvcc 13, sm_90).
+    for (size_t e = g.rank(); e < n; e += g.size()) {
+      A acc{};
+      for (int r = 0; r < d.size; ++r) {
+        const T v = r == me ? mine[e]
+                            : ll_receive_element<T>(ring + start + (unsigned long long)r * per_block, e, flag, slot,
+                                                    team_member_pe(d, r), routine);
+        acc = r == 0 ? (A)v : Op::apply(acc, (A)v);
+      }
+      dest[e] = (T)acc;
     }
-    dest[e] = (T)acc;
   }
   g.sync();  // dest complete for the whole group (team_ll.h, 4.)
   return 0;

@@ -161,24 +161,24 @@ GSHMEM_HD_CONSTEXPR bool ll_chooses(unsigned kind, unsigned long long block_byte
   return ll_fits(kind, block_bytes, members) && (!one_thread || ll_thread_cost(kind, block_bytes) <= thread_bytes);
 }
 
-// A reduction's one-thread cost is per element (ll_receive_element: a round
-// trip for each element of each member, where a data collective's receive
-// takes 4 pairs a trip): an element counts as ll_reduce_thread_element_bytes
-// against thread_bytes, by its size, because the two-sync path it is
-// weighed against reads 16 bytes of every member a round trip (so twice the
-// elements of 4 bytes as of 8 a trip). Measured (NVIDIA's reduction_latency,
-// one thread, every call on LL against the two-sync path, same run):
-//   - 2 x H200, NVLink, 2 PEs: int64 on LL 0.61-0.75 of the two-sync time
-//     from 16 to 128 elements (128 B - 1 KiB, the most the LL path carries
-//     at 2 PEs); int32 0.81 at 16 elements, 0.97 at 32, 1.09-1.22 from 64;
-//   - 1 x H200 shared by 2 and by 4 PEs (MPS, where a member's "remote" load
-//     is a local one and the two-sync path costs less): ahead up to 8
-//     elements, behind from 16.
-// So 8-byte elements count 2 bytes (128 elements at the default 256; the
-// NVLink figures, which are what a job on several GPUs gets), smaller ones
-// 32 (8 elements).
+// A reduction's one-thread cost is per element: an element counts as
+// ll_reduce_thread_element_bytes against thread_bytes, by its size. The LL
+// fold of one thread (ll_fold_one_thread) takes 4 pairs of lines of each
+// member a round trip to its own memory (8 elements of 4 bytes, 4 of 8; 2
+// pairs of 2-byte elements, 1 of bytes: 8 elements); the two-sync path it is
+// weighed against reads 16 bytes of every member a round trip over NVLink.
+// Measured before the batched fold (NVIDIA's reduction_latency, one thread,
+// 2 x H200, NVLink, 2 PEs, a round trip per element and member on LL): int64
+// on LL 0.61-0.75 of the two-sync time from 16 to 128 elements, int32 0.81 at
+// 16 elements and 1.09-1.22 from 64. The batch takes the LL fold's round trips
+// to a quarter for 4- and 8-byte elements (an eighth for bytes), so every
+// element count the LL path carries at 2 PEs (1 KiB a member) is now cheaper
+// on it than on the two-sync path: 8-byte elements count 2 bytes (128 at the
+// default 256), smaller ones 1 (256 elements). On one GPU shared by several
+// PEs (MPS), where a member's "remote" load is a local one and the two-sync
+// path costs less, the unbatched LL fold was behind from 16 elements.
 GSHMEM_HD_CONSTEXPR unsigned long long ll_reduce_thread_element_bytes(unsigned long long elem_bytes) {
-  return elem_bytes >= 8 ? 2 : 32;
+  return elem_bytes >= 8 ? 2 : 1;
 }
 
 // ll_chooses for a reduction of n elements of elem_bytes each.
