@@ -61,6 +61,21 @@ LAUNCH_KERNEL_ONCE(rt_warp_double_sum_reducescatter, check_copy) {
 LAUNCH_KERNEL_ONCE(rt_block_double_sum_reducescatter, check_copy) {
   gshmemx_double_sum_reducescatter_block(GSHMEM_TEAM_WORLD, a->dst, a->src, a->rt_elems);
 }
+// One-thread reductions of the narrower element widths over the same bytes
+// (with one PE, still a copy): their LL fold holds more elements a round
+// trip than the 8-byte one (ll_fold_one_thread), and 4-byte elements were
+// the ones at the 64-register limit when it was written.
+LAUNCH_KERNEL_ONCE(rt_thread_int_sum_reduce, check_copy) {
+  if (tid() == 0) gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, (int *)a->dst, (const int *)a->src, a->rt_elems * 2);
+}
+LAUNCH_KERNEL_ONCE(rt_thread_short_sum_reducescatter, check_copy) {
+  if (tid() == 0)
+    gshmem_short_sum_reducescatter(GSHMEM_TEAM_WORLD, (short *)a->dst, (const short *)a->src, a->rt_elems * 4);
+}
+LAUNCH_KERNEL_ONCE(rt_thread_uint8_xor_reduce, check_copy) {
+  if (tid() == 0)
+    gshmem_uint8_xor_reduce(GSHMEM_TEAM_WORLD, (uint8_t *)a->dst, (const uint8_t *)a->src, a->rt_elems * 8);
+}
 // The byte forms (one element size less to fold away).
 LAUNCH_KERNEL_ONCE(rt_warp_fcollectmem, check_copy) {
   if (warp() == 0) gshmemx_fcollectmem_warp(GSHMEM_TEAM_WORLD, a->dst, a->src, a->rt_elems * sizeof(double));
