@@ -88,8 +88,8 @@ __device__ __forceinline__ void raw_wait_ge(const uint64_t *p, uint64_t v) {
 //                              MEMBAR.SC.GPU (its __threadfence)
 //   ld.relaxed.sys poll alone  no acquire: a lower bound, not a wait
 // Correct: the first four. A relaxed (strong) load followed in program
-// order by an acquire (or acq_rel) fence at .sys is an acquire pattern in the PTX model. The
-// acquire reload acquires the value the reload reads: the one the poll saw,
+// order by an acquire (or acq_rel) fence at .sys is an acquire pattern in
+// the PTX model. The acquire reload acquires the value the reload reads: the one the poll saw,
 // or a later one, and a later one written by another PE (two PEs setting
 // one signal) synchronizes with that PE only, so the writes released before
 // the value the poll saw are not ordered; a floor for one writer, not for

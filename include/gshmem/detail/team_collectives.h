@@ -429,7 +429,10 @@ GSHMEM_DEVICE T ll_receive_element(const unsigned long long* lines, size_t e, un
 }
 
 // Waits until the B pairs of lines at `batch` (of which the first `avail`
-// belong to the call) all carry `flag`, and leaves them in w: the 16-byte
+// belong to the call) all carry `flag`, and leaves them in w (team_ll.h's
+// ll_receive_pairs hands each pair to a callback instead, which would put a
+// fold's accumulators, indexed by a late pair's run-time index, in local
+// memory): the 16-byte
 // loads of the pairs not yet taken issue together; the first pair missing
 // its flag is polled by ll_receive (with its diagnostics) and taken from the
 // polls, and only the pairs after it are loaded again. (Loading the whole
