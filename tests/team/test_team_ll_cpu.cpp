@@ -4,6 +4,7 @@
 // half and bfloat16 included, at odd sizes and offsets.
 #include <gshmem/gshmemx.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -210,4 +211,35 @@ TEST_CASE("LL payload packing of every type, odd sizes and offsets", "[team][ll]
 #define GSHMEMI_TEST_LL_TYPE(NAME, TYPE) roundtrips<TYPE>();
   GSHMEM_FOR_EACH_RMA_TYPE(GSHMEMI_TEST_LL_TYPE)
 #undef GSHMEMI_TEST_LL_TYPE
+}
+
+// The one-thread fold may take a member's own elements first only where no
+// order of the operands changes the bits (ll_fold_own_first); each "no" has
+// a counter-example here, each "yes" a check of the arithmetic it rests on.
+TEST_CASE("LL one-thread fold: own elements first only where the order cannot change the bits", "[team][ll]") {
+  using gd::ll_fold_own_first;
+  STATIC_REQUIRE(ll_fold_own_first<gd::reduce_sum, int>(4));
+  STATIC_REQUIRE(ll_fold_own_first<gd::reduce_max, long long>(8));
+  STATIC_REQUIRE(ll_fold_own_first<gd::reduce_xor, unsigned char>(3));
+  STATIC_REQUIRE(ll_fold_own_first<gd::reduce_sum, double>(2));
+  STATIC_REQUIRE(ll_fold_own_first<gd::reduce_prod, float>(2));
+  STATIC_REQUIRE_FALSE(ll_fold_own_first<gd::reduce_sum, double>(3));
+  STATIC_REQUIRE_FALSE(ll_fold_own_first<gd::reduce_max, double>(2));
+  STATIC_REQUIRE_FALSE(ll_fold_own_first<gd::reduce_min, float>(2));
+
+  // Integers wrap: any order, any grouping, the same bits.
+  const int a = 0x7fffffff, b = 5, c = -9;
+  CHECK(gd::reduce_sum::apply(gd::reduce_sum::apply(b, a), c) ==
+        gd::reduce_sum::apply(gd::reduce_sum::apply(a, c), b));
+  // Two floating operands commute exactly under + and *.
+  const double x = 0.1, y = 1e-17, z = -0.1;
+  CHECK(gd::reduce_sum::apply(x, y) == gd::reduce_sum::apply(y, x));
+  CHECK(gd::reduce_prod::apply(x, 3.0) == gd::reduce_prod::apply(3.0, x));
+  // Three do not associate: why the own-first order needs two members.
+  CHECK(gd::reduce_sum::apply(gd::reduce_sum::apply(x, z), y) !=
+        gd::reduce_sum::apply(gd::reduce_sum::apply(x, y), z));
+  // max and min compare with <: -0 and +0 come out in the operands' order.
+  const double pz = 0.0, nz = -0.0;
+  CHECK(std::signbit(gd::reduce_max::apply(nz, pz)) != std::signbit(gd::reduce_max::apply(pz, nz)));
+  CHECK(std::signbit(gd::reduce_min::apply(nz, pz)) != std::signbit(gd::reduce_min::apply(pz, nz)));
 }

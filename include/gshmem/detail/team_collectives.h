@@ -136,6 +136,20 @@ template <> struct reduce_acc<__half> { using type = float; };
 template <> struct reduce_acc<__nv_bfloat16> { using type = float; };
 template <class T> using reduce_acc_t = typename reduce_acc<T>::type;
 
+// Whether the one-thread LL fold may take this member's own elements
+// first, whatever its rank, and still give the bits of the rank-order fold:
+// integers under every operator (each wraps or compares exactly: commutative
+// and associative), and floating sum and prod between two members (a + b and
+// b + a are the same bits, IEEE 754; three or more associate differently).
+// Floating max and min compare with < and may not commute (-0 and +0, NaN).
+// Host and device (tests/team/test_team_ll_cpu.cpp checks it against the
+// arithmetic).
+template <class Op, class T>
+GSHMEM_HD_CONSTEXPR bool ll_fold_own_first(int members) {
+  return std::is_integral<T>::value ||
+         ((std::is_same<Op, reduce_sum>::value || std::is_same<Op, reduce_prod>::value) && members == 2);
+}
+
 // Each collective's call signature (team_sync.h), one definition for both
 // places that announce it: the entry sync of the thread, warp and block
 // forms below, and the wide forms' entry kernel, whose launcher computes it
@@ -465,17 +479,21 @@ GSHMEM_DEVICE void ll_receive_batch(const wide16* batch, unsigned avail, wide16 
 
 // The fold of an LL reduction from one thread: G elements of every member
 // a round trip to this PE's memory (ll_receive_batch of the B pairs of lines
-// that hold them: 2 elements of 8 bytes, 4 of 1, 2 or 4 bytes), folded in
-// rank order into accumulators held in registers, then stored to dest. One
-// element of each member a round trip before (2 x H200, NVLink, 2 PEs,
-// one-thread int64 sum of 1 KiB: 61 us, NVSHMEM 25). G and B are what the
+// that hold them: 2 elements of 8 bytes, 4 of 1, 2 or 4 bytes), folded in rank order into
+// accumulators held in registers, then stored to dest. Where
+// ll_fold_own_first allows it, the own G elements (`mine`) start the fold:
+// their loads are then in flight together with the next member's pairs, and
+// a batch costs one round trip at 2 PEs, not two (2 x H200, NVLink,
+// one-thread int32 sum of 1 KiB: 48 us with the loads apart, 81 with one
+// element a trip; NVSHMEM 33). Holding the own elements in registers until
+// their rank's turn, or issuing the next member's loads ahead of the loop,
+// took user kernels to 68 registers. G and B are what the
 // 64-register rule of a user kernel of 1024 threads allows (tests/launch):
 // 4 pairs of 8-byte elements a batch took such a kernel to 72 registers, 8
 // elements of 1 byte 72, 4 of 4 bytes (2 pairs) 64. `blocks` is the call's
-// first line; member r's block starts per_block lines on; `mine` is this
-// member's contribution. The same bits as the group form (the same fold,
-// element by element, in rank order); dest may be mine (in place): each
-// element is read before it is stored.
+// first line; member r's block starts per_block lines on. The same bits as
+// the group form; dest may be mine (in place): each element is read before
+// it is stored.
 template <class Op, class T>
 GSHMEM_DEVICE void ll_fold_one_thread(const unsigned long long* blocks, unsigned long long per_block,
                                       const team_desc& d, const T* mine, T* dest, size_t n, unsigned flag, int slot,
@@ -485,21 +503,29 @@ GSHMEM_DEVICE void ll_fold_one_thread(const unsigned long long* blocks, unsigned
   constexpr unsigned B = (G * (unsigned)sizeof(T) + kLLPairPayloadBytes - 1) / kLLPairPayloadBytes;  // pairs
   constexpr unsigned kBits = 8 * sizeof(T);
   const unsigned pairs = (unsigned)ll_pairs(n * sizeof(T));  // below kLLRingLines: 32 bits
+  const bool own_first = ll_fold_own_first<Op, T>(d.size);
   for (size_t e0 = 0; e0 < n; e0 += G) {
     const unsigned p0 = (unsigned)(e0 * sizeof(T) / kLLPairPayloadBytes);
     // Byte offset of element e0 in pair p0: 0, or 4 for 1-byte elements.
     const unsigned first = (unsigned)(e0 * sizeof(T) % kLLPairPayloadBytes);
     A acc[G];
+    if (own_first) {
+#pragma unroll
+      for (unsigned i = 0; i < G; ++i)
+        if (e0 + i < n) acc[i] = (A)mine[e0 + i];
+    }
     for (int r = 0; r < d.size; ++r) {
       if (r == d.my_rank) {
+        if (!own_first) {
 #pragma unroll
-        for (unsigned i = 0; i < G; ++i)
-          if (e0 + i < n) acc[i] = r == 0 ? (A)mine[e0 + i] : Op::apply(acc[i], (A)mine[e0 + i]);
+          for (unsigned i = 0; i < G; ++i)
+            if (e0 + i < n) acc[i] = r == 0 ? (A)mine[e0 + i] : Op::apply(acc[i], (A)mine[e0 + i]);
+        }
         continue;
       }
+      const wide16* const batch = reinterpret_cast<const wide16*>(blocks + (unsigned long long)r * per_block) + p0;
       wide16 w[B];
-      ll_receive_batch<B>(reinterpret_cast<const wide16*>(blocks + (unsigned long long)r * per_block) + p0,
-                          pairs - p0, w, flag, slot, team_member_pe(d, r), routine);
+      ll_receive_batch<B>(batch, pairs - p0, w, flag, slot, team_member_pe(d, r), routine);
 #pragma unroll
       for (unsigned i = 0; i < G; ++i) {
         if (e0 + i >= n) continue;
@@ -510,7 +536,7 @@ GSHMEM_DEVICE void ll_fold_one_thread(const unsigned long long* blocks, unsigned
         unsigned long long bits = payload;
         if constexpr (kBits < 64) bits = payload >> (8 * (at % kLLPairPayloadBytes)) & ((1ull << kBits) - 1);
         const A v = (A)ll_element_of_bits<T>(bits);
-        acc[i] = r == 0 ? v : Op::apply(acc[i], v);
+        acc[i] = r == 0 && !own_first ? v : Op::apply(acc[i], v);
       }
     }
 #pragma unroll
