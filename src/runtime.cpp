@@ -171,9 +171,10 @@ int agree_on_memop_barrier(Bootstrap &boot) {
 // the first 60 calls, 5.0 and 4.0 for the next 120, then 1.9, on both PEs at
 // a steady SM clock; with 64 KiB written to the peer first, 1.9 from the
 // first call; 4 KiB was not enough). A failure only costs that first use
-// again: a warning, and init goes on. The writes are complete when this
-// returns (on a stream of their own, not waiting for other device work):
-// none lands on a ring a call already uses.
+// again: a warning, and init goes on (GSHMEM_WARM_PEER_PATHS=0 skips it, to
+// measure that first use: gshmem_perf_first_calls). The writes are complete
+// when this returns (on a stream of their own, not waiting for other device
+// work): none lands on a ring a call already uses.
 void warm_peer_paths(const gshmemi_device_state_t &state) {
   cudaStream_t stream = nullptr;
   cudaError_t err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
@@ -563,7 +564,7 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
                "starting the proxy for remote peers");
   if (rc == GSHMEM_SUCCESS && remote_active()) rc = agree(*boot, publish_to_all(host_state), "publishing the device state");
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_team_init(), "preparing the teams");
-  if (rc == GSHMEM_SUCCESS) warm_peer_paths(host_state);
+  if (rc == GSHMEM_SUCCESS && settings.WARM_PEER_PATHS) warm_peer_paths(host_state);
   if (rc == GSHMEM_SUCCESS) rc = boot->barrier();
   if (rc) {
     remote_finalize(false);

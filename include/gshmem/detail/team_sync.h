@@ -19,11 +19,15 @@
 //   The world team's descriptor is computed from the published state, so the
 //   device barrier never reads the table.
 // And in the runtime scratch area (GSHMEMI_INTERNAL_SCRATCH_OFFSET):
-//   team scratch[slot] one per team slot, kTeamScratchBytes apart, local
-//                     only: where a reduction over a team with remote members
-//                     gathers their sources chunk by chunk
-//                     (<gshmem/detail/team_collectives.h>). Never zeroed:
-//                     every use writes before it reads.
+//   team scratch[slot] one per team slot, kTeamScratchBytes apart: the LL
+//                     collectives' receive ring, which members write
+//                     (<gshmem/detail/team_ll.h>), or where a reduction over
+//                     a team with remote members gathers their sources chunk
+//                     by chunk (<gshmem/detail/team_collectives.h>). Each
+//                     mapped peer writes zeros over all of it once, during
+//                     init (src/runtime.cpp, warm_peer_paths); after that
+//                     only the LL ring's own zeroing, and every other use
+//                     writes before it reads.
 //
 // The algorithm (sync_team): each member keeps an epoch per team, bumped by
 // every sync it enters. Member i announces epoch e to each other member j in
