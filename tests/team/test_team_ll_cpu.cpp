@@ -227,8 +227,8 @@ TEST_CASE("LL one-thread fold: own elements first only where the order cannot ch
   STATIC_REQUIRE_FALSE(ll_fold_own_first<gd::reduce_max, double>(2));
   STATIC_REQUIRE_FALSE(ll_fold_own_first<gd::reduce_min, float>(2));
 
-  // Integers wrap: any order, any grouping, the same bits.
-  const int a = 0x7fffffff, b = 5, c = -9;
+  // Unsigned integers wrap: any order, any grouping, the same bits.
+  const unsigned a = 0xffffffffu, b = 5, c = 9;
   CHECK(gd::reduce_sum::apply(gd::reduce_sum::apply(b, a), c) ==
         gd::reduce_sum::apply(gd::reduce_sum::apply(a, c), b));
   // Two floating operands commute exactly under + and *.
