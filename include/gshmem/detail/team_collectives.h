@@ -138,9 +138,10 @@ template <class T> using reduce_acc_t = typename reduce_acc<T>::type;
 
 // Whether the one-thread LL fold may take this member's own elements
 // first, whatever its rank, and still give the bits of the rank-order fold:
-// integers under every operator (each wraps or compares exactly: commutative
-// and associative), and floating sum and prod between two members (a + b and
-// b + a are the same bits, IEEE 754; three or more associate differently).
+// integers under every operator (commutative and associative: the device's
+// integer adds and multiplies wrap, compares are exact), and floating sum
+// and prod between two members (a + b and b + a are the same bits, IEEE
+// 754; three or more associate differently).
 // Floating max and min compare with < and may not commute (-0 and +0, NaN).
 // Host and device (tests/team/test_team_ll_cpu.cpp checks it against the
 // arithmetic).
@@ -479,12 +480,12 @@ GSHMEM_DEVICE void ll_receive_batch(const wide16* batch, unsigned avail, wide16 
 
 // The fold of an LL reduction from one thread: G elements of every member
 // a round trip to this PE's memory (ll_receive_batch of the B pairs of lines
-// that hold them: 2 elements of 8 bytes, 4 of 1, 2 or 4 bytes), folded in rank order into
-// accumulators held in registers, then stored to dest. Where
-// ll_fold_own_first allows it, the own G elements (`mine`) start the fold:
-// their loads are then in flight together with the next member's pairs, and
+// that hold them: 2 elements of 8 bytes, 4 of 1, 2 or 4 bytes), folded into
+// accumulators held in registers, then stored to dest. The fold runs in rank
+// order, except that where ll_fold_own_first allows it the own G elements
+// (`mine`) start it: their loads then fly with the next member's pairs, and
 // a batch costs one round trip at 2 PEs, not two (2 x H200, NVLink,
-// one-thread int32 sum of 1 KiB: 48 us with the loads apart, 81 with one
+// one-thread int32 sum of 1 KiB: 40 us, 48 with the loads apart, 81 with one
 // element a trip; NVSHMEM 33). Holding the own elements in registers until
 // their rank's turn, or issuing the next member's loads ahead of the loop,
 // took user kernels to 68 registers. G and B are what the
