@@ -713,37 +713,97 @@ void gshmemx_quiet_on_stream(cudaStream_t stream) {
   report_cuda(__func__, "quiet kernel launch", launch_quiet(stream));
 }
 
-// The memop barrier protocol: on (every PE capable, set at init) and the
-// host's count of memop barriers entered (reset at init).
-std::atomic<bool> memop_barrier_enabled{false};
-std::atomic<unsigned long long> memop_barrier_epoch{0};
+namespace {
 
-// barrier_all_on_stream as stream memory operations (outside capture): write
-// this barrier's epoch into every peer's memop_barrier_arrivals[me] (default
-// flags: a stream-scoped system fence precedes each write, so the stream's
-// earlier work is visible to a peer that sees the arrival), then wait until
-// every peer's arrival here reached the epoch. GEQ compares cyclically, which
-// is exact for counters that differ by less than 2^63.
-void enqueue_memop_barrier(const char *fn, const Context &ctx, cudaStream_t stream) {
+// The memop sync protocol: on (every PE capable, set at init), and the
+// host's counts: memop_sync_count[slot][pe], the memop syncs on team slot
+// `slot` that this PE and world PE `pe` took part in together (reset at
+// init). A count belongs to a pair of PEs, not to a team: a slot freed and
+// taken by a team of other members leaves the counts of the pairs it does not
+// hold as they were, and a pair in both teams keeps counting, so both PEs of
+// a pair always agree on it without a reset.
+std::atomic<bool> memop_sync_enabled{false};
+std::atomic<unsigned long long> memop_sync_count[GSHMEMI_MAX_TEAMS][GSHMEMI_MAX_PES];
+
+// One on-stream team sync or barrier as stream memory operations (outside
+// capture). For every other member j: write this pair's new count into j's
+// memop_sync_arrivals[slot][me] (default flags: a stream-scoped system fence
+// precedes each write, so the stream's earlier work, its updates to any
+// heap included, is complete and visible to a member that sees the count);
+// then wait until every member's count here reached this PE's. GEQ compares
+// cyclically, which is exact for counters that differ by less than 2^63.
+// The fence is what a barrier's quiet needs for the stream's own updates,
+// so the barrier and the sync are the same operations here.
+bool enqueue_memop_sync(const char *fn, const Context &ctx, int slot, const gshmem::detail::team_desc &d,
+                        cudaStream_t stream) {
   note_memop_wait();
   const DriverApi &api = driver();
-  const int me = ctx.state->my_pe, n = ctx.state->n_pes;
-  const unsigned long long epoch = memop_barrier_epoch.fetch_add(1) + 1;
-  const std::size_t slots = offsetof(InternalArea, memop_barrier_arrivals) + GSHMEMI_INTERNAL_STREAM_OFFSET;
-  auto slot = [&](const char *base, int pe) {
-    return reinterpret_cast<CUdeviceptr>(base + slots + static_cast<std::size_t>(pe) * sizeof(unsigned long long));
+  const int me = ctx.state->my_pe;
+  const std::size_t arrivals = GSHMEMI_INTERNAL_STREAM_OFFSET + offsetof(InternalArea, memop_sync_arrivals);
+  auto arrival = [&](const char *base, int pe) {
+    return reinterpret_cast<CUdeviceptr>(base + arrivals +
+                                         (static_cast<std::size_t>(slot) * GSHMEMI_MAX_PES + pe) *
+                                             sizeof(unsigned long long));
   };
-  for (int pe = 0; pe < n; ++pe)
-    if (pe != me && !report_driver(fn, "cuStreamWriteValue64",
-                                   api.write64(stream, slot(ctx.state->peer_base[pe], me), epoch,
-                                               CU_STREAM_WRITE_VALUE_DEFAULT)))
-      return;
+  for (int r = 0; r < d.size; ++r) {
+    const int pe = gshmem::detail::team_member_pe(d, r);
+    if (pe == me) continue;
+    const unsigned long long count = memop_sync_count[slot][pe].fetch_add(1, std::memory_order_relaxed) + 1;
+    if (!report_driver(fn, "cuStreamWriteValue64",
+                       api.write64(stream, arrival(ctx.state->peer_base[pe], me), count, CU_STREAM_WRITE_VALUE_DEFAULT)))
+      return false;
+  }
   unsigned flags = CU_STREAM_WAIT_VALUE_GEQ;
   if (ctx.caps.flush_remote_writes) flags |= CU_STREAM_WAIT_VALUE_FLUSH;
-  for (int pe = 0; pe < n; ++pe)
-    if (pe != me && !report_driver(fn, "cuStreamWaitValue64", api.wait64(stream, slot(ctx.state->heap_base, pe), epoch, flags)))
-      return;
+  for (int r = 0; r < d.size; ++r) {
+    const int pe = gshmem::detail::team_member_pe(d, r);
+    if (pe == me) continue;
+    const unsigned long long count = memop_sync_count[slot][pe].load(std::memory_order_relaxed);
+    if (!report_driver(fn, "cuStreamWaitValue64", api.wait64(stream, arrival(ctx.state->heap_base, pe), count, flags)))
+      return false;
+  }
+  return true;
 }
+
+// Whether this call takes the memop protocol: every PE makes the same choice
+// for the same collective call. The protocol is on on every PE or on none
+// (init); capture is a property of the program's structure, the same on
+// every PE for the same call (documented in <gshmem/stream.h>): a captured
+// sync needs the kernel, whose epoch lives on the GPU (a graph would replay
+// the memops' values as they were captured); and a job with remote peers
+// takes the kernel on every PE (it reaches them through the proxy; the memop
+// protocol writes into mapped heaps only, and the proxy exists on every PE of
+// such a job).
+bool memop_sync_applies(const char *fn, const Context &ctx, cudaStream_t stream, bool *applies) {
+  *applies = false;
+  if (!memop_sync_enabled.load(std::memory_order_relaxed) || ctx.state->proxy.slots != nullptr) return true;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (!report_cuda(fn, "cudaStreamIsCapturing", cudaStreamIsCapturing(stream, &capture))) return false;
+  *applies = capture == cudaStreamCaptureStatusNone;
+  return true;
+}
+
+}  // namespace
+
+namespace gshmemi {
+namespace stream {
+
+bool enqueue_memop_team_sync(const char *fn, int team, const gshmem::detail::team_desc &d, cudaStream_t stream,
+                             int *rc) {
+  *rc = GSHMEM_SUCCESS;
+  Context ctx;
+  bool applies = false;
+  if (!begin(fn, stream, &ctx) || !memop_sync_applies(fn, ctx, stream, &applies)) {
+    *rc = gshmemx_get_last_error();
+    return true;
+  }
+  if (!applies) return false;
+  if (!enqueue_memop_sync(fn, ctx, team, d, stream)) *rc = gshmemx_get_last_error();
+  return true;
+}
+
+}  // namespace stream
+}  // namespace gshmemi
 
 void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
   const char *fn = __func__;
@@ -751,20 +811,14 @@ void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
   if (!begin(fn, stream, &ctx)) return;
   for (int pe = 0; pe < ctx.state->n_pes; ++pe)
     if (!report(fn, check_target(*ctx.state, pe))) return;
-  // Outside capture the memop protocol costs what the stream memory
-  // operations cost; a captured barrier needs the kernel, whose epoch lives
-  // on the GPU (a graph replays the memops' values as they were captured).
-  // Capture is a property of the program's structure, the same on every PE
-  // for the same collective call (documented in <gshmem/stream.h>).
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (!report_cuda(fn, "cudaStreamIsCapturing", cudaStreamIsCapturing(stream, &capture))) return;
-  // A job with remote peers takes the kernel (it reaches them through the
-  // proxy; the memop protocol writes into mapped heaps only). Every PE has
-  // the same answer (the proxy exists on every PE of such a job).
-  const bool job_has_remote = ctx.state->proxy.slots != nullptr;
-  if (capture == cudaStreamCaptureStatusNone && !job_has_remote &&
-      memop_barrier_enabled.load(std::memory_order_relaxed)) {
-    enqueue_memop_barrier(fn, ctx, stream);
+  // The world team's memop counts: this barrier meets the world team's
+  // on-stream syncs and barriers outside capture (they are the same
+  // operations there).
+  bool applies = false;
+  if (!memop_sync_applies(fn, ctx, stream, &applies)) return;
+  if (applies) {
+    (void)enqueue_memop_sync(fn, ctx, GSHMEMI_TEAM_WORLD,
+                             gshmem::detail::world_team_desc(ctx.state->my_pe, ctx.state->n_pes), stream);
     return;
   }
   report_cuda(fn, "barrier kernel launch", launch_barrier_all(stream));
@@ -776,8 +830,9 @@ int gshmemi_stream_memop_barrier_capable(void) {
 }
 
 void gshmemi_stream_enable_memop_barrier(int enabled) {
-  memop_barrier_epoch.store(0);
-  memop_barrier_enabled.store(enabled != 0);
+  for (auto &slot : memop_sync_count)
+    for (auto &count : slot) count.store(0, std::memory_order_relaxed);
+  memop_sync_enabled.store(enabled != 0);
 }
 
 // The streams that carry the trapping kernel when a peer is lost (see

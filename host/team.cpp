@@ -20,6 +20,7 @@
 #include <string>
 
 #include "../src/log.h"
+#include "../src/stream_internal.h"
 #include "../src/team_internal.h"
 
 namespace gshmemi {
@@ -124,6 +125,10 @@ int sync_on_stream(const char *routine, int team, bool with_quiet, cudaStream_t 
   if (!initialized(routine)) return GSHMEMX_ERROR_NOT_INITIALIZED;
   gd::team_desc d;
   if (!lookup(team, &d)) return report_invalid_team(routine, team);
+  // Outside capture, stream memory operations (host/stream.cpp); the kernel
+  // otherwise.
+  int rc = GSHMEM_SUCCESS;
+  if (stream::enqueue_memop_team_sync(routine, team, d, stream, &rc)) return rc;
   const cudaError_t err = launch_team_sync(team, with_quiet, stream);
   if (err != cudaSuccess)
     return GSHMEMI_ERROR(GSHMEMX_ERROR_CUDA, "%s: team %d: kernel launch failed: %s", routine, team,

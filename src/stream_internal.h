@@ -4,6 +4,7 @@
 
 #include <gshmem/detail/config.h>
 #include <gshmem/detail/state.h>
+#include <gshmem/detail/team_sync.h>
 #include <gshmem/types.h>
 
 #include <cuda_runtime_api.h>
@@ -31,9 +32,10 @@ GSHMEM_EXTERN_C int gshmemi_stream_init(void);
 // forever. Kernel-path on-stream waits and device waits end by themselves.
 GSHMEM_EXTERN_C void gshmemi_stream_end_device_work(int device, int lost_pe);
 
-// Whether this PE's device can run barrier_all_on_stream as stream memory
-// operations (64-bit waits and writes); init enables that protocol only when
-// every PE can, so that all PEs always take the same one.
+// Whether this PE's device can run the on-stream syncs and barriers as
+// stream memory operations (64-bit waits and writes); init enables that
+// protocol only when every PE can, so that all PEs always take the same one
+// (and resets the host's counts of it).
 GSHMEM_EXTERN_C int gshmemi_stream_memop_barrier_capable(void);
 GSHMEM_EXTERN_C void gshmemi_stream_enable_memop_barrier(int enabled);
 
@@ -44,17 +46,31 @@ enum class SetKind : int { all = 0, any = 1, some = 2 };
 
 // Layout of the on-stream internal area of each PE's heap. Counters only
 // grow, so replays of a captured graph need no reset.
-// Two barrier protocols, each with its own counters (a call takes one of them
-// on every PE; see gshmemx_barrier_all_on_stream):
-//  - kernel: the epoch lives on the GPU, so a captured graph replays it right;
-//  - stream memory operations: the epoch is counted by the host when the call
-//    is made (outside stream capture only).
+// Two protocols for the on-stream barriers and syncs, each with its own
+// counters (a call takes one of them on every PE; see
+// gshmemx_barrier_all_on_stream and memop_team_sync):
+//  - kernel: the epoch lives on the GPU, so a captured graph replays it right
+//    (barrier_all_on_stream's here; the team syncs' in the team areas,
+//    <gshmem/detail/team_sync.h>);
+//  - stream memory operations: counted by the host when the call is made
+//    (outside stream capture only), one count per team slot and pair of PEs.
 struct InternalArea {
   unsigned long long barrier_arrivals[GSHMEMI_MAX_PES];  // [j]: kernel barriers PE j entered (written by j)
   unsigned long long barrier_epoch;                      // kernel barriers this PE entered (local only)
-  unsigned long long memop_barrier_arrivals[GSHMEMI_MAX_PES];  // [j]: memop barriers PE j entered (written by j)
+  // [slot][j]: the memop syncs on team slot `slot` that world PE j and this
+  // PE took part in together, as j counted them (written by j).
+  unsigned long long memop_sync_arrivals[GSHMEMI_MAX_TEAMS][GSHMEMI_MAX_PES];
 };
 static_assert(sizeof(InternalArea) <= GSHMEMI_INTERNAL_STREAM_BYTES, "the on-stream internal area is too small");
+
+// The on-stream team sync and barrier as stream memory operations
+// (host/stream.cpp), for gshmemx_team_{sync,barrier}_on_stream and
+// gshmemx_sync_all_on_stream (team `team`, its descriptor `d` on this PE).
+// Returns false where the call must take the kernel (the protocol is off,
+// the stream is being captured, or the job has remote members); true when
+// it took the call, with *rc GSHMEM_SUCCESS or the error (logged).
+bool enqueue_memop_team_sync(const char *fn, int team, const gshmem::detail::team_desc &d, cudaStream_t stream,
+                             int *rc);
 
 // Launchers, one per TYPENAME (kernels are templates instantiated per type in
 // device/stream_kernels.cu). `values` NULL means the scalar cmp_value.

@@ -112,21 +112,29 @@ GSHMEM_API int gshmemx_team_get_uniqueid(gshmemx_team_uniqueid_t *uniqueid);
 GSHMEM_API int gshmemx_team_init(gshmem_team_t *team, gshmemx_team_uniqueid_t uniqueid, int npes,
                                  int pe_idx_in_team);
 
-/* On-stream team synchronization: a small kernel on `stream` runs the device
- * team sync (gshmemx_team_barrier_on_stream: the barrier, whose quiet also
- * completes the stream's earlier updates). The stream's later work starts
- * after every member's stream reached the same sync, and observes every heap
- * write that any member's stream made before it. Members' calls on a team
- * come in the same order and do not overlap on a PE (one stream at a time per
- * team), and share the team's state with the device forms. The epoch is read
- * and advanced on the GPU, so captured graphs replay correctly. Returns 0 once
- * enqueued, or an error code (invalid team: GSHMEMX_ERROR_INVALID_VALUE; not
- * initialized; launch failure) with nothing enqueued, logged and recorded for
- * gshmemx_get_last_error(). */
+/* On-stream team synchronization (gshmemx_team_barrier_on_stream: the
+ * barrier, whose quiet also completes the stream's earlier updates). The
+ * stream's later work starts after every member's stream reached the same
+ * sync, and observes every heap write that any member's stream made before
+ * it. Members' calls on a team come in the same order and do not overlap on a
+ * PE (one stream at a time per team).
+ * Outside stream capture the call is stream memory operations: a write of a
+ * count to each other member (after a system fence scoped to the stream) and
+ * a wait for each member's; the counts are the host's, kept per team and pair
+ * of PEs, and an on-stream sync meets the other members' on-stream syncs and
+ * barriers (gshmemx_barrier_all_on_stream included, for the world team). In
+ * capture it is a small kernel running the device team sync, whose epoch is
+ * read and advanced on the GPU (so every replay synchronizes) and shared with
+ * the device forms. A given call is captured on every member or on none.
+ * GSHMEM_STREAM_OPS=kernels, a device without 64-bit stream memory
+ * operations on some PE, or a job with remote PEs makes every call the
+ * kernel; only the kernel reports a wait past GSHMEM_WAIT_TIMEOUT (a memop
+ * wait ends when a member's process ends). Returns 0 once enqueued, or an
+ * error code (invalid team: GSHMEMX_ERROR_INVALID_VALUE; not initialized;
+ * stream of another device; launch failure) with nothing enqueued, logged and
+ * recorded for gshmemx_get_last_error(). */
 GSHMEM_API int gshmemx_team_sync_on_stream(gshmem_team_t team, cudaStream_t stream);
 GSHMEM_API int gshmemx_team_barrier_on_stream(gshmem_team_t team, cudaStream_t stream);
-/* gshmemx_team_sync_on_stream on GSHMEM_TEAM_WORLD (shares the world team's
- * state with the device barrier_all / sync_all; gshmemx_barrier_all_on_stream
- * keeps its own). */
+/* gshmemx_team_sync_on_stream on GSHMEM_TEAM_WORLD. */
 GSHMEM_API void gshmemx_sync_all_on_stream(cudaStream_t stream);
 GSHMEM_END_EXTERN_C

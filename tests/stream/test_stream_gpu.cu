@@ -21,6 +21,7 @@
 #include <gshmem/detail/ordering.h>
 #include <gshmem/runtime.h>
 #include <gshmem/stream.h>
+#include <gshmem/team_ext.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -630,7 +631,8 @@ TEST_CASE("eight host threads enqueue on their own streams at once", "[stream][g
   gshmem_free(flags);
 }
 
-TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
+TEST_CASE("barrier_all_on_stream, the world team's on-stream syncs and barriers, and quiet_on_stream",
+          "[stream][gpu]") {
   progress("case: barrier_all_on_stream and quiet_on_stream");
   REQUIRE(ensure_init());
   const int me = gshmem_my_pe(), other = 1 - me;
@@ -643,11 +645,21 @@ TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
   GSHMEM_TEST_CUDA(cudaDeviceSynchronize());
   barrier();
   // Round r: write r into the peer's box[r], barrier, check my own box[r] == r.
+  // The world team's on-stream syncs and barriers take turns with
+  // barrier_all_on_stream: outside capture they are one protocol and meet.
+  const auto world_sync = [&](unsigned long long r) {
+    switch (r % 4) {
+      case 0: gshmemx_barrier_all_on_stream(s); break;
+      case 1: CHECK(gshmemx_team_barrier_on_stream(GSHMEM_TEAM_WORLD, s) == 0); break;
+      case 2: CHECK(gshmemx_team_sync_on_stream(GSHMEM_TEAM_WORLD, s) == 0); break;
+      default: gshmemx_sync_all_on_stream(s); break;
+    }
+  };
   const unsigned long long rounds = gshmem_test::scaled_iterations(999);
   for (unsigned long long r = 1; r <= rounds; ++r) {
     store_relaxed<unsigned long long><<<1, 1, 0, s>>>(peer(box + r, other), r);
     gshmemx_quiet_on_stream(s);
-    gshmemx_barrier_all_on_stream(s);
+    world_sync(r);
     check_payload<<<1, 1, 0, s>>>(box + r, 1, r, violations);
   }
   CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
@@ -673,6 +685,8 @@ TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
   gshmemx_quiet_on_stream(s);
   gshmemx_barrier_all_on_stream(s);
   check_replay<<<1, 1, 0, s>>>(box, replays, violations);
+  // The team sync captured too: its kernel must meet the peer's captured one.
+  CHECK(gshmemx_team_sync_on_stream(GSHMEM_TEAM_WORLD, s) == 0);
   GSHMEM_TEST_CUDA(cudaStreamEndCapture(s, &g));
   cudaGraphExec_t exec;
   GSHMEM_TEST_CUDA(cudaGraphInstantiate(&exec, g, 0));
@@ -680,7 +694,7 @@ TEST_CASE("barrier_all_on_stream and quiet_on_stream", "[stream][gpu]") {
   gshmemx_barrier_all_on_stream(s);
   for (unsigned long long r = 0; r < graph_replays; ++r) {
     GSHMEM_TEST_CUDA(cudaGraphLaunch(exec, s));
-    if (r % 100 == 99) gshmemx_barrier_all_on_stream(s);  // the two protocols interleaved
+    if (r % 100 == 99) world_sync(r / 100);  // the two protocols interleaved
   }
   gshmemx_barrier_all_on_stream(s);
   CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);

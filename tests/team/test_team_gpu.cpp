@@ -200,6 +200,43 @@ TEST_CASE("teams: predefined teams, strided splits, queries and syncs on host, d
     gshmem_barrier_all();
   }
 
+  SECTION("on-stream syncs on a slot that teams of other members held before") {
+    // Team k holds world PEs k % n .. n - 1; each is destroyed before the
+    // next split, which takes the lowest slot free on every PE: the same
+    // slot each time, held by a different set of members. The counts of the
+    // on-stream protocol belong to pairs of PEs (host/stream.cpp), so a
+    // member whose count ran ahead on a smaller team must not let a sync pass
+    // early (stale stores, seen by the check) or wait forever.
+    uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)n);
+    managed_counter violations;
+    cudaStream_t stream;
+    GSHMEM_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    gshmem_team_t first = GSHMEM_TEAM_INVALID;
+    for (int k = 0; k < 2 * n + 1; ++k) {
+      const int start = k % n;
+      INFO("team " << k << ": world PEs " << start << " .. " << n - 1);
+      gshmem_team_t t = 12345;
+      REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, start, 1, n - start, nullptr, 0, &t) == 0);
+      REQUIRE((t != GSHMEM_TEAM_INVALID) == (me >= start));
+      if (t == GSHMEM_TEAM_INVALID) continue;
+      if (first == GSHMEM_TEAM_INVALID) first = t;
+      CHECK(t == first);
+      for (uint64_t i = 1; i <= 20; ++i) {
+        const uint64_t r = 100 * (uint64_t)k + i;  // the same on every member, above every earlier round
+        GSHMEM_TEST_CUDA(launch_team_store_round(t, slots, r, stream));
+        REQUIRE((i % 2 ? gshmemx_team_sync_on_stream(t, stream) : gshmemx_team_barrier_on_stream(t, stream)) == 0);
+        GSHMEM_TEST_CUDA(launch_team_check_round(t, slots, r, violations.value, stream));
+      }
+      GSHMEM_TEST_CUDA(cudaStreamSynchronize(stream));
+      gshmem_team_destroy(t);
+    }
+    CHECK(*violations.value == 0);
+    CHECK(gshmemx_get_last_error() == GSHMEM_SUCCESS);
+    GSHMEM_TEST_CUDA(cudaStreamDestroy(stream));
+    gshmem_barrier_all();
+    gshmem_free(slots);
+  }
+
   SECTION("2d splits: every PE in its row (x) and column (y), for several row lengths; the team's config") {
     for (int xrange : {1, 2, 3, n, n + 1}) {
       INFO("xrange " << xrange);
