@@ -471,7 +471,7 @@ TEST_CASE("remote reductions' chunks: in place as the P2P form's, both within th
       CHECK(gd::kRemoteFetchOffset % 16 == 0);
     }
   }
-  CHECK(gd::remote_reduce_chunk(4, 4, false) == 1024);
+  CHECK(gd::remote_reduce_chunk(4, 4, false) == 4096);  // half of 32 KiB in 4-byte accumulators
 }
 
 TEST_CASE("bitwise reductions and reducescatter before init report NOT_INITIALIZED", "[team][collectives]") {

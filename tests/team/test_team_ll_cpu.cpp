@@ -21,8 +21,11 @@ TEST_CASE("LL threshold", "[team][ll]") {
   // fcollect and alltoall take a block per member.
   CHECK(gd::ll_call_lines(gd::ll_fcollect, 64, 4) == 64);
   CHECK(gd::ll_call_lines(gd::ll_alltoall, 5, 3) == 6);
-  CHECK(gd::ll_fits(gd::ll_fcollect, 512, 4));
-  CHECK_FALSE(gd::ll_fits(gd::ll_fcollect, 513, 4));
+  CHECK(gd::kLLMaxCallLines * gd::kLLPayloadBytes == 8192);  // 8 KiB of payload a call
+  CHECK(gd::ll_fits(gd::ll_fcollect, 2048, 4));
+  CHECK_FALSE(gd::ll_fits(gd::ll_fcollect, 2049, 4));
+  CHECK(gd::ll_fits(gd::ll_alltoall, 4096, 2));
+  CHECK_FALSE(gd::ll_fits(gd::ll_alltoall, 4097, 2));
   CHECK_FALSE(gd::ll_fits(gd::ll_alltoall, 1ull << 40, 2));  // no overflow into "fits"
   CHECK(gd::kLLMaxCallLines * 2 == gd::kLLRingLines);
 }
@@ -37,8 +40,8 @@ TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's u
   CHECK(gd::ll_thread_cost(gd::ll_fcollect, 100) == 208);
   CHECK(gd::ll_thread_cost(gd::ll_alltoall, 128) == 256);
   // A group: the thread bytes do not count.
-  CHECK(gd::ll_chooses(gd::ll_fcollect, 512, 4, false, 0));
-  CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 513, 4, false, 1ull << 40));
+  CHECK(gd::ll_chooses(gd::ll_fcollect, 2048, 4, false, 0));
+  CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 2049, 4, false, 1ull << 40));
   // One thread: at most thread_bytes, whatever the members, never past ll_fits.
   CHECK(gd::ll_chooses(gd::ll_broadcast, 256, 4, true, 256));
   CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 257, 4, true, 256));  // 264 bytes of lines
@@ -46,7 +49,7 @@ TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's u
   CHECK(gd::ll_chooses(gd::ll_fcollect, 128, 4, true, 256));
   CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 129, 4, true, 256));
   CHECK_FALSE(gd::ll_chooses(gd::ll_alltoall, 8, 2, true, 0));  // 0: one thread never
-  CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 513, 4, true, 1ull << 40));
+  CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 2049, 4, true, 1ull << 40));
   CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 0, 2, true, 256));  // empty: the two-sync form
   // Reductions: one thread counts 1 byte an element of up to 4 bytes, 2 an
   // element of 8 (ll_reduce_thread_element_bytes).
@@ -55,7 +58,8 @@ TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's u
   CHECK(gd::ll_reduce_thread_element_bytes(4) == 1);
   CHECK(gd::ll_reduce_thread_element_bytes(8) == 2);
   CHECK(gd::ll_reduce_chooses(512, 1, 4, false, 0));
-  CHECK_FALSE(gd::ll_reduce_chooses(64, 8, 8, false, 1ull << 40));  // 4 KiB of lines: past ll_fits
+  CHECK(gd::ll_reduce_chooses(128, 8, 8, false, 0));                 // 8 KiB of payload: the bound
+  CHECK_FALSE(gd::ll_reduce_chooses(129, 8, 8, false, 1ull << 40));  // past ll_fits
   CHECK(gd::ll_reduce_chooses(256, 4, 2, true, 256));   // 1 KiB of int32
   CHECK_FALSE(gd::ll_reduce_chooses(257, 4, 2, true, 256));
   CHECK(gd::ll_reduce_chooses(8, 4, 2, true, 8));
@@ -65,7 +69,8 @@ TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's u
   CHECK(gd::ll_reduce_chooses(8, 8, 4, true, 256));
   CHECK(gd::ll_reduce_chooses(128, 8, 2, true, 256));   // 1 KiB of int64
   CHECK(gd::ll_reduce_chooses(64, 8, 4, true, 256));
-  CHECK_FALSE(gd::ll_reduce_chooses(128, 8, 4, true, 256));  // 4 KiB of lines at 4 members: past ll_fits
+  CHECK(gd::ll_reduce_chooses(128, 8, 4, true, 256));  // 1 KiB of int64 at 4 members
+  CHECK_FALSE(gd::ll_reduce_chooses(257, 8, 4, true, 1ull << 40));  // 8224 bytes of payload: past ll_fits
   CHECK_FALSE(gd::ll_reduce_chooses(129, 8, 2, true, 256));
   CHECK_FALSE(gd::ll_reduce_chooses(16, 8, 2, true, 0));  // 0: one thread never
   CHECK_FALSE(gd::ll_reduce_chooses(1ull << 40, 1, 2, false, 0));  // no overflow into "fits"

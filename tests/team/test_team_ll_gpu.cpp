@@ -10,6 +10,7 @@
 // the typed broadcast, fcollect and alltoall (half and bfloat16 included).
 #include <gshmem/gshmemx.h>
 
+#include <gshmem/detail/team_ll.h>
 #include <gshmem/detail/team_sync.h>
 
 #include <cuda_runtime.h>
@@ -27,7 +28,10 @@ using gshmem_test::runtime_scope;
 using gshmem_test::sym_zeroed;
 
 constexpr size_t kBufferBytes = 256 << 10;
-const size_t kNelems[] = {1, 2, 3, 5, 7, 8, 13, 16, 31, 33, 64, 100, 127, 128, 255, 257, 511, 513, 1000, 1024, 4099};
+// Bytes a block: both sides of the LL bounds (8 KiB a call: a broadcast's
+// block, or n blocks of fcollect and alltoall; at 2 PEs 4 KiB a block).
+const size_t kNelems[] = {1,   2,    3,    5,    7,    8,    13,   16,   31,   33,   64,   100,  127,  128,
+                          255, 257,  511,  513,  1000, 1024, 2049, 4096, 4097, 4099, 8191, 8192, 8193};
 
 struct managed_result {
   ll_stress_result *r = nullptr;
@@ -95,8 +99,10 @@ TEST_CASE("LL reductions: reduce and reducescatter, every form, in place, odd si
   REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup1) == 0);
   REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup2) == 0);
   ll_stress_args a = base_args(src, dst, 240);
-  // Both sides of the threshold: 4 members take LL up to 512 bytes a block.
-  const size_t nelems[] = {1, 2, 3, 5, 7, 8, 13, 31, 33, 64, 100, 127, 128, 129, 255, 256, 300, 511, 513};
+  // Both sides of the threshold (8 KiB a call): 2 members take LL up to 4 KiB
+  // a block (512 elements of 8 bytes, 1024 of 4), 4 members up to 2 KiB.
+  const size_t nelems[] = {1,   2,   3,   5,   7,   8,   13,  31,   33,   64,   100,
+                           127, 128, 129, 255, 256, 300, 511, 513, 1000, 1024, 1025};
   a.n_nelems = (int)(sizeof nelems / sizeof nelems[0]);
   for (int i = 0; i < a.n_nelems; ++i) a.nelems[i] = nelems[i];
   a.teams[0] = GSHMEM_TEAM_WORLD;
@@ -161,9 +167,9 @@ TEST_CASE("LL collectives: every type and form, odd sizes and offsets, back to b
     a.only_kind = ll_kind_broadcast;
     a.only_form = 2;
     a.n_nelems = 1;
-    a.nelems[0] = 2048;
+    a.nelems[0] = gshmem::detail::kLLMaxCallLines * gshmem::detail::kLLPayloadBytes;
     a.calls = 2 * 4096 + 300;
-    run(launch_ll_stress_mem, a, "mem broadcast, 8492 calls of 2 KiB");
+    run(launch_ll_stress_mem, a, "mem broadcast, 8492 calls of the largest LL size");
     a.only_form = -1;
     a.only_kind = -1;
     a.n_nelems = (int)(sizeof kNelems / sizeof kNelems[0]);

@@ -24,13 +24,17 @@ static_assert((GSHMEMI_MAX_PES & (GSHMEMI_MAX_PES - 1)) == 0, "GSHMEMI_MAX_PES m
 
 // The first bytes of every PE's symmetric heap belong to the runtime; user
 // allocations start after them. Sub-areas, each owned by one component:
-#define GSHMEMI_INTERNAL_REGION_BYTES   (1u << 20)
+// The region is a whole number of 2 MiB pages (the VMM granularity), so the
+// users' part starts on a page boundary, as the heap does. The team scratch
+// is 32 KiB a team slot, so the LL collectives' ring (team_ll.h) carries up
+// to 8 KiB of payload a call; [2.5 MiB, 4 MiB) is not assigned yet.
+#define GSHMEMI_INTERNAL_REGION_BYTES   (4u << 20)
 #define GSHMEMI_INTERNAL_SYNC_OFFSET    0u           /* device barrier / sync_all state */
 #define GSHMEMI_INTERNAL_SYNC_BYTES     (256u << 10)
 #define GSHMEMI_INTERNAL_STREAM_OFFSET  (256u << 10) /* on-stream runtime (host/ and device/) */
 #define GSHMEMI_INTERNAL_STREAM_BYTES   (256u << 10)
 #define GSHMEMI_INTERNAL_SCRATCH_OFFSET (512u << 10) /* runtime scratch: the teams' (detail/team_sync.h) */
-#define GSHMEMI_INTERNAL_SCRATCH_BYTES  (512u << 10)
+#define GSHMEMI_INTERNAL_SCRATCH_BYTES  (2u << 20)
 
 typedef struct gshmemi_device_state {
   int initialized;                     /* 1 between init and finalize */

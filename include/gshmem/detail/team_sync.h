@@ -134,9 +134,9 @@ static_assert(kTeamTableOffset + GSHMEMI_MAX_TEAMS * sizeof(team_desc) <= GSHMEM
 static_assert(GSHMEMI_MAX_TEAMS <= 64, "team creation agrees on a slot with one 64-bit mask");
 static_assert(GSHMEMI_PREDEFINED_TEAMS < GSHMEMI_MAX_TEAMS, "no slot left for split teams");
 
-// The team scratch: 8 KiB per slot.
+// The team scratch: 32 KiB per slot.
 constexpr unsigned kTeamScratchBytes = GSHMEMI_INTERNAL_SCRATCH_BYTES / GSHMEMI_MAX_TEAMS;
-static_assert(kTeamScratchBytes >= 8192, "team scratch below 8 KiB a slot");
+static_assert(kTeamScratchBytes >= 32768, "team scratch below 32 KiB a slot");
 
 GSHMEM_HD char* team_scratch_at(char* heap, int slot) {
   return heap + GSHMEMI_INTERNAL_SCRATCH_OFFSET + (size_t)slot * kTeamScratchBytes;
