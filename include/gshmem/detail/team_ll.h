@@ -90,6 +90,7 @@
 #include <gshmem/detail/update_access.h>
 
 #include <stddef.h>
+#include <type_traits>
 #include <stdint.h>
 
 namespace gshmem {
@@ -403,10 +404,18 @@ GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, in
 // path's registers leave it 2 (4 there took a one-thread broadcast to 72).
 // Past these batches one thread is bound by round trips, which is why a large
 // one-thread call takes the two-sync path (ll_chooses).
+// A warp's lanes take 4 pairs a time each, sending and receiving: 8 KiB
+// is 1024 pairs, 32 a lane, which one pair at a time made 32 round trips a
+// lane (NVIDIA's bcast_latency, warp, 8 KiB: 10.8 us against NVSHMEM's 5.4,
+// 2 x H200); the warp kernels of tests/launch stay within 64 registers
+// (ptxas: a warp's fcollectmem of run-time size 63). A block keeps 1: its
+// threads are many, and a kernel of 1024 threads has 64 registers a thread.
 template <class Group>
-inline constexpr unsigned kLLSendBatch = group_is_one_thread<Group> ? 4u : 1u;
+inline constexpr bool group_is_warp = std::is_same<Group, warp_group>::value;
 template <class Group>
-inline constexpr unsigned kLLReceiveBatch = group_is_one_thread<Group> ? 2u : 1u;
+inline constexpr unsigned kLLSendBatch = group_is_one_thread<Group> || group_is_warp<Group> ? 4u : 1u;
+template <class Group>
+inline constexpr unsigned kLLReceiveBatch = group_is_one_thread<Group> ? 2u : group_is_warp<Group> ? 4u : 1u;
 constexpr unsigned kLLOneThreadWholeBatch = 4;
 
 // Whether nbytes at p are whole pairs at an 8-byte aligned address.
