@@ -798,6 +798,12 @@ bool enqueue_memop_team_sync(const char *fn, int team, const gshmem::detail::tea
     return true;
   }
   if (!applies) return false;
+  // Every member reachable, as barrier_all_on_stream checks every PE.
+  for (int r = 0; r < d.size; ++r)
+    if (!report(fn, check_target(*ctx.state, gshmem::detail::team_member_pe(d, r)))) {
+      *rc = gshmemx_get_last_error();
+      return true;
+    }
   if (!enqueue_memop_sync(fn, ctx, team, d, stream)) *rc = gshmemx_get_last_error();
   return true;
 }
