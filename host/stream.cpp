@@ -177,9 +177,9 @@ struct Context {
   mutable int capturing = -1;  // -1: not asked yet
 };
 
-// True when GSHMEM_STREAM_OPS=auto and ctx's stream is being captured.
-bool kernels_for_capture(const Context &ctx) {
-  if (!ctx.caps.kernels_when_capturing) return false;
+// Whether ctx's stream is being captured (asked once a call; a stream the
+// query refuses counts as not captured: the enqueue that follows reports it).
+bool capturing(const Context &ctx) {
   if (ctx.capturing < 0) {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(ctx.stream, &status) != cudaSuccess) (void)cudaGetLastError();
@@ -187,6 +187,9 @@ bool kernels_for_capture(const Context &ctx) {
   }
   return ctx.capturing == 1;
 }
+
+// True when GSHMEM_STREAM_OPS=auto and ctx's stream is being captured.
+bool kernels_for_capture(const Context &ctx) { return ctx.caps.kernels_when_capturing && capturing(ctx); }
 
 bool report(const char *fn, Verdict v) {
   if (v.ok()) return true;
@@ -765,21 +768,28 @@ bool enqueue_memop_sync(const char *fn, const Context &ctx, int slot, const gshm
   return true;
 }
 
-// Whether this call takes the memop protocol: every PE makes the same choice
-// for the same collective call. The protocol is on on every PE or on none
-// (init); capture is a property of the program's structure, the same on
-// every PE for the same call (documented in <gshmem/stream.h>): a captured
-// sync needs the kernel, whose epoch lives on the GPU (a graph would replay
-// the memops' values as they were captured); and a job with remote peers
-// takes the kernel on every PE (it reaches them through the proxy; the memop
-// protocol writes into mapped heaps only, and the proxy exists on every PE of
-// such a job).
-bool memop_sync_applies(const char *fn, const Context &ctx, cudaStream_t stream, bool *applies) {
-  *applies = false;
-  if (!memop_sync_enabled.load(std::memory_order_relaxed) || ctx.state->proxy.slots != nullptr) return true;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (!report_cuda(fn, "cudaStreamIsCapturing", cudaStreamIsCapturing(stream, &capture))) return false;
-  *applies = capture == cudaStreamCaptureStatusNone;
+// The on-stream sync of team slot `slot` (descriptor d) as stream memory
+// operations, where the call takes them: false when it takes the kernel
+// instead; true when it took them, with *ok false if that failed (reported).
+// Every PE makes the same choice for the same collective call: the protocol
+// is on on every PE or on none (init); capture is a property of the
+// program's structure, the same on every PE for the same call (documented
+// in <gshmem/stream.h>), and a captured sync needs the kernel, whose epoch
+// lives on the GPU (a graph would replay the memops' values as they were
+// captured); a job with remote peers takes the kernel on every PE (it
+// reaches them through the proxy; the memops write into mapped heaps only,
+// and the proxy exists on every PE of such a job).
+bool memop_sync(const char *fn, const Context &ctx, int slot, const gshmem::detail::team_desc &d, cudaStream_t stream,
+                bool *ok) {
+  *ok = true;
+  if (!memop_sync_enabled.load(std::memory_order_relaxed) || ctx.state->proxy.slots != nullptr || capturing(ctx))
+    return false;
+  for (int r = 0; r < d.size; ++r)
+    if (!report(fn, check_target(*ctx.state, gshmem::detail::team_member_pe(d, r)))) {
+      *ok = false;
+      return true;
+    }
+  *ok = enqueue_memop_sync(fn, ctx, slot, d, stream);
   return true;
 }
 
@@ -792,20 +802,10 @@ bool enqueue_memop_team_sync(const char *fn, int team, const gshmem::detail::tea
                              int *rc) {
   *rc = GSHMEM_SUCCESS;
   Context ctx;
-  bool applies = false;
-  if (!begin(fn, stream, &ctx) || !memop_sync_applies(fn, ctx, stream, &applies)) {
-    *rc = gshmemx_get_last_error();
-    return true;
-  }
-  if (!applies) return false;
-  // Every member reachable, as barrier_all_on_stream checks every PE.
-  for (int r = 0; r < d.size; ++r)
-    if (!report(fn, check_target(*ctx.state, gshmem::detail::team_member_pe(d, r)))) {
-      *rc = gshmemx_get_last_error();
-      return true;
-    }
-  if (!enqueue_memop_sync(fn, ctx, team, d, stream)) *rc = gshmemx_get_last_error();
-  return true;
+  bool ok = begin(fn, stream, &ctx);
+  const bool taken = !ok || memop_sync(fn, ctx, team, d, stream, &ok);
+  if (!ok) *rc = gshmemx_get_last_error();
+  return taken;
 }
 
 }  // namespace stream
@@ -815,27 +815,23 @@ void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
   const char *fn = __func__;
   Context ctx;
   if (!begin(fn, stream, &ctx)) return;
+  // The world team's memop sync: it meets the world team's on-stream syncs
+  // and barriers outside capture (they are the same operations there).
+  bool ok = true;
+  if (memop_sync(fn, ctx, GSHMEMI_TEAM_WORLD, gshmem::detail::world_team_desc(ctx.state->my_pe, ctx.state->n_pes),
+                 stream, &ok))
+    return;
   for (int pe = 0; pe < ctx.state->n_pes; ++pe)
     if (!report(fn, check_target(*ctx.state, pe))) return;
-  // The world team's memop counts: this barrier meets the world team's
-  // on-stream syncs and barriers outside capture (they are the same
-  // operations there).
-  bool applies = false;
-  if (!memop_sync_applies(fn, ctx, stream, &applies)) return;
-  if (applies) {
-    (void)enqueue_memop_sync(fn, ctx, GSHMEMI_TEAM_WORLD,
-                             gshmem::detail::world_team_desc(ctx.state->my_pe, ctx.state->n_pes), stream);
-    return;
-  }
   report_cuda(fn, "barrier kernel launch", launch_barrier_all(stream));
 }
 
-int gshmemi_stream_memop_barrier_capable(void) {
+int gshmemi_stream_memop_sync_capable(void) {
   const DeviceCaps *caps = caps_published.load(std::memory_order_acquire);
   return caps && caps->write64 && caps->wait.wait64 ? 1 : 0;
 }
 
-void gshmemi_stream_enable_memop_barrier(int enabled) {
+void gshmemi_stream_enable_memop_sync(int enabled) {
   for (auto &slot : memop_sync_count)
     for (auto &count : slot) count.store(0, std::memory_order_relaxed);
   memop_sync_enabled.store(enabled != 0);

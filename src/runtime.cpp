@@ -149,17 +149,19 @@ int agree_on_collective_ll(Bootstrap &boot, bool on, unsigned long long thread_b
   return GSHMEM_SUCCESS;
 }
 
-// barrier_all_on_stream runs as stream memory operations only when every PE
-// can (each PE must take the same protocol for the same call).
-int agree_on_memop_barrier(Bootstrap &boot) {
-  const int mine = gshmemi_stream_memop_barrier_capable();
+// The on-stream syncs and barriers (barrier_all_on_stream, the teams') run
+// as stream memory operations only when every PE can (each PE must take the
+// same protocol for the same call).
+int agree_on_memop_sync(Bootstrap &boot) {
+  const int mine = gshmemi_stream_memop_sync_capable();
   std::vector<int> all(static_cast<std::size_t>(boot.size()));
   GSHMEMI_CHECK(boot.allgather(&mine, all.data(), sizeof(int)));
   int every = 1;
   for (int capable : all) every &= capable;
-  gshmemi_stream_enable_memop_barrier(every);
-  GSHMEMI_INFO("barrier_all_on_stream: %s", every ? "stream memory operations outside capture, a kernel in capture"
-                                                  : "a kernel (a PE's device lacks 64-bit stream memory operations)");
+  gshmemi_stream_enable_memop_sync(every);
+  GSHMEMI_INFO("on-stream syncs and barriers: %s",
+               every ? "stream memory operations outside capture, a kernel in capture"
+                     : "a kernel (a PE's device lacks 64-bit stream memory operations)");
   return GSHMEM_SUCCESS;
 }
 
@@ -554,7 +556,7 @@ int init_locked(unsigned int flags, gshmemx_init_attr_t *attr) {
   // The on-stream kernels load now (never lazily behind a spinning peer) and
   // their counters are zeroed before the closing barrier lets peers use them.
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_stream_init(), "preparing the on-stream routines");
-  if (rc == GSHMEM_SUCCESS) rc = agree_on_memop_barrier(*boot);
+  if (rc == GSHMEM_SUCCESS) rc = agree_on_memop_sync(*boot);
   if (rc == GSHMEM_SUCCESS) rc = agree(*boot, gshmemi_host_rma_init(), "preparing host RMA");
   // With remote peers: the transport, the proxy and its queue (the state is
   // published again with the queue in it); none of it otherwise.

@@ -36,8 +36,8 @@ GSHMEM_EXTERN_C void gshmemi_stream_end_device_work(int device, int lost_pe);
 // stream memory operations (64-bit waits and writes); init enables that
 // protocol only when every PE can, so that all PEs always take the same one
 // (and resets the host's counts of it).
-GSHMEM_EXTERN_C int gshmemi_stream_memop_barrier_capable(void);
-GSHMEM_EXTERN_C void gshmemi_stream_enable_memop_barrier(int enabled);
+GSHMEM_EXTERN_C int gshmemi_stream_memop_sync_capable(void);
+GSHMEM_EXTERN_C void gshmemi_stream_enable_memop_sync(int enabled);
 
 namespace gshmemi {
 namespace stream {

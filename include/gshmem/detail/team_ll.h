@@ -90,7 +90,6 @@
 #include <gshmem/detail/update_access.h>
 
 #include <stddef.h>
-#include <type_traits>
 #include <stdint.h>
 
 namespace gshmem {
@@ -411,7 +410,9 @@ GSHMEM_DEVICE unsigned ll_receive(const unsigned long long* p, unsigned flag, in
 // (ptxas: a warp's fcollectmem of run-time size 63). A block keeps 1: its
 // threads are many, and a kernel of 1024 threads has 64 registers a thread.
 template <class Group>
-inline constexpr bool group_is_warp = std::is_same<Group, warp_group>::value;
+inline constexpr bool group_is_warp = false;
+template <>
+inline constexpr bool group_is_warp<warp_group> = true;
 template <class Group>
 inline constexpr unsigned kLLSendBatch = group_is_one_thread<Group> || group_is_warp<Group> ? 4u : 1u;
 template <class Group>
