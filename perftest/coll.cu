@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
   Reporter rep(name, ctx.opt, ctx.pe == 0);
   ctx.rep = &rep;
   const int npes = ctx.npes, me = ctx.pe;
-  const size_t max_bytes = 2048;
+  const size_t max_bytes = 8192;
   char *source = (char *)gshmem_malloc(max_bytes * npes);
   char *dest = (char *)gshmem_malloc(max_bytes * npes);
   uint64_t *slots = (uint64_t *)gshmem_malloc(GSHMEMI_MAX_PES * sizeof(uint64_t));
@@ -117,7 +117,8 @@ int main(int argc, char **argv) {
   const char *op_name[3] = {"broadcast", "fcollect", "alltoall"};
   for (int op = op_broadcast; op <= op_alltoall; ++op)
     for (int form = 0; form < 3; ++form)
-      for (size_t nbytes : {size_t{8}, size_t{64}, size_t{128}, size_t{256}, size_t{512}, size_t{2048}})
+      for (size_t nbytes : {size_t{8}, size_t{64}, size_t{128}, size_t{256}, size_t{512}, size_t{2048},
+                             size_t{4096}, size_t{8192}})
         add_row(ctx, std::string(op_name[op - op_broadcast]) + "_" + form_name[form], "bytes", nbytes,
                 threads[form], "latency", run(op, form, nbytes), nullptr, iters);
   // On-stream, the wide form's sizes (bytes a member contributes).

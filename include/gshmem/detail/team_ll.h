@@ -488,10 +488,15 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
 // Receives `count` pairs of this PE's ring through the group (index j =
 // rank, rank + size, ...): line_of(j) gives the first (even) line of pair j
 // in the ring and peer_of(j) its sender; take(j, payload) gets each 8-byte
-// payload. B 16-byte loads are in flight per thread (they issue together); a pair whose two flags match is taken at once, and the
-// others (a bit each in `late`) are polled by ll_receive after the batch, when
-// no loaded pair is held any more: the polls' state and the batch's never
-// take registers together.
+// payload. B 16-byte loads are in flight per thread (they issue together);
+// a pair whose two flags match is taken at once. While some are still
+// missing (a bit each in `pending`), the first one's missing line is polled
+// by ll_receive (with its diagnostics), and then the missing pairs are all
+// loaded again together: the sender posts a batch's stores back to back, so
+// they arrive about together, and a late batch costs a round trip more than
+// the poll, not one a line (polled a line at a time, a warp's 4 pairs a lane
+// took 8 round trips once the first load was early). The polls never hold
+// a loaded pair: their state and the batch's never take registers together.
 template <unsigned B, class Group, class LineOf, class PeerOf, class Take>
 GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, unsigned count, unsigned flag,
                                     int slot, const char* routine, LineOf&& line_of, PeerOf&& peer_of, Take&& take) {
@@ -522,12 +527,26 @@ GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, un
     }
     while (late != 0) {
       const unsigned k = (unsigned)__ffs(late) - 1;
-      late &= late - 1;
       const unsigned j = j0 + k * stride;
       const unsigned long long* const line = ring + line_of(j);
       const unsigned lo = ll_receive(line, flag, slot, peer_of(j), routine);
       const unsigned hi = ll_receive(line + 1, flag, slot, peer_of(j), routine);
       take(j, (unsigned long long)hi << 32 | lo);
+      late &= late - 1;
+      // The rest of the batch's late pairs, loaded again together: the
+      // sender posts a batch's stores back to back, so they arrive about
+      // together (polled one after the other, a late warp batch of 4 pairs
+      // a lane took 8 round trips).
+      for (unsigned rest = late; rest != 0; rest &= rest - 1) {
+        const unsigned r = (unsigned)__ffs(rest) - 1;
+        const unsigned jr = j0 + r * stride;
+        const wide16 v = atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
+            reinterpret_cast<const wide16*>(ring + line_of(jr)));
+        if (ll_word_flag(v.lo) == flag && ll_word_flag(v.hi) == flag) {
+          take(jr, (unsigned long long)ll_word_data(v.hi) << 32 | ll_word_data(v.lo));
+          late &= ~(1u << r);
+        }
+      }
     }
   }
 }
