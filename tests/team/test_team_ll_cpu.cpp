@@ -51,12 +51,12 @@ TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's u
   CHECK_FALSE(gd::ll_chooses(gd::ll_alltoall, 8, 2, true, 0));  // 0: one thread never
   CHECK_FALSE(gd::ll_chooses(gd::ll_fcollect, 2049, 4, true, 1ull << 40));
   CHECK_FALSE(gd::ll_chooses(gd::ll_broadcast, 0, 2, true, 256));  // empty: the two-sync form
-  // Reductions: one thread counts 1 byte an element of up to 4 bytes, 2 an
-  // element of 8 (ll_reduce_thread_element_bytes).
+  // Reductions: one thread counts 1 byte an element, whatever its size
+  // (ll_reduce_thread_element_bytes).
   CHECK(gd::ll_reduce_thread_element_bytes(1) == 1);
   CHECK(gd::ll_reduce_thread_element_bytes(2) == 1);
   CHECK(gd::ll_reduce_thread_element_bytes(4) == 1);
-  CHECK(gd::ll_reduce_thread_element_bytes(8) == 2);
+  CHECK(gd::ll_reduce_thread_element_bytes(8) == 1);
   CHECK(gd::ll_reduce_chooses(512, 1, 4, false, 0));
   CHECK(gd::ll_reduce_chooses(128, 8, 8, false, 0));                 // 8 KiB of payload: the bound
   CHECK_FALSE(gd::ll_reduce_chooses(129, 8, 8, false, 1ull << 40));  // past ll_fits
@@ -70,8 +70,11 @@ TEST_CASE("LL choice: a one-thread call only up to the thread bytes, a group's u
   CHECK(gd::ll_reduce_chooses(128, 8, 2, true, 256));   // 1 KiB of int64
   CHECK(gd::ll_reduce_chooses(64, 8, 4, true, 256));
   CHECK(gd::ll_reduce_chooses(128, 8, 4, true, 256));  // 1 KiB of int64 at 4 members
+  CHECK(gd::ll_reduce_chooses(256, 8, 2, true, 256));  // 2 KiB of int64
+  CHECK(gd::ll_reduce_chooses(256, 8, 4, true, 256));  // 2 KiB of int64 at 4 members: 2048 lines, the call bound
+  CHECK_FALSE(gd::ll_reduce_chooses(256, 8, 8, true, 256));  // at 8 members past ll_fits
   CHECK_FALSE(gd::ll_reduce_chooses(257, 8, 4, true, 1ull << 40));  // 8224 bytes of payload: past ll_fits
-  CHECK_FALSE(gd::ll_reduce_chooses(129, 8, 2, true, 256));
+  CHECK_FALSE(gd::ll_reduce_chooses(257, 8, 2, true, 256));
   CHECK_FALSE(gd::ll_reduce_chooses(16, 8, 2, true, 0));  // 0: one thread never
   CHECK_FALSE(gd::ll_reduce_chooses(1ull << 40, 1, 2, false, 0));  // no overflow into "fits"
 }

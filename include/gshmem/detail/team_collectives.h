@@ -480,27 +480,33 @@ GSHMEM_DEVICE void ll_receive_batch(const wide16* batch, unsigned avail, wide16 
 
 // The fold of an LL reduction from one thread: G elements of every member
 // a round trip to this PE's memory (ll_receive_batch of the B pairs of lines
-// that hold them: 2 elements of 8 bytes, 4 of 1, 2 or 4 bytes), folded into
-// accumulators held in registers, then stored to dest. The fold runs in rank
-// order, except that where ll_fold_own_first allows it the own G elements
-// (`mine`) start it: their loads then fly with the next member's pairs, and
-// a batch costs one round trip at 2 PEs, not two (2 x H200, NVLink,
-// one-thread int32 sum of 1 KiB: 40 us, 48 with the loads apart, 81 with one
-// element a trip; NVSHMEM 33). Holding the own elements in registers until
-// their rank's turn, or issuing the next member's loads ahead of the loop,
-// took user kernels to 68 registers. G and B are what the
-// 64-register rule of a user kernel of 1024 threads allows (tests/launch):
-// 4 pairs of 8-byte elements a batch took such a kernel to 72 registers, 8
-// elements of 1 byte 72, 4 of 4 bytes (2 pairs) 64. `blocks` is the call's
-// first line; member r's block starts per_block lines on. The same bits as
-// the group form; dest may be mine (in place): each element is read before
-// it is stored.
-template <class Op, class T>
+// that hold them), folded into accumulators held in registers, then stored
+// to dest. The fold runs in rank order, except that where ll_fold_own_first
+// allows it the own G elements (`mine`) start it: their loads then fly with
+// the next member's pairs, and a batch costs one round trip at 2 PEs, not
+// two (2 x H200, NVLink, one-thread int32 sum of 1 KiB: 40 us, 48 with the
+// loads apart, 81 with one element a trip; NVSHMEM 33). Holding the own
+// elements in registers until their rank's turn, or issuing the next
+// member's loads ahead of the loop, took user kernels to 68 registers.
+// `blocks` is the call's first line; member r's block starts per_block lines
+// on. The same bits as the group form; dest may be mine (in place): each
+// element is read before it is stored.
+//
+// G (kLLFoldElements) is what the 64-register rule of a user kernel of 1024
+// threads allows (tests/launch, ptxas, sm_90): a reduce's 4 elements of 8
+// bytes (4 pairs) 64, a reducescatter's 72 (so 2 there); 8 elements of 4
+// bytes 76, of 1 byte 72 (so 4). The fold is where a one-thread call's time
+// goes: a one-thread int64 sum of 1 KiB took 25.7 us in the fold, 9.3 in the
+// send and 0.4 in ll_begin with 2 elements a batch; 15.5 us in the fold with
+// 4 and 10.1 with 8 (2 x H200, phases timed with %globaltimer).
+template <class T, bool Scatter>
+inline constexpr unsigned kLLFoldElements = sizeof(T) >= 8 && !Scatter ? 4u : sizeof(T) >= 8 ? 2u : 4u;
+
+template <class Op, unsigned G, class T>
 GSHMEM_DEVICE void ll_fold_one_thread(const unsigned long long* blocks, unsigned long long per_block,
                                       const team_desc& d, const T* mine, T* dest, size_t n, unsigned flag, int slot,
                                       const char* routine) {
   using A = reduce_acc_t<T>;
-  constexpr unsigned G = sizeof(T) >= 8 ? 2u : 4u;                             // elements a batch
   constexpr unsigned B = (G * (unsigned)sizeof(T) + kLLPairPayloadBytes - 1) / kLLPairPayloadBytes;  // pairs
   constexpr unsigned kBits = 8 * sizeof(T);
   const unsigned pairs = (unsigned)ll_pairs(n * sizeof(T));  // below kLLRingLines: 32 bits
@@ -567,13 +573,18 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
   const unsigned long long start = ll_begin(g, slot, d, ll_call_lines(ll_fcollect, nbytes, d.size),
                                             reduction_signature<Op, Scatter>(nbytes), &flag, routine);
   const int me = d.my_rank;
-  ll_send<Scatter>(g, slot, d, reinterpret_cast<const unsigned char*>(source), nbytes,
-                   start + (unsigned long long)me * per_block, flag, [](unsigned long long, unsigned long long) {});
+  const unsigned char* const bytes = reinterpret_cast<const unsigned char*>(source);
+  const unsigned first = (unsigned)(start + (unsigned long long)me * per_block);
+  auto no_own = [](unsigned long long, unsigned long long) {};
+  if (group_is_one_thread<Group> && ll_whole_pairs(source, nbytes))
+    ll_send<Scatter, true>(g, slot, d, bytes, nbytes, first, flag, no_own);
+  else
+    ll_send<Scatter>(g, slot, d, bytes, nbytes, first, flag, no_own);
   g.sync();
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
   const T* const mine = Scatter ? source + (size_t)me * n : source;
   if constexpr (group_is_one_thread<Group>) {
-    ll_fold_one_thread<Op>(ring + start, per_block, d, mine, dest, n, flag, slot, routine);
+    ll_fold_one_thread<Op, kLLFoldElements<T, Scatter>>(ring + start, per_block, d, mine, dest, n, flag, slot, routine);
   } else {
     // A group: one element at a time per thread, the group's threads sharing
     // the elements out (a batch of loads in flight per thread, as one

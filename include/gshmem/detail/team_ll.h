@@ -162,25 +162,21 @@ GSHMEM_HD_CONSTEXPR bool ll_chooses(unsigned kind, unsigned long long block_byte
 }
 
 // A reduction's one-thread cost is per element: an element counts as
-// ll_reduce_thread_element_bytes against thread_bytes, by its size. The LL
-// fold of one thread (ll_fold_one_thread) takes 2 elements of 8 bytes, or 4
-// smaller ones, of each member a round trip to its own memory; the two-sync
-// path it is weighed against reads 16 bytes of every member a round trip
-// over NVLink. Measured before the batched fold (NVIDIA's reduction_latency,
-// one thread, 2 x H200, NVLink, 2 PEs, a round trip per element and member
-// on LL): int64 on LL 0.61-0.75 of the two-sync time from 16 to 128
-// elements, int32 0.81 at 16 elements and 1.09-1.22 from 64. The batch halves
-// the LL fold's round trips for 8-byte elements and quarters them for the
-// others, so every element count the LL path carries at 2 PEs (1 KiB a
-// member) is cheaper on it: 8-byte elements count 2 bytes (128 at the
-// default 256), smaller ones 1 (256 elements). Measured after it (same
-// machine kind): one-thread int32 sum of 1 KiB 48 us, int64 45, against 81
-// and 61 before. On one GPU shared by several PEs (MPS), where a member's
-// "remote" load is a local one and the two-sync path costs less, the
-// unbatched LL fold was behind from 16 elements (not measured since).
-GSHMEM_HD_CONSTEXPR unsigned long long ll_reduce_thread_element_bytes(unsigned long long elem_bytes) {
-  return elem_bytes >= 8 ? 2 : 1;
-}
+// ll_reduce_thread_element_bytes against thread_bytes, 1 byte whatever its
+// size (256 elements at the default 256). The LL fold of one thread
+// (ll_fold_one_thread) takes 4 elements of each member a round trip to its
+// own memory; the two-sync path it is weighed against reads 16 bytes of
+// every member a round trip over NVLink. Measured in one job on 2 x H200
+// (NVLink, 2 PEs, one thread, int64 sum, a loop of 512 calls): 256 elements
+// took 45.7 us a call through the LL path and 138.3 through the two syncs
+// (NVSHMEM's reduction_latency, another job on the same machine kind: 45.6);
+// 128 elements 24.1 us on LL (NVSHMEM 25.5). Before the 4-element fold and
+// the whole-pair send, 8-byte elements counted 2 bytes (the fold took 2 a
+// round trip: 128 elements 40.7 us). At 4 PEs over NVLink not measured; on
+// one GPU shared by several PEs (MPS), where a member's "remote" load is a
+// local one and the two-sync path costs less, the unbatched LL fold was
+// behind from 16 elements (not measured since).
+GSHMEM_HD_CONSTEXPR unsigned long long ll_reduce_thread_element_bytes(unsigned long long) { return 1; }
 
 // ll_chooses for a reduction of n elements of elem_bytes each.
 GSHMEM_HD_CONSTEXPR bool ll_reduce_chooses(unsigned long long n, unsigned long long elem_bytes, int members,
