@@ -1,5 +1,5 @@
-// gshmem_perf_coll: device team sync, barrier, broadcast, fcollect and
-// alltoall latency over all PEs of the job (run it with 2 and with 4 PEs),
+// gshmem_perf_coll: device team sync, barrier, broadcast, fcollect,
+// alltoall and int64 sum reduce latency over all PEs of the job (run it with 2 and with 4 PEs),
 // one caller per PE in each form (thread, warp, block). By default the
 // small collectives take the LL protocol (<gshmem/detail/team_ll.h>; a
 // one-thread call up to GSHMEM_COLLECTIVE_LL_THREAD_BYTES) and the rows are
@@ -22,7 +22,7 @@ using namespace gshmem_perf;
 
 namespace {
 
-enum op_kind { op_sync, op_barrier, op_broadcast, op_fcollect, op_alltoall, op_floor };
+enum op_kind { op_sync, op_barrier, op_broadcast, op_fcollect, op_alltoall, op_reduce, op_floor };
 
 __global__ void coll_loop(int op, int form, char *dest, const char *source, size_t nbytes, uint64_t *slots,
                           uint64_t **peer_slots, int npes, int me, uint64_t iters) {
@@ -58,6 +58,13 @@ __global__ void coll_loop(int op, int form, char *dest, const char *source, size
         if (form == 0) gshmem_fcollectmem(GSHMEM_TEAM_WORLD, dest, source, nbytes);
         else if (form == 1) gshmemx_fcollectmem_warp(GSHMEM_TEAM_WORLD, dest, source, nbytes);
         else gshmemx_fcollectmem_block(GSHMEM_TEAM_WORLD, dest, source, nbytes);
+      } else if (op == op_reduce) {
+        int64_t *const to = reinterpret_cast<int64_t *>(dest);
+        const int64_t *const from = reinterpret_cast<const int64_t *>(source);
+        const size_t n = nbytes / sizeof(int64_t);
+        if (form == 0) gshmem_int64_sum_reduce(GSHMEM_TEAM_WORLD, to, from, n);
+        else if (form == 1) gshmemx_int64_sum_reduce_warp(GSHMEM_TEAM_WORLD, to, from, n);
+        else gshmemx_int64_sum_reduce_block(GSHMEM_TEAM_WORLD, to, from, n);
       } else {
         if (form == 0) gshmem_alltoallmem(GSHMEM_TEAM_WORLD, dest, source, nbytes);
         else if (form == 1) gshmemx_alltoallmem_warp(GSHMEM_TEAM_WORLD, dest, source, nbytes);
@@ -121,6 +128,14 @@ int main(int argc, char **argv) {
                              size_t{4096}, size_t{8192}})
         add_row(ctx, std::string(op_name[op - op_broadcast]) + "_" + form_name[form], "bytes", nbytes,
                 threads[form], "latency", run(op, form, nbytes), nullptr, iters);
+  // int64 sum reductions, bytes a member (NVIDIA's reduction_latency sizes
+  // to 2 KiB): the one-thread rows are where that perftest found gshmem
+  // furthest behind.
+  rep.section(std::string(name) + ": int64 sum reduce latency (us), bytes per member");
+  for (int form = 0; form < 3; ++form)
+    for (size_t nbytes : {size_t{8}, size_t{64}, size_t{256}, size_t{512}, size_t{1024}, size_t{2048}, size_t{8192}})
+      add_row(ctx, std::string("reduce_int64_") + form_name[form], "bytes", nbytes, threads[form], "latency",
+              run(op_reduce, form, nbytes), nullptr, iters);
   // On-stream, the wide form's sizes (bytes a member contributes).
   // The rows carry the setting as the environment gave it (the library
   // parses it; a second parser here could disagree).
