@@ -485,14 +485,17 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
 // rank, rank + size, ...): line_of(j) gives the first (even) line of pair j
 // in the ring and peer_of(j) its sender; take(j, payload) gets each 8-byte
 // payload. B 16-byte loads are in flight per thread (they issue together);
-// a pair whose two flags match is taken at once. While some are still
-// missing (a bit each in `pending`), the first one's missing line is polled
-// by ll_receive (with its diagnostics), and then the missing pairs are all
-// loaded again together: the sender posts a batch's stores back to back, so
-// they arrive about together, and a late batch costs a round trip more than
-// the poll, not one a line (polled a line at a time, a warp's 4 pairs a lane
-// took 8 round trips once the first load was early). The polls never hold
-// a loaded pair: their state and the batch's never take registers together.
+// a pair whose two flags match is taken at once. The others (a bit each in
+// `late`): the first is polled by ll_receive (both lines, with its
+// diagnostics), then each other late pair is loaded once more, one after
+// the other, and taken if both its flags are there; the loop polls the next
+// one still missing. The sender posts a batch's stores back to back, so
+// once the first late pair is in the rest usually are: B + 1 round trips
+// for a late batch where polling every line took 2B (a warp's 4 pairs a
+// lane: 8). Loading the rest again as one batch (all in flight) took a warp
+// broadcast's user kernel to 85 registers (ptxas, tests/launch), so it stays
+// one load at a time. The polls never hold a loaded pair: their state and
+// the batch's never take registers together.
 template <unsigned B, class Group, class LineOf, class PeerOf, class Take>
 GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, unsigned count, unsigned flag,
                                     int slot, const char* routine, LineOf&& line_of, PeerOf&& peer_of, Take&& take) {
@@ -529,10 +532,7 @@ GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, un
       const unsigned hi = ll_receive(line + 1, flag, slot, peer_of(j), routine);
       take(j, (unsigned long long)hi << 32 | lo);
       late &= late - 1;
-      // The rest of the batch's late pairs, loaded again together: the
-      // sender posts a batch's stores back to back, so they arrive about
-      // together (polled one after the other, a late warp batch of 4 pairs
-      // a lane took 8 round trips).
+      // The batch's other late pairs, each loaded once more (see above).
       for (unsigned rest = late; rest != 0; rest &= rest - 1) {
         const unsigned r = (unsigned)__ffs(rest) - 1;
         const unsigned jr = j0 + r * stride;
