@@ -1,7 +1,7 @@
 // gshmem_perf_coll: device team sync, barrier, broadcast, fcollect,
-// alltoall and int64 sum reduce latency over all PEs of the job (run it with 2 and with 4 PEs),
-// one caller per PE in each form (thread, warp, block). By default the
-// small collectives take the LL protocol (<gshmem/detail/team_ll.h>; a
+// alltoall and int64 sum reduce latency over all PEs of the job (run it
+// with 2 and with 4 PEs), one caller per PE in each form (thread, warp,
+// block). By default the small collectives take the LL protocol (<gshmem/detail/team_ll.h>; a
 // one-thread call up to GSHMEM_COLLECTIVE_LL_THREAD_BYTES) and the rows are
 // reported as gshmem_perf_coll_ll; with GSHMEM_COLLECTIVE_LL=0 they take team
 // syncs around the copy and are reported as gshmem_perf_coll, so that the two

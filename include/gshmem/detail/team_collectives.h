@@ -465,7 +465,7 @@ GSHMEM_DEVICE void ll_receive_batch(const wide16* batch, unsigned avail, wide16 
     unsigned late = B;
 #pragma unroll
     for (unsigned k = B; k-- > 0;)
-      if (k >= from && (ll_word_flag(w[k].lo) != flag || ll_word_flag(w[k].hi) != flag)) late = k;
+      if (k >= from && !ll_pair_has(w[k], flag)) late = k;
     if (late == B) return;
     const unsigned long long* const line = reinterpret_cast<const unsigned long long*>(batch + late);
     const unsigned lo = ll_receive(line, flag, slot, peer, routine);
@@ -538,8 +538,7 @@ GSHMEM_DEVICE void ll_fold_one_thread(const unsigned long long* blocks, unsigned
         if (e0 + i >= n) continue;
         const unsigned at = first + i * (unsigned)sizeof(T);  // byte offset in the batch
         const unsigned k = B == 1 ? 0u : at / kLLPairPayloadBytes;
-        const unsigned long long payload =
-            (unsigned long long)ll_word_data(w[k].hi) << 32 | ll_word_data(w[k].lo);
+        const unsigned long long payload = ll_pair_data(w[k]);
         unsigned long long bits = payload;
         if constexpr (kBits < 64) bits = payload >> (8 * (at % kLLPairPayloadBytes)) & ((1ull << kBits) - 1);
         const A v = (A)ll_element_of_bits<T>(bits);
@@ -573,16 +572,9 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
   const unsigned long long start = ll_begin(g, slot, d, ll_call_lines(ll_fcollect, nbytes, d.size),
                                             reduction_signature<Op, Scatter>(nbytes), &flag, routine);
   const int me = d.my_rank;
-  const unsigned char* const bytes = reinterpret_cast<const unsigned char*>(source);
-  const unsigned first = (unsigned)(start + (unsigned long long)me * per_block);
-  auto no_own = [](unsigned long long, unsigned long long) {};
-  // One thread loads whole 8-byte pairs where the source allows (no byte
-  // path between the loads: part of 40.7 -> 24.1 us, a one-thread int64 sum
-  // of 1 KiB, with the fold's 4 elements).
-  if (group_is_one_thread<Group> && ll_whole_pairs(source, nbytes))
-    ll_send<Scatter, true>(g, slot, d, bytes, nbytes, first, flag, no_own);
-  else
-    ll_send<Scatter>(g, slot, d, bytes, nbytes, first, flag, no_own);
+  ll_send<Scatter>(g, slot, d, reinterpret_cast<const unsigned char*>(source), nbytes,
+                   (unsigned)(start + (unsigned long long)me * per_block), flag,
+                   [](unsigned long long, unsigned long long) {});
   g.sync();
   const unsigned long long* const ring = ll_ring_at(s.heap_base, slot);
   const T* const mine = Scatter ? source + (size_t)me * n : source;
