@@ -37,6 +37,9 @@
 #                  run again with every peer remote, both libraries through UCX
 #                  (nvshmem_programs.sh --remote; NVSHMEM_VS_REMOTE_TIMEOUT
 #                  seconds, default 150): OUT/vs_nvshmem_perftests_remote.md
+#                  NVSHMEM_VS_PREBUILT=DIR: NVSHMEM's side built elsewhere
+#                  (nvshmem_programs.sh --nvshmem-side-only; its -rdc builds
+#                  take minutes), not built here (nvshmem_programs.sh --nvshmem-build)
 #                  NVSHMEM_VS_BUILD_VARIANT=NAME=FLAGS: the perftests also
 #                  built against gshmem with FLAGS and run in the same rounds
 #                  (nvshmem_programs.sh --build-variant; e.g.
@@ -111,6 +114,10 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
+if [[ ${#nvp_vs[@]} -gt 0 && -n "${NVSHMEM_VS_PREBUILT:-}" ]]; then
+  [[ -d "$NVSHMEM_VS_PREBUILT" ]] || { echo "device_run.sh: NVSHMEM_VS_PREBUILT=$NVSHMEM_VS_PREBUILT: no such folder" >&2; exit 2; }
+  nvp_vs+=(--nvshmem-build "$(cd "$NVSHMEM_VS_PREBUILT" && pwd)")
+fi
 # Without the benchmark, the tests get the run's time: the whole suite takes
 # longer than 300 s on 2 GPUs now (docs/device-run.md, how long it takes).
 if [[ $run_bench == 0 ]]; then

@@ -11,6 +11,7 @@
 #                              needs under mpirun here (bootstrap over MPI, no
 #                              remote transport on one node), keeping values the
 #                              caller has set
+#   nvshmem_version HOME       prints the version HOME's headers carry (3.4.5)
 
 nvshmem_find_home() {
   local dir="${1:-}"
@@ -42,4 +43,10 @@ nvshmem_link_flags() {
 nvshmem_run_environment() {
   echo "NVSHMEM_BOOTSTRAP=${NVSHMEM_BOOTSTRAP:-MPI}"
   echo "NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}"
+}
+
+# nvshmem_version HOME: the version HOME's headers carry (3.4.5), or "unknown".
+nvshmem_version() {
+  awk '$1 == "#define" && $2 ~ /^NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION$/ { p = p (p == "" ? "" : ".") $3 }
+       END { print (p == "" ? "unknown" : p) }' "$1/include/non_abi/nvshmem_version.h" 2>/dev/null
 }

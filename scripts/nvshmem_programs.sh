@@ -5,7 +5,10 @@
 #   scripts/nvshmem_programs.sh NVSHMEM_SRC [--prefix DIR] [--np LIST] [--build-only | --run-only]
 #       [--build-dir DIR] [--timeout S] [--jobs N] [--arch SM] [--nvml-include DIR]
 #       [--no-mpi-support] [--all-args] [--only REGEX] [--names]
-#       [--vs-nvshmem [--nvshmem-home DIR] [--remote]] [--build-variant NAME=FLAGS | --env-variant NAME=VAR=VALUE]
+#       [--vs-nvshmem [--nvshmem-home DIR] [--nvshmem-build DIR] [--remote]]
+#       [--build-variant NAME=FLAGS | --env-variant NAME=VAR=VALUE] [--bind-to-none]
+#   scripts/nvshmem_programs.sh NVSHMEM_SRC --nvshmem-side-only [--build-dir DIR] [--only REGEX]
+#       [--nvshmem-home DIR] [--jobs N] [--arch SM] [--nvml-include DIR]
 #
 # NVSHMEM_SRC is a checkout of NVSHMEM's source tree; it is only read (the
 # script checks afterwards that nothing in it changed). The programs are
@@ -102,6 +105,22 @@
 #   --nvshmem-home DIR the NVSHMEM to compare with (include/nvshmem.h, lib/);
 #                      default $NVSHMEM_HOME, else the nvidia-nvshmem-cu13/-cu12
 #                      wheel of python3
+#   --nvshmem-side-only
+#                      build only NVSHMEM's side of --vs-nvshmem (no gshmem, no
+#                      GPU needed) into BUILD_DIR/build-nvshmem, and stop. Its
+#                      -rdc builds are slow (coll/reduction_latency alone takes
+#                      more than 5 minutes on 32 cores), so they can be made on
+#                      any machine with nvcc and the same NVSHMEM version, and
+#                      carried to the GPU machine
+#   --nvshmem-build DIR
+#                      with --vs-nvshmem: take NVSHMEM's side from DIR (a
+#                      build-nvshmem folder that --nvshmem-side-only made)
+#                      instead of building it. The NVSHMEM found here must be
+#                      the version DIR was built against (checked); its lib/
+#                      goes on the programs' LD_LIBRARY_PATH
+#   --bind-to-none     launch with mpirun --bind-to none. The default is a plain
+#                      mpirun -np N, as users launch (Open MPI then binds each
+#                      rank to one core for N <= 2); the tables' titles say which
 #
 # Writes into BUILD_DIR: logs/<program>.{compile,link}.log and one
 # <program>.np<N>[.a<k>].run.log per run, programs.tsv, and report.md (the
@@ -116,6 +135,7 @@ set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export LC_ALL=C  # compilers' messages in ASCII, as the report reads them
+. "$ROOT/scripts/nvshmem_home.sh"
 say() { printf '[nvshmem-programs %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { say "$*" >&2; exit 2; }
 
@@ -141,6 +161,9 @@ VARIANT=""        # --build-variant NAME
 VARIANT_FLAGS=""  # and its FLAGS
 VARIANT_ENV=""    # --env-variant NAME=VAR=VALUE: its VAR=VALUE
 NVSHMEM_HOME_ARG="${NVSHMEM_HOME:-}"
+NV_SIDE_ONLY=0    # --nvshmem-side-only
+NV_PREBUILT=""    # --nvshmem-build DIR
+BIND_NONE=0       # --bind-to-none
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) PREFIX="$2"; shift ;;
@@ -159,6 +182,9 @@ while [ $# -gt 0 ]; do
     --names) NAMES=1 ;;
     --vs-nvshmem) VS_NVSHMEM=1 ;;
     --nvshmem-home) NVSHMEM_HOME_ARG="$2"; shift ;;
+    --nvshmem-side-only) NV_SIDE_ONLY=1; VS_NVSHMEM=1 ;;
+    --nvshmem-build) NV_PREBUILT="$2"; shift ;;
+    --bind-to-none) BIND_NONE=1 ;;
     --repeat) REPEAT="$2"; shift ;;
     --remote) REMOTE=1 ;;
     --build-variant) VARIANT="${2%%=*}"; VARIANT_FLAGS="${2#*=}"; shift ;;
@@ -199,6 +225,13 @@ case "$BUILD_DIR/" in
   "$NV_SRC"/*) die "the build folder must lie outside the NVSHMEM tree ($BUILD_DIR)" ;;
 esac
 [ "$BUILD_ONLY$RUN_ONLY" = 11 ] && die "--build-only and --run-only exclude each other"
+[ "$NV_SIDE_ONLY" = 0 ] || [ "$RUN_ONLY" = 0 ] || die "--nvshmem-side-only and --run-only exclude each other"
+if [ -n "$NV_PREBUILT" ]; then
+  [ "$VS_NVSHMEM" = 1 ] && [ "$NV_SIDE_ONLY" = 0 ] || die "--nvshmem-build goes with --vs-nvshmem (and not with --nvshmem-side-only)"
+  NV_PREBUILT="$(cd "$NV_PREBUILT" 2>/dev/null && pwd)" || die "--nvshmem-build: no such folder: $NV_PREBUILT"
+  [ -d "$NV_PREBUILT/bin" ] && [ -s "$NV_PREBUILT/nvshmem-version" ] \
+    || die "--nvshmem-build $NV_PREBUILT: not a folder that --nvshmem-side-only made (no bin/ or nvshmem-version)"
+fi
 LOGS="$BUILD_DIR/logs"
 VAR_BLD="$BUILD_DIR/build-$VARIANT"       # --build-variant's build
 [ -n "$VARIANT_ENV" ] && VAR_BLD="$BUILD_DIR/build"  # --env-variant: the default build again
@@ -243,7 +276,9 @@ fi
 [ "$RUN_ONLY" = 1 ] || [ -n "$NVML_INCLUDE" ] || say "nvml.h not found: the perftests will not compile (install the CUDA toolkit's NVML headers, e.g. pip install nvidia-nvml-dev, and pass --nvml-include DIR)"
 
 # ---------------------------------------------------------------- gshmem
-if [ "$RUN_ONLY" = 1 ] && [ -z "$PREFIX" ]; then
+if [ "$NV_SIDE_ONLY" = 1 ]; then
+  :  # NVSHMEM's side alone: no gshmem
+elif [ "$RUN_ONLY" = 1 ] && [ -z "$PREFIX" ]; then
   PREFIX="$BUILD_DIR/gshmem-prefix"
 elif [ -z "$PREFIX" ]; then
   PREFIX="$BUILD_DIR/gshmem-prefix"
@@ -256,11 +291,13 @@ elif [ -z "$PREFIX" ]; then
   cmake --install "$BUILD_DIR/gshmem-build" --prefix "$PREFIX" > "$LOGS/gshmem.install.log" 2>&1 \
     || die "installing gshmem failed (see $LOGS/gshmem.install.log)"
 fi
+if [ "$NV_SIDE_ONLY" = 0 ]; then
 PREFIX="$(cd "$PREFIX" 2>/dev/null && pwd)" || die "no such prefix: $PREFIX"
 ls "$PREFIX"/lib*/cmake/gshmem/gshmemConfig.cmake > /dev/null 2>&1 \
   || die "$PREFIX has no gshmem CMake package (lib*/cmake/gshmem/gshmemConfig.cmake)"
 [ -f "$PREFIX/include/gshmem/compat/nvshmem.h" ] \
   || die "$PREFIX has no NVSHMEM compatibility headers (include/gshmem/compat)"
+fi
 
 # ---------------------------------------------------------------- NVSHMEM's build
 # --vs-nvshmem: the same perftests against NVSHMEM itself, with plain nvcc
@@ -272,7 +309,6 @@ ls "$PREFIX"/lib*/cmake/gshmem/gshmemConfig.cmake > /dev/null 2>&1 \
 NV_BLD="$BUILD_DIR/build-nvshmem"
 NV_LOGS="$BUILD_DIR/logs-nvshmem"
 build_nvshmem_side() {
-  . "$ROOT/scripts/nvshmem_home.sh"
   NV_HOME=$(nvshmem_find_home "$NVSHMEM_HOME_ARG")
   rm -rf "$NV_BLD" "$NV_LOGS"
   if [ -z "$NV_HOME" ]; then
@@ -280,6 +316,26 @@ build_nvshmem_side() {
     return 0
   fi
   mkdir -p "$NV_BLD/bin" "$NV_LOGS"
+  if [ -n "$NV_PREBUILT" ]; then
+    # Built elsewhere (--nvshmem-side-only): the same NVSHMEM version, or the
+    # device library in the programs and the host library here disagree.
+    local want have
+    want=$(cat "$NV_PREBUILT/nvshmem-version") have=$(nvshmem_version "$NV_HOME")
+    if [ "$want" != "$have" ]; then
+      say "--nvshmem-build: built against NVSHMEM $want, this machine has $have ($NV_HOME): no comparison"
+      rm -rf "$NV_BLD"
+      return 0
+    fi
+    cp -p "$NV_PREBUILT"/bin/* "$NV_BLD/bin/"
+    cp -p "$NV_PREBUILT/nvshmem-version" "$NV_BLD/"
+    { nvshmem_run_environment
+      # Their rpath names the machine they were linked on.
+      echo "LD_LIBRARY_PATH=$NV_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; } > "$NV_BLD/run-environment"
+    echo "$NV_HOME" > "$NV_BLD/nvshmem-home"
+    say "NVSHMEM's side: $(ls "$NV_BLD/bin" | wc -l) perftests built elsewhere against NVSHMEM $want ($NV_PREBUILT)"
+    return 0
+  fi
+  nvshmem_version "$NV_HOME" > "$NV_BLD/nvshmem-version"
   nvshmem_link_flags "$NV_HOME"
   NV_FLAGS=(-std=c++17 -O3 -arch=sm_"$ARCH" -rdc=true -I"$NV_HOME/include" -I"$NV_SRC/perftest/common")
   [ -n "$NVML_INCLUDE" ] && NV_FLAGS+=(-I"$NVML_INCLUDE")
@@ -361,6 +417,12 @@ done
 cd - > /dev/null || exit 2
 [ -s "$TSV" ] || die "no programs found under $NV_SRC${ONLY:+ matching '$ONLY'}"
 NV_BUILD_PID=""
+if [ "$NV_SIDE_ONLY" = 1 ]; then
+  build_nvshmem_side
+  [ -s "$NV_BLD/nvshmem-version" ] || die "nothing built against NVSHMEM"
+  say "NVSHMEM's side in $NV_BLD (NVSHMEM $(cat "$NV_BLD/nvshmem-version")); carry it and pass --nvshmem-build to the run"
+  exit 0
+fi
 if [ "$VS_NVSHMEM" = 1 ]; then
   build_nvshmem_side > "$BUILD_DIR/nvshmem-build.log" 2>&1 &
   NV_BUILD_PID=$!
@@ -585,8 +647,8 @@ gshmem_label() {
 }
 nvshmem_label() {
   local v
-  v=$(awk '$1 == "#define" && $2 ~ /^NVSHMEM_VENDOR_(MAJOR|MINOR|PATCH)_VERSION$/ { p = p (p == "" ? "" : ".") $3 }
-           END { print p }' "$1/include/non_abi/nvshmem_version.h" 2>/dev/null)
+  v=$(nvshmem_version "$1")
+  [ "$v" = unknown ] && v=""
   case "$1" in
     *-packages/nvidia/nvshmem*) echo "NVSHMEM${v:+ $v} (the nvidia-nvshmem wheel)" ;;
     *) echo "NVSHMEM${v:+ $v}" ;;
@@ -632,8 +694,12 @@ if [ -z "$RUN_NOTE" ]; then
   IFS=',' read -ra COLL_NPS <<< "$COLL_NP_LIST"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export CUDA_MODULE_LOADING=EAGER NCCL_NVLS_ENABLE=0
-  MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
-  [ -n "$SHARED_NOTE" ] && MPIRUN+=(-x GSHMEM_ALLOW_GPU_SHARING)
+  # As users launch: a plain mpirun (Open MPI binds each rank to one core
+  # for N <= 2), unless --bind-to-none.
+  MPIRUN=(mpirun -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
+  LAUNCH_NOTE="plain mpirun"
+  [ "$BIND_NONE" = 1 ] && { MPIRUN+=(--bind-to none); LAUNCH_NOTE="mpirun --bind-to none"; }
+  [ -n "$SHARED_NOTE" ] && MPIRUN+=(--oversubscribe -x GSHMEM_ALLOW_GPU_SHARING)
   # --vs-nvshmem: both builds print NVSHMEM's machine-readable rows.
   VS_RUN=0
   if [ "$VS_NVSHMEM" = 1 ]; then
@@ -790,11 +856,11 @@ if [ "${VS_RUN:-0}" = 1 ]; then
   vs_variant=()
   [ "$REMOTE" = 1 ] && vs_variant=(--variant remote)
   python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" "${vs_variant[@]}" \
-    --title "NVIDIA's perftests${vs_variant:+, every peer remote (UCX)}: $(gshmem_label "$PREFIX") against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs${SHARED_NOTE:+ ($SHARED_NOTE)}, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+    --title "NVIDIA's perftests${vs_variant:+, every peer remote (UCX)}: $(gshmem_label "$PREFIX") against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs, $LAUNCH_NOTE${SHARED_NOTE:+ ($SHARED_NOTE)}, $(date -u '+%Y-%m-%d %H:%M UTC')" \
     || say "the comparison table failed"
   if [ -n "$VARIANT" ] && [ "$REMOTE" = 0 ]; then
     python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --build "$VARIANT" \
-      --title "NVIDIA's perftests: $(gshmem_label "$PREFIX") ${VARIANT_FLAGS:+built with $VARIANT_FLAGS}${VARIANT_ENV:+run with $VARIANT_ENV} against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs${SHARED_NOTE:+ ($SHARED_NOTE)}, $(date -u '+%Y-%m-%d %H:%M UTC')" \
+      --title "NVIDIA's perftests: $(gshmem_label "$PREFIX") ${VARIANT_FLAGS:+built with $VARIANT_FLAGS}${VARIANT_ENV:+run with $VARIANT_ENV} against $(nvshmem_label "$(cat "$NV_BLD/nvshmem-home")"), $GPUS GPUs, $LAUNCH_NOTE${SHARED_NOTE:+ ($SHARED_NOTE)}, $(date -u '+%Y-%m-%d %H:%M UTC')" \
       || say "the comparison table of variant '$VARIANT' failed"
     python3 "$ROOT/scripts/nvshmem_perftests_vs.py" "$BUILD_DIR" --between "$VARIANT" \
       || say "the table of the default build against variant '$VARIANT' failed"
