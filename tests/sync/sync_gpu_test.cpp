@@ -332,9 +332,17 @@ TEST_CASE("block _all on small arrays agrees with the reference", "[sync][gpu]")
 // satisfied. Adversarial for cursors shared by arrays or callers: 1536
 // arrays at the heap's 256-byte granularity (more arrays than cursor slots),
 // two callers per array taking turns, test and wait forms alternating.
+// How many rounds: a caller whose cursor entry another caller took starts
+// at a random element (sync_core.h, any_cursor), and with up to 3072
+// callers on 1024 entries that is nearly every call. An even array's second
+// element then comes back with probability 1/4 a call, so a caller misses
+// it in all of R rounds with probability (3/4)^R: at 48 rounds 1e-6 a
+// caller, about 0.5% a run over the test's 4600 such callers (one failure
+// seen, two PEs a GPU under MPS); at 128 rounds 1e-16. A cursor that
+// starved an element would still miss it in every round.
 TEST_CASE("_any returns every satisfied element, whatever other arrays and callers exist", "[sync][gpu]") {
   runtime_scope rt;
-  const int n_arrays = 1536, rounds = 48;
+  const int n_arrays = 1536, rounds = 128;
   long *arrays;
   unsigned *seen;
   REQUIRE(cudaMallocManaged(&arrays, (size_t)n_arrays * kAnyPitch * sizeof(long)) == cudaSuccess);

@@ -447,34 +447,57 @@ GSHMEM_DEVICE T ll_receive_element(const unsigned long long* lines, size_t e, un
 // belong to the call) all carry `flag`, and leaves them in w (team_ll.h's
 // ll_receive_pairs hands each pair to a callback instead, which would put a
 // fold's accumulators, indexed by a late pair's run-time index, in local
-// memory): the 16-byte
-// loads of the pairs not yet taken issue together; the first pair missing
-// its flag is polled by ll_receive (with its diagnostics) and taken from the
-// polls, and only the pairs after it are loaded again. (Loading the whole
-// batch again after the polls cost a small call a round trip more: 2.1 us a
-// one-thread reducescatter against 1.6, 2 x H200.)
+// memory). As there: the pairs still missing are loaded again together,
+// a round trip a pass, and after kLLBatchPasses passes the first of them is
+// polled by ll_receive (with its diagnostics). The pairs past `avail` are
+// not loaded.
 template <unsigned B>
 GSHMEM_DEVICE void ll_receive_batch(const wide16* batch, unsigned avail, wide16 (&w)[B], unsigned flag, int slot,
                                     int peer, const char* routine) {
-  for (unsigned from = 0;;) {
+  static_assert(B <= 32, "a bit of `missing` a pair of the batch");
+  if constexpr (B == 1) {
+    // One pair (a fold of 1-byte elements): its lines polled by ll_receive
+    // once the first load missed (the passes took a one-thread uint8
+    // reduction's user kernel to 68 registers).
+    w[0] = atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(batch);
+    if (!ll_pair_has(w[0], flag)) {
+      const unsigned long long* const line = reinterpret_cast<const unsigned long long*>(batch);
+      const unsigned lo = ll_receive(line, flag, slot, peer, routine);
+      w[0] = wide16{ll_word(lo, flag), ll_word(ll_receive(line + 1, flag, slot, peer, routine), flag)};
+    }
+    return;
+  }
+  unsigned missing = 0;  // the pairs still missing
+#pragma unroll
+  for (unsigned k = 0; k < B; ++k) {
+    if (k < avail)
+      missing |= 1u << k;
+    else
+      w[k] = wide16{ll_word(0, flag), ll_word(0, flag)};
+  }
+  for (unsigned pass = 1;; ++pass) {
+    // As in ll_receive_pairs: the batch's address computed again each pass.
+    const wide16* at = batch;
+    asm volatile("" : "+l"(at));
 #pragma unroll
     for (unsigned k = 0; k < B; ++k)
-      if (k >= from)
-        w[k] = k < avail ? atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(batch + k)
-                         : wide16{ll_word(0, flag), ll_word(0, flag)};
-    unsigned late = B;
-#pragma unroll
-    for (unsigned k = B; k-- > 0;)
-      if (k >= from && !ll_pair_has(w[k], flag)) late = k;
-    if (late == B) return;
-    const unsigned long long* const line = reinterpret_cast<const unsigned long long*>(batch + late);
-    const unsigned lo = ll_receive(line, flag, slot, peer, routine);
-    const unsigned hi = ll_receive(line + 1, flag, slot, peer, routine);
+      if (missing >> k & 1u)
+        w[k] = atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(at + k);
 #pragma unroll
     for (unsigned k = 0; k < B; ++k)
-      if (k == late) w[k] = wide16{ll_word(lo, flag), ll_word(hi, flag)};
-    from = late + 1;
-    if (from >= avail) return;
+      if ((missing >> k & 1u) && ll_pair_has(w[k], flag)) missing &= ~(1u << k);
+    if (missing == 0) return;
+    if (pass % kLLBatchPasses == 0) {
+      const unsigned late = (unsigned)__ffs(missing) - 1;
+      const unsigned long long* const line = reinterpret_cast<const unsigned long long*>(batch + late);
+      const unsigned lo = ll_receive(line, flag, slot, peer, routine);
+      const unsigned hi = ll_receive(line + 1, flag, slot, peer, routine);
+#pragma unroll
+      for (unsigned k = 0; k < B; ++k)
+        if (k == late) w[k] = wide16{ll_word(lo, flag), ll_word(hi, flag)};
+      missing &= missing - 1;
+      if (missing == 0) return;
+    }
   }
 }
 

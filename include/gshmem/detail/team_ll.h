@@ -501,67 +501,74 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
     ll_send_pairs<PerReceiver, false>(g, slot, d, src, nbytes, first_line, flag, own);
 }
 
+// How many times a receiver loads a batch's missing pairs together before it
+// polls the first of them line by line with ll_receive (its diagnostics: a
+// member whose call differs, a member on the other path, a lost peer, the
+// GSHMEM_WAIT_TIMEOUT watchdog). A pass is a round trip to this PE's memory
+// (0.24 us to memory a peer wrote, 2 x H200), so 256 passes are about 60 us:
+// a late sender on the normal path is taken by the passes, and a call that
+// never completes reaches ll_receive's reports that much later.
+constexpr unsigned kLLBatchPasses = 256;
+
 // Receives `count` pairs of this PE's ring through the group (index j =
 // rank, rank + size, ...): line_of(j) gives the first (even) line of pair j
 // in the ring and peer_of(j) its sender; take(j, payload) gets each 8-byte
 // payload. B 16-byte loads are in flight per thread (they issue together);
-// a pair whose two flags match is taken at once. The others (a bit each in
-// `late`): the first is polled by ll_receive (both lines, with its
-// diagnostics), then each other late pair is loaded once more, one after
-// the other, and taken if both its flags are there; the loop polls the next
-// one still missing. The sender posts a batch's stores back to back, so
-// once the first late pair is in the rest usually are: B + 1 round trips
-// for a late batch where polling every line took 2B (a warp's 4 pairs a
-// lane: 8). Loading the rest again as one batch (all in flight) took a warp
-// broadcast's user kernel to 85 registers (ptxas, tests/launch), so it stays
-// one load at a time. The polls never hold a loaded pair: their state and
-// the batch's never take registers together.
+// a pair whose two flags match is taken at once. The pairs still missing
+// are loaded again together, pass after pass, each pass one round trip,
+// until all are in: the sender posts a batch's stores back to back, so a
+// receiver that runs ahead of its sender takes each batch a round trip after
+// it lands. (Polling the first missing pair line by line and then loading
+// the others one after the other cost B + 1 round trips a late batch, and
+// 2B before that.) After kLLBatchPasses passes the first missing pair is
+// polled by ll_receive, with its diagnostics. One load and one take a pair
+// in the loop: the pairs already taken are not loaded again, and nothing of
+// a pass is held into the next.
 template <unsigned B, class Group, class LineOf, class PeerOf, class Take>
 GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, unsigned count, unsigned flag,
                                     int slot, const char* routine, LineOf&& line_of, PeerOf&& peer_of, Take&& take) {
-  static_assert(B <= 32, "one bit of `late` a pair of the batch");
+  static_assert(B <= 32, "a bit of `missing` a pair of the batch");
   const unsigned stride = g.size();
   for (unsigned j0 = g.rank(); j0 < count; j0 += stride * B) {
-    wide16 w[B];
-    // One thread: its batch is B consecutive pairs (every caller's line_of is
-    // first + 2j there), addressed from one pointer, so the batch's addresses
-    // take no registers of their own.
-    const wide16* const batch = reinterpret_cast<const wide16*>(ring + line_of(j0));
+    unsigned missing = 0;  // the pairs still missing
 #pragma unroll
-    for (unsigned k = 0; k < B; ++k) {
-      const unsigned j = j0 + k * stride;
-      const wide16* const at = group_is_one_thread<Group> ? batch + k : reinterpret_cast<const wide16*>(ring + line_of(j));
-      w[k] = j < count ? atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(at)
-                       : wide16{0, 0};
-    }
-    unsigned late = 0;
+    for (unsigned k = 0; k < B; ++k)
+      if (j0 + k * stride < count) missing |= 1u << k;
+    for (unsigned pass = 1;; ++pass) {
+      // A copy of j0 the compiler cannot see through: what a pass computes
+      // from it (addresses to load and to take into) is computed again each
+      // pass instead of held in registers through the passes (a warp
+      // broadcast's user kernel: 96 registers, 64 with the copy).
+      unsigned jp = j0;
+      asm volatile("" : "+r"(jp));
+      wide16 w[B];
+      // One thread: its batch is B consecutive pairs (every caller's line_of
+      // is first + 2j there), addressed from one pointer, so the batch's
+      // addresses take no registers of their own.
 #pragma unroll
-    for (unsigned k = 0; k < B; ++k) {
-      const unsigned j = j0 + k * stride;
-      if (j >= count) continue;
-      if (ll_pair_has(w[k], flag))
-        take(j, ll_pair_data(w[k]));
-      else
-        late |= 1u << k;
-    }
-    while (late != 0) {
-      const unsigned k = (unsigned)__ffs(late) - 1;
-      const unsigned j = j0 + k * stride;
-      const unsigned long long* const line = ring + line_of(j);
-      const unsigned lo = ll_receive(line, flag, slot, peer_of(j), routine);
-      const unsigned hi = ll_receive(line + 1, flag, slot, peer_of(j), routine);
-      take(j, (unsigned long long)hi << 32 | lo);
-      late &= late - 1;
-      // The batch's other late pairs, each loaded once more (see above).
-      for (unsigned rest = late; rest != 0; rest &= rest - 1) {
-        const unsigned r = (unsigned)__ffs(rest) - 1;
-        const unsigned jr = j0 + r * stride;
-        const wide16 v = atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
-            reinterpret_cast<const wide16*>(ring + line_of(jr)));
-        if (ll_pair_has(v, flag)) {
-          take(jr, ll_pair_data(v));
-          late &= ~(1u << r);
+      for (unsigned k = 0; k < B; ++k) {
+        const wide16* const at = group_is_one_thread<Group>
+                                     ? reinterpret_cast<const wide16*>(ring + line_of(jp)) + k
+                                     : reinterpret_cast<const wide16*>(ring + line_of(jp + k * stride));
+        w[k] = missing >> k & 1u ? atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(at)
+                                 : wide16{0, 0};
+      }
+#pragma unroll
+      for (unsigned k = 0; k < B; ++k) {
+        if ((missing >> k & 1u) && ll_pair_has(w[k], flag)) {
+          take(jp + k * stride, ll_pair_data(w[k]));
+          missing &= ~(1u << k);
         }
+      }
+      if (missing == 0) break;
+      if (pass % kLLBatchPasses == 0) {
+        const unsigned j = j0 + ((unsigned)__ffs(missing) - 1) * stride;
+        const unsigned long long* const line = ring + line_of(j);
+        const unsigned lo = ll_receive(line, flag, slot, peer_of(j), routine);
+        const unsigned hi = ll_receive(line + 1, flag, slot, peer_of(j), routine);
+        take(j, (unsigned long long)hi << 32 | lo);
+        missing &= missing - 1;
+        if (missing == 0) break;
       }
     }
   }
