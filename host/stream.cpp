@@ -52,6 +52,7 @@ namespace {
 using WaitValue32Fn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 using WaitValue64Fn = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 using WriteValue64Fn = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+using BatchMemOpFn = CUresult (*)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
 using DeviceGetFn = CUresult (*)(CUdevice *, int);
 using DeviceGetAttributeFn = CUresult (*)(int *, CUdevice_attribute, CUdevice);
 
@@ -59,6 +60,7 @@ struct DriverApi {
   WaitValue32Fn wait32 = nullptr;
   WaitValue64Fn wait64 = nullptr;
   WriteValue64Fn write64 = nullptr;
+  BatchMemOpFn batch = nullptr;
   DeviceGetFn device_get = nullptr;
   DeviceGetAttributeFn device_attribute = nullptr;
 };
@@ -76,6 +78,7 @@ const DriverApi &driver() {
     api.wait32 = reinterpret_cast<WaitValue32Fn>(driver_symbol("cuStreamWaitValue32"));
     api.wait64 = reinterpret_cast<WaitValue64Fn>(driver_symbol("cuStreamWaitValue64"));
     api.write64 = reinterpret_cast<WriteValue64Fn>(driver_symbol("cuStreamWriteValue64"));
+    api.batch = reinterpret_cast<BatchMemOpFn>(driver_symbol("cuStreamBatchMemOp"));
     api.device_get = reinterpret_cast<DeviceGetFn>(driver_symbol("cuDeviceGet"));
     api.device_attribute = reinterpret_cast<DeviceGetAttributeFn>(driver_symbol("cuDeviceGetAttribute"));
   });
@@ -737,6 +740,12 @@ std::atomic<unsigned long long> memop_sync_count[GSHMEMI_MAX_TEAMS][GSHMEMI_MAX_
 // cyclically, which is exact for counters that differ by less than 2^63.
 // The fence is what a barrier's quiet needs for the stream's own updates,
 // so the barrier and the sync are the same operations here.
+// The writes and the waits go to the driver as one cuStreamBatchMemOp (the
+// driver enqueues a batch's operations in the order of its array) where it
+// has one and the team is small enough (fewer than 256 operations a
+// batch): one driver call a sync instead of one an operation. Otherwise
+// one call each.
+constexpr int kMemopSyncBatchMembers = 64;  // 2 * 63 operations
 bool enqueue_memop_sync(const char *fn, const Context &ctx, int slot, const gshmem::detail::team_desc &d,
                         cudaStream_t stream) {
   note_memop_wait();
@@ -748,6 +757,32 @@ bool enqueue_memop_sync(const char *fn, const Context &ctx, int slot, const gshm
                                          (static_cast<std::size_t>(slot) * GSHMEMI_MAX_PES + pe) *
                                              sizeof(unsigned long long));
   };
+  unsigned wait_flags = CU_STREAM_WAIT_VALUE_GEQ;
+  if (ctx.caps.flush_remote_writes) wait_flags |= CU_STREAM_WAIT_VALUE_FLUSH;
+  if (d.size <= 1) return true;  // no other member
+  if (api.batch && d.size <= kMemopSyncBatchMembers) {
+    CUstreamBatchMemOpParams ops[2 * (kMemopSyncBatchMembers - 1)];
+    std::memset(ops, 0, sizeof(ops));
+    const unsigned others = static_cast<unsigned>(d.size - 1);
+    unsigned k = 0;
+    for (int r = 0; r < d.size; ++r) {
+      const int pe = gshmem::detail::team_member_pe(d, r);
+      if (pe == me) continue;
+      const unsigned long long count = memop_sync_count[slot][pe].fetch_add(1, std::memory_order_relaxed) + 1;
+      CUstreamBatchMemOpParams &w = ops[k];
+      w.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+      w.writeValue.address = arrival(ctx.state->peer_base[pe], me);
+      w.writeValue.value64 = count;
+      w.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+      CUstreamBatchMemOpParams &v = ops[others + k];
+      v.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_64;
+      v.waitValue.address = arrival(ctx.state->heap_base, pe);
+      v.waitValue.value64 = count;
+      v.waitValue.flags = wait_flags;
+      ++k;
+    }
+    return report_driver(fn, "cuStreamBatchMemOp", api.batch(stream, 2 * others, ops, 0));
+  }
   for (int r = 0; r < d.size; ++r) {
     const int pe = gshmem::detail::team_member_pe(d, r);
     if (pe == me) continue;
@@ -756,13 +791,12 @@ bool enqueue_memop_sync(const char *fn, const Context &ctx, int slot, const gshm
                        api.write64(stream, arrival(ctx.state->peer_base[pe], me), count, CU_STREAM_WRITE_VALUE_DEFAULT)))
       return false;
   }
-  unsigned flags = CU_STREAM_WAIT_VALUE_GEQ;
-  if (ctx.caps.flush_remote_writes) flags |= CU_STREAM_WAIT_VALUE_FLUSH;
   for (int r = 0; r < d.size; ++r) {
     const int pe = gshmem::detail::team_member_pe(d, r);
     if (pe == me) continue;
     const unsigned long long count = memop_sync_count[slot][pe].load(std::memory_order_relaxed);
-    if (!report_driver(fn, "cuStreamWaitValue64", api.wait64(stream, arrival(ctx.state->heap_base, pe), count, flags)))
+    if (!report_driver(fn, "cuStreamWaitValue64",
+                       api.wait64(stream, arrival(ctx.state->heap_base, pe), count, wait_flags)))
       return false;
   }
   return true;
