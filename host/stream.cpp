@@ -740,16 +740,62 @@ std::atomic<unsigned long long> memop_sync_count[GSHMEMI_MAX_TEAMS][GSHMEMI_MAX_
 // cyclically, which is exact for counters that differ by less than 2^63.
 // The fence is what a barrier's quiet needs for the stream's own updates,
 // so the barrier and the sync are the same operations here.
-// The writes and the waits go to the driver as one cuStreamBatchMemOp (the
-// driver enqueues a batch's operations in the order of its array) where it
-// has one and the team is small enough (fewer than 256 operations a
-// batch): one driver call a sync instead of one an operation. Otherwise
-// one call each.
-constexpr int kMemopSyncBatchMembers = 64;  // 2 * 63 operations
+// The writes, then the waits, go to the driver as one cuStreamBatchMemOp,
+// which enqueues a batch's operations in the order of its array: one driver
+// call a sync. Without that entry point, one cuStreamWriteValue64 /
+// cuStreamWaitValue64 an operation.
+class MemopQueue {
+ public:
+  MemopQueue(const char *fn, const DriverApi &api, cudaStream_t stream) : fn_(fn), api_(api), stream_(stream) {}
+  void add(CUstreamBatchMemOpType operation, CUdeviceptr address, unsigned long long value, unsigned flags) {
+    CUstreamBatchMemOpParams &op = ops_[n_++];
+    std::memset(&op, 0, sizeof(op));
+    if (operation == CU_STREAM_MEM_OP_WRITE_VALUE_64) {
+      op.writeValue.operation = operation;
+      op.writeValue.address = address;
+      op.writeValue.value64 = value;
+      op.writeValue.flags = flags;
+    } else {
+      op.waitValue.operation = operation;
+      op.waitValue.address = address;
+      op.waitValue.value64 = value;
+      op.waitValue.flags = flags;
+    }
+  }
+  bool flush() {
+    const unsigned n = n_;
+    n_ = 0;
+    if (n == 0) return true;
+    if (api_.batch) return report_driver(fn_, "cuStreamBatchMemOp", api_.batch(stream_, n, ops_, 0));
+    for (unsigned i = 0; i < n; ++i) {
+      const CUstreamBatchMemOpParams &op = ops_[i];
+      const bool ok = op.operation == CU_STREAM_MEM_OP_WRITE_VALUE_64
+                          ? report_driver(fn_, "cuStreamWriteValue64",
+                                          api_.write64(stream_, op.writeValue.address, op.writeValue.value64,
+                                                       op.writeValue.flags))
+                          : report_driver(fn_, "cuStreamWaitValue64",
+                                          api_.wait64(stream_, op.waitValue.address, op.waitValue.value64,
+                                                      op.waitValue.flags));
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+ private:
+  // A write and a wait for every other member: at most 254, one batch (a
+  // batch holds fewer than 256).
+  static constexpr unsigned kMaxOps = 2 * (GSHMEMI_MAX_PES - 1);
+  static_assert(kMaxOps < 256, "one cuStreamBatchMemOp a sync");
+  const char *fn_;
+  const DriverApi &api_;
+  cudaStream_t stream_;
+  CUstreamBatchMemOpParams ops_[kMaxOps];
+  unsigned n_ = 0;
+};
+
 bool enqueue_memop_sync(const char *fn, const Context &ctx, int slot, const gshmem::detail::team_desc &d,
                         cudaStream_t stream) {
   note_memop_wait();
-  const DriverApi &api = driver();
   const int me = ctx.state->my_pe;
   const std::size_t arrivals = GSHMEMI_INTERNAL_STREAM_OFFSET + offsetof(InternalArea, memop_sync_arrivals);
   auto arrival = [&](const char *base, int pe) {
@@ -759,47 +805,21 @@ bool enqueue_memop_sync(const char *fn, const Context &ctx, int slot, const gshm
   };
   unsigned wait_flags = CU_STREAM_WAIT_VALUE_GEQ;
   if (ctx.caps.flush_remote_writes) wait_flags |= CU_STREAM_WAIT_VALUE_FLUSH;
-  if (d.size <= 1) return true;  // no other member
-  if (api.batch && d.size <= kMemopSyncBatchMembers) {
-    CUstreamBatchMemOpParams ops[2 * (kMemopSyncBatchMembers - 1)];
-    std::memset(ops, 0, sizeof(ops));
-    const unsigned others = static_cast<unsigned>(d.size - 1);
-    unsigned k = 0;
-    for (int r = 0; r < d.size; ++r) {
-      const int pe = gshmem::detail::team_member_pe(d, r);
-      if (pe == me) continue;
-      const unsigned long long count = memop_sync_count[slot][pe].fetch_add(1, std::memory_order_relaxed) + 1;
-      CUstreamBatchMemOpParams &w = ops[k];
-      w.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
-      w.writeValue.address = arrival(ctx.state->peer_base[pe], me);
-      w.writeValue.value64 = count;
-      w.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
-      CUstreamBatchMemOpParams &v = ops[others + k];
-      v.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_64;
-      v.waitValue.address = arrival(ctx.state->heap_base, pe);
-      v.waitValue.value64 = count;
-      v.waitValue.flags = wait_flags;
-      ++k;
-    }
-    return report_driver(fn, "cuStreamBatchMemOp", api.batch(stream, 2 * others, ops, 0));
-  }
+  MemopQueue queue(fn, driver(), stream);
   for (int r = 0; r < d.size; ++r) {
     const int pe = gshmem::detail::team_member_pe(d, r);
     if (pe == me) continue;
     const unsigned long long count = memop_sync_count[slot][pe].fetch_add(1, std::memory_order_relaxed) + 1;
-    if (!report_driver(fn, "cuStreamWriteValue64",
-                       api.write64(stream, arrival(ctx.state->peer_base[pe], me), count, CU_STREAM_WRITE_VALUE_DEFAULT)))
-      return false;
+    queue.add(CU_STREAM_MEM_OP_WRITE_VALUE_64, arrival(ctx.state->peer_base[pe], me), count,
+              CU_STREAM_WRITE_VALUE_DEFAULT);
   }
   for (int r = 0; r < d.size; ++r) {
     const int pe = gshmem::detail::team_member_pe(d, r);
     if (pe == me) continue;
-    const unsigned long long count = memop_sync_count[slot][pe].load(std::memory_order_relaxed);
-    if (!report_driver(fn, "cuStreamWaitValue64",
-                       api.wait64(stream, arrival(ctx.state->heap_base, pe), count, wait_flags)))
-      return false;
+    queue.add(CU_STREAM_MEM_OP_WAIT_VALUE_64, arrival(ctx.state->heap_base, pe),
+              memop_sync_count[slot][pe].load(std::memory_order_relaxed), wait_flags);
   }
-  return true;
+  return queue.flush();
 }
 
 // The on-stream sync of team slot `slot` (descriptor d) as stream memory

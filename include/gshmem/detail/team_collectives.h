@@ -460,11 +460,9 @@ GSHMEM_DEVICE void ll_receive_batch(const wide16* batch, unsigned avail, wide16 
     // once the first load missed (the passes took a one-thread uint8
     // reduction's user kernel to 68 registers).
     w[0] = atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(batch);
-    if (!ll_pair_has(w[0], flag)) {
-      const unsigned long long* const line = reinterpret_cast<const unsigned long long*>(batch);
-      const unsigned lo = ll_receive(line, flag, slot, peer, routine);
-      w[0] = wide16{ll_word(lo, flag), ll_word(ll_receive(line + 1, flag, slot, peer, routine), flag)};
-    }
+    if (!ll_pair_has(w[0], flag))
+      w[0] = ll_pair_of(ll_poll_pair(reinterpret_cast<const unsigned long long*>(batch), flag, slot, peer, routine),
+                        flag);
     return;
   }
   unsigned missing = 0;  // the pairs still missing
@@ -489,12 +487,11 @@ GSHMEM_DEVICE void ll_receive_batch(const wide16* batch, unsigned avail, wide16 
     if (missing == 0) return;
     if (pass % kLLBatchPasses == 0) {
       const unsigned late = (unsigned)__ffs(missing) - 1;
-      const unsigned long long* const line = reinterpret_cast<const unsigned long long*>(batch + late);
-      const unsigned lo = ll_receive(line, flag, slot, peer, routine);
-      const unsigned hi = ll_receive(line + 1, flag, slot, peer, routine);
+      const unsigned long long v =
+          ll_poll_pair(reinterpret_cast<const unsigned long long*>(batch + late), flag, slot, peer, routine);
 #pragma unroll
       for (unsigned k = 0; k < B; ++k)
-        if (k == late) w[k] = wide16{ll_word(lo, flag), ll_word(hi, flag)};
+        if (k == late) w[k] = ll_pair_of(v, flag);
       missing &= missing - 1;
       if (missing == 0) return;
     }

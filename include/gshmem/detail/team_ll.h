@@ -501,6 +501,15 @@ GSHMEM_DEVICE void ll_send(Group& g, int slot, const team_desc& d, const unsigne
     ll_send_pairs<PerReceiver, false>(g, slot, d, src, nbytes, first_line, flag, own);
 }
 
+// Polls the pair of lines at `line` (even) with ll_receive, one line after
+// the other, and returns its payload (line's data in the low half).
+GSHMEM_DEVICE unsigned long long ll_poll_pair(const unsigned long long* line, unsigned flag, int slot, int peer,
+                                              const char* routine) {
+  const unsigned lo = ll_receive(line, flag, slot, peer, routine);
+  const unsigned hi = ll_receive(line + 1, flag, slot, peer, routine);
+  return (unsigned long long)hi << 32 | lo;
+}
+
 // How many times a receiver loads a batch's missing pairs together before it
 // polls the first of them line by line with ll_receive (its diagnostics: a
 // member whose call differs, a member on the other path, a lost peer, the
@@ -563,10 +572,7 @@ GSHMEM_DEVICE void ll_receive_pairs(Group& g, const unsigned long long* ring, un
       if (missing == 0) break;
       if (pass % kLLBatchPasses == 0) {
         const unsigned j = j0 + ((unsigned)__ffs(missing) - 1) * stride;
-        const unsigned long long* const line = ring + line_of(j);
-        const unsigned lo = ll_receive(line, flag, slot, peer_of(j), routine);
-        const unsigned hi = ll_receive(line + 1, flag, slot, peer_of(j), routine);
-        take(j, (unsigned long long)hi << 32 | lo);
+        take(j, ll_poll_pair(ring + line_of(j), flag, slot, peer_of(j), routine));
         missing &= missing - 1;
         if (missing == 0) break;
       }
