@@ -301,8 +301,10 @@ inline uint64_t iters_for(double estimate_ns, double budget_ns, uint64_t max_ite
 
 typedef CUresult (*wait_value64_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 typedef CUresult (*write_value64_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+typedef CUresult (*batch_memop_fn)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
 inline wait_value64_fn raw_wait_value64 = nullptr;
 inline write_value64_fn raw_write_value64 = nullptr;
+inline batch_memop_fn raw_batch_memop = nullptr;  // optional: null where the driver lacks it
 
 // The raw stream memory operations of the on-stream floors, fetched through
 // the runtime so the binaries need not link the driver library.
@@ -315,6 +317,13 @@ inline bool load_stream_memops() {
       q1 != cudaDriverEntryPointSuccess || q2 != cudaDriverEntryPointSuccess) {
     (void)cudaGetLastError();
     return false;
+  }
+  cudaDriverEntryPointQueryResult q3;
+  if (cudaGetDriverEntryPointByVersion("cuStreamBatchMemOp", (void **)&raw_batch_memop, 12000, cudaEnableDefault,
+                                       &q3) != cudaSuccess ||
+      q3 != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    raw_batch_memop = nullptr;
   }
   return true;
 }
