@@ -2,12 +2,15 @@
 # Runs the gshmem perftest suite on the GPUs of this machine.
 #
 #   scripts/bench.sh [--quick] [--build-dir DIR] [--results-dir DIR] [--gpus N] [--no-build] [--no-deps]
-#                    [--vs-nvshmem [--nvshmem-home DIR]] [--remote] [--build-only]
+#                    [--vs-nvshmem [--nvshmem-home DIR]] [--remote] [--build-only] [--bind-to-none]
 #
 # Checks what the build needs (scripts/install-deps.sh: installs what is
 # missing where it can; --no-deps skips this), builds the perftests if
 # needed (build-bench/, Release), finds the local GPUs,
-# runs every benchmark under mpirun (point-to-point ones on 2 PEs; fan-in/out
+# runs every benchmark under a plain mpirun, as users launch (Open MPI then
+# binds each rank to one core at 2 ranks; --bind-to-none launches with
+# mpirun --bind-to none instead, as this script did before; machine.txt and
+# summary.md's title say which) (point-to-point ones on 2 PEs; fan-in/out
 # and barrier on 2, 4 and all GPUs; without --quick also the small
 # collectives, gshmem_perf_coll, by default (LL) and with GSHMEM_COLLECTIVE_LL=0),
 # and writes results/<UTC timestamp>/:
@@ -58,6 +61,7 @@ VS_NVSHMEM=0
 REMOTE=0
 NVSHMEM_DIR="${NVSHMEM_HOME:-}"
 BUILD_ONLY=0
+BIND_NONE=0
 COMMAND_LINE="scripts/bench.sh $*"   # recorded in machine.txt (docs/performance.md cites it)
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -71,6 +75,7 @@ while [ $# -gt 0 ]; do
     --remote) REMOTE=1 ;;
     --nvshmem-home) NVSHMEM_DIR="$2"; shift ;;
     --build-only) BUILD_ONLY=1 ;;
+    --bind-to-none) BIND_NONE=1 ;;
     -h|--help) sed -n '2,$p' "$0" | sed '/^[^#]/,$d' | sed 's/^# \{0,1\}//'; exit 0 ;;  # the header
     *) echo "bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
@@ -209,16 +214,24 @@ UCX_CUDA=${UCX_CUDA_PREFIX:-}
 [ -z "$UCX_CUDA" ] && [ -f "$ROOT/.ucx-cuda/lib/ucx/libuct_cuda.so.0" ] && UCX_CUDA=$ROOT/.ucx-cuda
 [ "$REMOTE" = 1 ] && [ -n "$UCX_CUDA" ] && STEPS+=("gshmem_perf_latency:2:remote-rma" "gshmem_perf_bw:2:remote-rma")
 
-MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
-# Open MPI's own binding (no --bind-to, no oversubscription), reported in the log.
+# As users launch: a plain mpirun (one core a rank at 2 ranks), reported in
+# the log; --bind-to-none for mpirun --bind-to none. The remote-bound steps
+# always take Open MPI's own binding.
 MPIRUN_BOUND=(env OMPI_MCA_rmaps_base_oversubscribe=0 mpirun --report-bindings -x CUDA_MODULE_LOADING
               -x NCCL_NVLS_ENABLE)
+MPIRUN=("${MPIRUN_BOUND[@]}")
+LAUNCH_NOTE="plain mpirun"
+if [ "$BIND_NONE" = 1 ]; then
+  MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
+  LAUNCH_NOTE="mpirun --bind-to none"
+fi
 LAUNCH=("${MPIRUN[@]}")
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "host: $(hostname)"
   echo "gpus: $GPUS x ${GPU_NAME:-unknown}"
   echo "mode: $([ "$QUICK" = 1 ] && echo quick || echo full)"
+  echo "launch: $LAUNCH_NOTE"
   echo "commit: $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
   echo "command: $COMMAND_LINE"
   nvidia-smi topo -m 2>/dev/null | head -12
@@ -296,7 +309,7 @@ if [ "$VS_NVSHMEM" = 1 ] && [ -n "$NV_BIN" ]; then
 fi
 
 # ---------------------------------------------------------------- report
-TITLE="gshmem perftests, $GPUS x ${GPU_NAME:-GPU}, $(date -u '+%Y-%m-%d %H:%M UTC')$([ "$QUICK" = 1 ] && echo ' (quick)')"
+TITLE="gshmem perftests, $GPUS x ${GPU_NAME:-GPU}, $LAUNCH_NOTE, $(date -u '+%Y-%m-%d %H:%M UTC')$([ "$QUICK" = 1 ] && echo ' (quick)')"
 python3 "$ROOT/scripts/summarize.py" "$RES" --title "$TITLE" || say "summary failed"
 python3 "$ROOT/scripts/plot_results.py" "$RES"
 case $? in
