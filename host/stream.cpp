@@ -760,16 +760,15 @@ bool enqueue_memop_sync(const char *fn, const Context &ctx, int slot, const gshm
     if (pe == me) continue;
     const unsigned long long count = memop_sync_count[slot][pe].fetch_add(1, std::memory_order_relaxed) + 1;
     if (!report_driver(fn, "cuStreamWriteValue64",
-                       api.write64(stream, arrival(ctx.state->peer_base[pe], me), count,
-                                   CU_STREAM_WRITE_VALUE_DEFAULT)))
+                       api.write64(stream, arrival(ctx.state->peer_base[pe], me), count, CU_STREAM_WRITE_VALUE_DEFAULT)))
       return false;
   }
   for (int r = 0; r < d.size; ++r) {
     const int pe = gshmem::detail::team_member_pe(d, r);
     if (pe == me) continue;
+    const unsigned long long count = memop_sync_count[slot][pe].load(std::memory_order_relaxed);
     if (!report_driver(fn, "cuStreamWaitValue64",
-                       api.wait64(stream, arrival(ctx.state->heap_base, pe),
-                                  memop_sync_count[slot][pe].load(std::memory_order_relaxed), wait_flags)))
+                       api.wait64(stream, arrival(ctx.state->heap_base, pe), count, wait_flags)))
       return false;
   }
   return true;

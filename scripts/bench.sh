@@ -214,16 +214,18 @@ UCX_CUDA=${UCX_CUDA_PREFIX:-}
 [ -z "$UCX_CUDA" ] && [ -f "$ROOT/.ucx-cuda/lib/ucx/libuct_cuda.so.0" ] && UCX_CUDA=$ROOT/.ucx-cuda
 [ "$REMOTE" = 1 ] && [ -n "$UCX_CUDA" ] && STEPS+=("gshmem_perf_latency:2:remote-rma" "gshmem_perf_bw:2:remote-rma")
 
-# As users launch: a plain mpirun (one core a rank at 2 ranks), reported in
-# the log; --bind-to-none for mpirun --bind-to none. The remote-bound steps
-# always take Open MPI's own binding.
+# As users launch: a plain mpirun (Open MPI's own binding, one core a rank at
+# 2 ranks, reported in the log); --bind-to-none for mpirun --bind-to none.
+# The two remote steps name their launch, whatever the default: "remote"
+# unbound, "remote-bound" bound, so their rows stay the contrast between the
+# bindings (docs/remote.md).
 MPIRUN_BOUND=(env OMPI_MCA_rmaps_base_oversubscribe=0 mpirun --report-bindings -x CUDA_MODULE_LOADING
               -x NCCL_NVLS_ENABLE)
-MPIRUN=("${MPIRUN_BOUND[@]}")
-LAUNCH_NOTE="plain mpirun"
+MPIRUN_UNBOUND=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
 if [ "$BIND_NONE" = 1 ]; then
-  MPIRUN=(mpirun --oversubscribe --bind-to none -x CUDA_MODULE_LOADING -x NCCL_NVLS_ENABLE)
-  LAUNCH_NOTE="mpirun --bind-to none"
+  MPIRUN=("${MPIRUN_UNBOUND[@]}") LAUNCH_NOTE="mpirun --bind-to none"
+else
+  MPIRUN=("${MPIRUN_BOUND[@]}") LAUNCH_NOTE="plain mpirun"
 fi
 LAUNCH=("${MPIRUN[@]}")
 {
@@ -274,8 +276,10 @@ for step in "${STEPS[@]}"; do
   k=$((k + 1))
   IFS=: read -r b np variant <<< "$step"
   if [ "$variant" = remote ]; then
-    run_binary "[$k/$total] $b np=$np, every peer remote" "${b#gshmem_perf_}-remote-np$np" "$np" "$BIN_DIR/$b" \
+    LAUNCH=("${MPIRUN_UNBOUND[@]}")
+    run_binary "[$k/$total] $b np=$np, every peer remote, mpirun --bind-to none" "${b#gshmem_perf_}-remote-np$np" "$np" "$BIN_DIR/$b" \
       -x GSHMEM_REMOTE_PEERS=all -x "UCX_TLS=${REMOTE_UCX_TLS:-self,posix,cma,tcp}" -x UCX_WARN_UNUSED_ENV_VARS=n
+    LAUNCH=("${MPIRUN[@]}")
   elif [ "$variant" = remote-bound ]; then
     tag="${b#gshmem_perf_}-remote-bound-np$np"
     LAUNCH=("${MPIRUN_BOUND[@]}")
