@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
   Reporter rep(name, ctx.opt, ctx.pe == 0);
   ctx.rep = &rep;
   const int npes = ctx.npes, me = ctx.pe;
-  const size_t max_bytes = 8192;
+  const size_t max_bytes = 32768;  // the largest reduction row
   char *source = (char *)gshmem_malloc(max_bytes * npes);
   char *dest = (char *)gshmem_malloc(max_bytes * npes);
   uint64_t *slots = (uint64_t *)gshmem_malloc(GSHMEMI_MAX_PES * sizeof(uint64_t));
@@ -129,13 +129,17 @@ int main(int argc, char **argv) {
         add_row(ctx, std::string(op_name[op - op_broadcast]) + "_" + form_name[form], "bytes", nbytes,
                 threads[form], "latency", run(op, form, nbytes), nullptr, iters);
   // int64 sum reductions, bytes a member (NVIDIA's reduction_latency sizes
-  // to 2 KiB): the one-thread rows are where that perftest found gshmem
-  // furthest behind.
+  // to 2 KiB, and past the LL bound: 16 and 32 KiB lie on both sides of the
+  // push form's bound at 2 PEs, 24 KiB; at 4 PEs it is 8 KiB): the
+  // one-thread rows are where that perftest found gshmem furthest behind.
   rep.section(std::string(name) + ": int64 sum reduce latency (us), bytes per member");
   for (int form = 0; form < 3; ++form)
-    for (size_t nbytes : {size_t{8}, size_t{64}, size_t{256}, size_t{512}, size_t{1024}, size_t{2048}, size_t{8192}})
+    for (size_t nbytes : {size_t{8}, size_t{64}, size_t{256}, size_t{512}, size_t{1024}, size_t{2048}, size_t{8192},
+                          size_t{16384}, size_t{32768}}) {
+      if (form == 0 && nbytes > 8192) continue;  // one thread pulls past the LL bound: milliseconds a call
       add_row(ctx, std::string("reduce_int64_") + form_name[form], "bytes", nbytes, threads[form], "latency",
               run(op_reduce, form, nbytes), nullptr, iters);
+    }
   // On-stream, the wide form's sizes (bytes a member contributes).
   // The rows carry the setting as the environment gave it (the library
   // parses it; a second parser here could disagree).

@@ -452,6 +452,48 @@ TEST_CASE("team scratch: one slice per slot inside the runtime scratch area", "[
   CHECK(GSHMEMI_INTERNAL_SCRATCH_OFFSET >= GSHMEMI_INTERNAL_STREAM_OFFSET + GSHMEMI_INTERNAL_STREAM_BYTES);
 }
 
+TEST_CASE("push area: one slice per slot after the scratch; a part per other member; which sizes push",
+          "[team][collectives]") {
+  char heap[16] = {};
+  CHECK(gd::team_push_at(heap, 0) == heap + GSHMEMI_INTERNAL_PUSH_OFFSET);
+  CHECK(gd::team_push_at(heap, 1) - gd::team_push_at(heap, 0) == (long)gd::kTeamPushBytes);
+  CHECK(GSHMEMI_INTERNAL_PUSH_OFFSET >= GSHMEMI_INTERNAL_SCRATCH_OFFSET + GSHMEMI_INTERNAL_SCRATCH_BYTES);
+  CHECK((size_t)GSHMEMX_MAX_TEAMS * gd::kTeamPushBytes <= GSHMEMI_INTERNAL_PUSH_BYTES);
+  CHECK(GSHMEMI_INTERNAL_PUSH_OFFSET + GSHMEMI_INTERNAL_PUSH_BYTES <= GSHMEMI_INTERNAL_REGION_BYTES);
+  // Parts: 16-byte multiples that together fit the slice.
+  CHECK(gd::team_push_part_bytes(1) == 0);
+  CHECK(gd::team_push_part_bytes(2) == 24576);
+  CHECK(gd::team_push_part_bytes(4) == 8192);
+  for (int members = 2; members <= GSHMEMI_MAX_PES; ++members) {
+    INFO("members " << members);
+    CHECK(gd::team_push_part_bytes(members) % 16 == 0);
+    CHECK(gd::team_push_part_bytes(members) * (unsigned)(members - 1) <= gd::kTeamPushBytes);
+    // Each receiver's parts: every other member exactly once, 0 .. members - 2.
+    for (int receiver = 0; receiver < members; ++receiver) {
+      std::vector<int> taken((size_t)members - 1, 0);
+      for (int sender = 0; sender < members; ++sender) {
+        if (sender == receiver) continue;
+        const int part = gd::team_push_part(sender, receiver, members);
+        REQUIRE(part >= 0);
+        REQUIRE(part < members - 1);
+        ++taken[(size_t)part];
+      }
+      for (int t : taken) CHECK(t == 1);
+    }
+  }
+  // Which sizes push: up to a part, never for one member or nothing.
+  CHECK(gd::reduce_push_fits(3072, 8, 2));
+  CHECK_FALSE(gd::reduce_push_fits(3073, 8, 2));
+  CHECK(gd::reduce_push_fits(24576, 1, 2));
+  CHECK(gd::reduce_push_fits(1024, 8, 4));
+  CHECK_FALSE(gd::reduce_push_fits(1025, 8, 4));
+  CHECK(gd::reduce_push_fits(2048, 4, 4));
+  CHECK_FALSE(gd::reduce_push_fits(2049, 4, 4));
+  CHECK_FALSE(gd::reduce_push_fits(0, 8, 2));
+  CHECK_FALSE(gd::reduce_push_fits(1, 8, 1));
+  CHECK_FALSE(gd::reduce_push_fits(~0ull, 1, 2));
+}
+
 // A reduction's remote form: in place, the P2P form's chunk (both forms
 // pass the same team syncs); the accumulators and the fetched chunk fit
 // their halves of the team scratch for every element and accumulator size.

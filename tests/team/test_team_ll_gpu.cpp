@@ -10,6 +10,7 @@
 // the typed broadcast, fcollect and alltoall (half and bfloat16 included).
 #include <gshmem/gshmemx.h>
 
+#include <gshmem/detail/team_collectives.h>
 #include <gshmem/detail/team_ll.h>
 #include <gshmem/detail/team_sync.h>
 
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "gpu_test_support.h"
@@ -119,6 +121,67 @@ TEST_CASE("LL reductions: reduce and reducescatter, every form, in place, odd si
   if (ll_requested()) CHECK(ll_cycle_of(GSHMEM_TEAM_WORLD) > 0);
   else CHECK(ll_cycle_of(GSHMEM_TEAM_WORLD) == 0);
   gshmem_team_destroy(dup2);
+  gshmem_team_destroy(dup1);
+  gshmem_free(dst);
+  gshmem_free(src);
+}
+
+// The push form of reduce and reducescatter (team_push_reduce): the sizes
+// past the LL bound up to a part of the push area (24 KiB at 2 members,
+// 8 KiB at 4), warp and block forms, and past that the pulling form, which
+// one thread always takes. The stress kernels above over sizes on both
+// sides of each bound, in every width: 3072 elements of 8 bytes fill a
+// part at 2 members, 6144 of 4 bytes; 1024 and 2048 at 4 members.
+TEST_CASE("Pushed reductions: sizes about the push area's bounds, every form, in place, offsets, several teams",
+          "[team][ll][gpu]") {
+  namespace gd = gshmem::detail;
+  runtime_scope rt;
+  const int n = gshmem_n_pes(), me = gshmem_my_pe();
+  REQUIRE(n >= 2);
+  unsigned char *src = sym_zeroed<unsigned char>(kBufferBytes);
+  unsigned char *dst = sym_zeroed<unsigned char>(kBufferBytes);
+  gshmem_team_t dup1 = GSHMEM_TEAM_INVALID;
+  REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup1) == 0);
+  ll_stress_args a = base_args(src, dst, 72);
+  const size_t nelems[] = {600, 1000, 1023, 1024, 1025, 1500, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 6143, 6145};
+  a.n_nelems = (int)(sizeof nelems / sizeof nelems[0]);
+  for (int i = 0; i < a.n_nelems; ++i) a.nelems[i] = nelems[i];
+  static_assert(6145 * 8 * 4 + 64 <= kBufferBytes, "the largest reducescatter source of 4 members fits");
+  a.teams[0] = GSHMEM_TEAM_WORLD;
+  a.teams[1] = dup1;
+  a.nteams = 2;
+  int salt = 0;
+#define PUSH_REDUCE_RUN(NAME, OP) \
+  a.salt = salt++;                \
+  run(launch_ll_reduce_stress_##NAME##_##OP, a, #NAME " " #OP);
+  LL_REDUCE_STRESS_CASES(PUSH_REDUCE_RUN)
+#undef PUSH_REDUCE_RUN
+
+  // The push form was taken: one block sum of 1500 ints on the world team
+  // (past the LL bound at 2 and 4 members, within a part) leaves every
+  // other member's source in this PE's push area, in that member's part.
+  REQUIRE(gd::reduce_push_fits(1500, sizeof(int), n));
+  ll_stress_args one = base_args(src, dst, 1);
+  one.only_kind = 0;
+  one.only_form = 2;
+  one.n_nelems = 1;
+  one.nelems[0] = 1500;
+  one.teams[0] = GSHMEM_TEAM_WORLD;
+  one.nteams = 1;
+  run(launch_ll_reduce_stress_int_sum, one, "one block int sum of 1500");
+  const unsigned long long part_bytes = gd::team_push_part_bytes(n);
+  std::vector<int> part(1500);
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    const char *at = gd::team_push_at(const_cast<char *>(gshmemi_state().heap_base), GSHMEM_TEAM_WORLD) +
+                     (size_t)gd::team_push_part(r, me, n) * part_bytes;
+    GSHMEM_TEST_CUDA(cudaMemcpy(part.data(), at, part.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    size_t wrong = 0;
+    for (size_t j = 0; j < part.size(); ++j)
+      if (part[j] != (int)((0 * 3 + r * 7 + (int)(j % 8191) * 5) % 13) + 1) ++wrong;  // contribution(0, r, j)
+    INFO("PE " << me << ": member " << r << "'s part of the push area");
+    CHECK(wrong == 0);
+  }
   gshmem_team_destroy(dup1);
   gshmem_free(dst);
   gshmem_free(src);

@@ -27,7 +27,8 @@ static_assert((GSHMEMI_MAX_PES & (GSHMEMI_MAX_PES - 1)) == 0, "GSHMEMI_MAX_PES m
 // The region is a whole number of 2 MiB pages (the VMM granularity), so the
 // users' part starts on a page boundary, as the heap does. The team scratch
 // is 32 KiB a team slot, so the LL collectives' ring (team_ll.h) carries up
-// to 8 KiB of payload a call; [2.5 MiB, 4 MiB) is not assigned yet.
+// to 8 KiB of payload a call; the push area is 24 KiB a team slot, where the
+// members of a reduction store their sources (team_collectives.h).
 #define GSHMEMI_INTERNAL_REGION_BYTES   (4u << 20)
 #define GSHMEMI_INTERNAL_SYNC_OFFSET    0u           /* device barrier / sync_all state */
 #define GSHMEMI_INTERNAL_SYNC_BYTES     (256u << 10)
@@ -35,6 +36,8 @@ static_assert((GSHMEMI_MAX_PES & (GSHMEMI_MAX_PES - 1)) == 0, "GSHMEMI_MAX_PES m
 #define GSHMEMI_INTERNAL_STREAM_BYTES   (256u << 10)
 #define GSHMEMI_INTERNAL_SCRATCH_OFFSET (512u << 10) /* runtime scratch: the teams' (detail/team_sync.h) */
 #define GSHMEMI_INTERNAL_SCRATCH_BYTES  (2u << 20)
+#define GSHMEMI_INTERNAL_PUSH_OFFSET    (5u << 19)   /* pushed reductions (detail/team_sync.h) */
+#define GSHMEMI_INTERNAL_PUSH_BYTES     (3u << 19)
 
 typedef struct gshmemi_device_state {
   int initialized;                     /* 1 between init and finalize */

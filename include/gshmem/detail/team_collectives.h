@@ -212,19 +212,68 @@ GSHMEM_HD_CONSTEXPR size_t remote_reduce_chunk(size_t elem_bytes, size_t acc_byt
   return in_place ? kTeamStagingBytes / elem_bytes : kRemoteFetchOffset / acc_bytes;
 }
 
+// Whether a reduction (or reducescatter) of n elements of elem_bytes over a
+// team of `members` takes the push form (team_push_reduce) once the LL form
+// is ruled out and no peer of the job is remote: the n elements fit one
+// sender's part of the push area (team_push_part_bytes: 24 KiB at 2
+// members, 8 KiB at 4). Every member decides alike from the same
+// arguments. Pure arithmetic: host, device, CPU tests.
+GSHMEM_HD_CONSTEXPR bool reduce_push_fits(unsigned long long n, unsigned long long elem_bytes, int members) {
+  return members > 1 && n > 0 && elem_bytes > 0 && n <= team_push_part_bytes(members) / elem_bytes;
+}
+
 #if defined(__CUDACC__)
 
-// Op over element i of every member's source, in rank order.
+// Where a reduction finds member r's copy of what lies at `own` in this
+// PE's source: a functor (r, own) -> a pointer this PE can load from.
+// mapped_copies: the same symmetric address on member r, through the peer
+// mapping (the pulling form; each address translated per member:
+// peer_address, invariant table loads and a compare, past the symmetric
+// span the diagnostic and a trap).
+struct mapped_copies {
+  const team_desc& d;
+  const char* routine;
+  template <class U>
+  GSHMEM_DEVICE const U* operator()(int r, const U* own) const {
+    return peer_address(own, team_member_pe(d, r), routine);
+  }
+};
+
+// pushed_copies: this PE's own source for its own rank, and for rank r the
+// part of this PE's push area that member r stored (team_push_reduce), at
+// the same offset from the part's start as `own` from the source's
+// (`shift`: the area's first part less the source, as an address
+// difference; few values held, for the 64-register launch rule).
+struct pushed_copies {
+  long long shift;
+  unsigned part_bytes;
+  int me;
+  int members;
+  template <class U>
+  GSHMEM_DEVICE const U* operator()(int r, const U* own) const {
+    if (r == me) return own;
+    const int part = r > me ? r - me - 1 : r - me - 1 + members;  // team_push_part(r, me, members)
+    return reinterpret_cast<const U*>(reinterpret_cast<const char*>(own) + shift +
+                                      (long long)part * (long long)part_bytes);
+  }
+};
+
+// Op over the element at `own` and every other member's copy of it (at),
+// in rank order, loaded relaxed at system scope (never a stale L1 line).
 // Accumulated in reduce_acc_t<T>, converted to T at the end.
+template <class Op, class T, class Copies>
+GSHMEM_DEVICE T reduce_one(int members, const T* own, const Copies& at) {
+  using A = reduce_acc_t<T>;
+  A acc = (A)load_object<memory_order::relaxed, thread_scope::system>(at(0, own));
+  for (int r = 1; r < members; ++r)
+    acc = Op::apply(acc, (A)load_object<memory_order::relaxed, thread_scope::system>(at(r, own)));
+  return (T)acc;
+}
+
+// Op over element i of every member's source, in rank order (pulled).
 template <class Op, class T>
 GSHMEM_DEVICE T reduce_element(const team_desc& team, const T* source, size_t i, const char* routine) {
-  using A = reduce_acc_t<T>;
-  A acc = (A)load_object<memory_order::relaxed, thread_scope::system>(
-      peer_address(source + i, team_member_pe(team, 0), routine));
-  for (int r = 1; r < team.size; ++r)
-    acc = Op::apply(acc, (A)load_object<memory_order::relaxed, thread_scope::system>(
-                             peer_address(source + i, team_member_pe(team, r), routine)));
-  return (T)acc;
+  return reduce_one<Op>(team.size, source + i, mapped_copies{team, routine});
 }
 
 // A 16-byte unit as the elements it holds, and back. The 16-bit floating
@@ -270,25 +319,23 @@ GSHMEM_DEVICE wide16 pack_unit(const T (&lanes)[L]) {
   return w;
 }
 
-// dest[i] = Op over the members, in rank order, of source[i], i < n, with
-// every member mapped (the P2P form, between the reduction's syncs), by the
-// threads rank, rank + size, ... Where dest and source are 16-byte aligned
-// (the members' copies share that alignment: one symmetric offset), 16
-// bytes of each member's source per load, kMembersInFlight members' loads
-// of a unit in flight at once; element by element otherwise and for the
-// last n mod (16 / sizeof(T)) elements. Loads relaxed at system scope, as
-// reduce_element (never a stale L1 line), but movable: nothing orders the
-// elements among themselves. Each unit's address is translated per member
-// (peer_address: invariant table loads, a compare; past the symmetric span,
-// the diagnostic and a trap). Element by element with the pinned loads of
-// reduce_element, one block reduced 4 MiB of int in 4.1 ms (NVIDIA's
-// reduction_on_stream, 2 x H100). Two members in flight keeps the callers'
-// kernels within 64 registers (tests/launch: 72-80 with four and their
-// addresses held across the loop).
+// dest[i] = Op over the members, in rank order, of their copies of
+// source[i] (at: mapped_copies, pushed_copies), i < n, by the threads rank,
+// rank + size, ... Where dest and source are 16-byte aligned (every copy
+// shares that alignment: one symmetric offset, or a 16-byte aligned push
+// part), 16 bytes of each member's copy per load, kMembersInFlight members'
+// loads of a unit in flight at once; element by element otherwise and for
+// the last n mod (16 / sizeof(T)) elements. Loads relaxed at system scope,
+// as reduce_one's, but movable: nothing orders the elements among
+// themselves. Element by element with the pinned loads of reduce_one, one
+// block reduced 4 MiB of int in 4.1 ms (NVIDIA's reduction_on_stream, 2 x
+// H100). Two members in flight keeps the callers' kernels within 64
+// registers (tests/launch: 72-80 with four and their addresses held across
+// the loop).
 constexpr int kMembersInFlight = 2;
-template <class Op, class T>
-GSHMEM_DEVICE void reduce_mapped(const team_desc& d, T* dest, const T* source, size_t n, size_t rank, size_t size,
-                                 const char* routine) {
+template <class Op, int InFlight = kMembersInFlight, class T, class Copies>
+GSHMEM_DEVICE void reduce_members(int members, T* dest, const T* source, size_t n, size_t rank, size_t size,
+                                  const Copies& at) {
   using A = reduce_acc_t<T>;
   size_t done = 0;
   if constexpr (sizeof(T) <= 16 && 16 % sizeof(T) == 0) {
@@ -298,16 +345,16 @@ GSHMEM_DEVICE void reduce_mapped(const team_desc& d, T* dest, const T* source, s
       const wide16* const units_of = reinterpret_cast<const wide16*>(source);
       for (size_t u = rank; u < units; u += size) {
         A acc[kLanes];
-        for (int r0 = 0; r0 < d.size; r0 += kMembersInFlight) {
-          wide16 w[kMembersInFlight];
+        for (int r0 = 0; r0 < members; r0 += InFlight) {
+          wide16 w[InFlight];
 #pragma unroll
-          for (int k = 0; k < kMembersInFlight; ++k)
-            if (r0 + k < d.size)
+          for (int k = 0; k < InFlight; ++k)
+            if (r0 + k < members)
               w[k] = atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
-                  peer_address(units_of + u, team_member_pe(d, r0 + k), routine));
+                  at(r0 + k, units_of + u));
 #pragma unroll
-          for (int k = 0; k < kMembersInFlight; ++k) {
-            if (r0 + k < d.size) {
+          for (int k = 0; k < InFlight; ++k) {
+            if (r0 + k < members) {
               T lanes[kLanes];
               unpack_unit(w[k], lanes);
 #pragma unroll
@@ -323,7 +370,15 @@ GSHMEM_DEVICE void reduce_mapped(const team_desc& d, T* dest, const T* source, s
       done = units * kLanes;
     }
   }
-  for (size_t i = done + rank; i < n; i += size) dest[i] = reduce_element<Op>(d, source, i, routine);
+  for (size_t i = done + rank; i < n; i += size) dest[i] = reduce_one<Op>(members, source + i, at);
+}
+
+// The pulling form: every member's source through the peer mapping, between
+// the reduction's syncs.
+template <class Op, class T>
+GSHMEM_DEVICE void reduce_mapped(const team_desc& d, T* dest, const T* source, size_t n, size_t rank, size_t size,
+                                 const char* routine) {
+  reduce_members<Op>(d.size, dest, source, n, rank, size, mapped_copies{d, routine});
 }
 
 // A group's remote request inside a collective: the group syncs (earlier
@@ -628,6 +683,57 @@ GSHMEM_DEVICE bool ll_reduce_fits(size_t n, int members) {
                                            gshmemi_state().collective_ll_thread_bytes);
 }
 
+// The push form of reduce (Scatter false) and reducescatter (Scatter true),
+// for sizes past the LL form's and up to a part of the push area
+// (reduce_push_fits), in a job without remote peers. Pulling, a group waits
+// an NVLink round trip for every unit each of its threads loads from a
+// peer (a warp reducing 8 KiB of int64 over 2 PEs: 16 in turn a lane);
+// stores are posted, so every member stores its source (reducescatter: its
+// block r) into its part of member r's push area (team_sync.h:
+// team_push_at, team_push_part), then reduces from local memory: its own
+// source and the parts the others stored. Two team syncs, as the pulling
+// form has, and no third: the ordering argument.
+//   1. The entry sync (with the call's signature, so members that disagree
+//      are still reported): no member stores into a push area before its
+//      owner entered the call, and the owner entered it after its earlier
+//      calls on the team (one caller per team and PE, calls in the same
+//      order), so it read every part of its area that an earlier push form
+//      stored there before its announcement, and a release orders earlier
+//      loads too.
+//   2. The stores (copy_bytes: weak, posted), then the second sync, whose
+//      release fence makes every store the group made before it visible to
+//      a member that passes it (sync_team, team_sync.h; the same argument as
+//      team_push_block's).
+//   3. Each member reduces, element by element in rank order as the pulling
+//      form does (the same bits, floating point included), with relaxed
+//      system-scope loads of its area (written by other GPUs; never a stale
+//      L1 line). Nobody reads this member's source or dest after the second
+//      sync, so the call returns without a third: the next call's entry
+//      sync (1.) keeps its area until it is read. dest may be source: each
+//      element is loaded and stored by the same thread.
+// A group sync at the end: dest complete for the whole group.
+template <class Op, bool Scatter, class T, class Group>
+GSHMEM_DEVICE int team_push_reduce(Group& g, int slot, const team_desc& d, T* dest, const T* source, size_t n,
+                                   const char* routine) {
+  const gshmemi_device_state_t& s = gshmemi_state();
+  const size_t nbytes = n * sizeof(T);
+  const unsigned long long part_bytes = team_push_part_bytes(d.size);
+  sync_team<false>(g, slot, d, routine, reduction_signature<Op, Scatter>(nbytes));
+  for (int k = 1; k < d.size; ++k) {
+    const int r = (d.my_rank + k) % d.size;  // the members start on different peers
+    const T* from = Scatter ? source + (size_t)r * n : source;
+    char* to = team_push_at(s.peer_base[team_member_pe(d, r)], slot) + team_push_part(d.my_rank, r, d.size) * part_bytes;
+    copy_bytes<true, false>(to, from, nbytes, g);
+  }
+  sync_team<false>(g, slot, d, routine);
+  const T* const mine = Scatter ? source + (size_t)d.my_rank * n : source;
+  const long long shift = team_push_at(s.heap_base, slot) - reinterpret_cast<const char*>(mine);
+  reduce_members<Op>(d.size, dest, mine, n, g.rank(), g.size(),
+                     pushed_copies{shift, (unsigned)part_bytes, d.my_rank, d.size});
+  g.sync();
+  return 0;
+}
+
 template <class Op, class T, class Group>
 GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size_t n, const char* routine) {
   team_desc d;
@@ -649,6 +755,10 @@ GSHMEM_DEVICE int team_reduce(Group& g, int team, T* dest, const T* source, size
   }
   if constexpr (sizeof(T) <= 8 && 8 % sizeof(T) == 0) {
     if (ll_reduce_fits<T, Group>(n, d.size)) return team_ll_reduce<Op, false>(g, team, d, dest, source, n, routine);
+  }
+  if constexpr (!group_is_one_thread<Group>) {
+    if (!remote_enabled() && reduce_push_fits(n, sizeof(T), d.size))
+      return team_push_reduce<Op, false>(g, team, d, dest, source, n, routine);
   }
   sync_team<false>(g, team, d, routine, reduction_signature<Op, false>(n * sizeof(T)));
   if (__builtin_expect(team_has_remote_member(d), 0)) {
@@ -710,6 +820,10 @@ GSHMEM_DEVICE int team_reducescatter(Group& g, int team, T* dest, const T* sourc
   }
   if constexpr (sizeof(T) <= 8 && 8 % sizeof(T) == 0) {
     if (ll_reduce_fits<T, Group>(n, d.size)) return team_ll_reduce<Op, true>(g, team, d, dest, source, n, routine);
+  }
+  if constexpr (!group_is_one_thread<Group>) {
+    if (!remote_enabled() && reduce_push_fits(n, sizeof(T), d.size))
+      return team_push_reduce<Op, true>(g, team, d, dest, source, n, routine);
   }
   sync_team<false>(g, team, d, routine, reduction_signature<Op, true>(n * sizeof(T)));
   const T* block = source + (size_t)d.my_rank * n;

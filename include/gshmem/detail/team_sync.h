@@ -28,6 +28,10 @@
 //                     init (src/runtime.cpp, warm_peer_paths); after that
 //                     only the LL ring's own zeroing, and every other use
 //                     writes before it reads.
+// And in the push area (GSHMEMI_INTERNAL_PUSH_OFFSET):
+//   team push[slot]    one per team slot, kTeamPushBytes apart: where the
+//                     members of a small reduction store their sources
+//                     (team_push_at).
 //
 // The algorithm (sync_team): each member keeps an epoch per team, bumped by
 // every sync it enters. Member i announces epoch e to each other member j in
@@ -140,6 +144,30 @@ static_assert(kTeamScratchBytes >= 32768, "team scratch below 32 KiB a slot");
 
 GSHMEM_HD char* team_scratch_at(char* heap, int slot) {
   return heap + GSHMEMI_INTERNAL_SCRATCH_OFFSET + (size_t)slot * kTeamScratchBytes;
+}
+
+// The push area (GSHMEMI_INTERNAL_PUSH_OFFSET): 24 KiB per slot, where the
+// members of a reduction store their sources on every other member
+// (team_reduce's push form, <gshmem/detail/team_collectives.h>). A member
+// of team rank s writes on the member of rank r the part
+// team_push_part(s, r, size), team_push_part_bytes(size) long; no slot is
+// kept for a member's own source. Never zeroed: every use writes before it
+// reads.
+constexpr unsigned kTeamPushBytes = GSHMEMI_INTERNAL_PUSH_BYTES / GSHMEMI_MAX_TEAMS;
+static_assert(kTeamPushBytes >= 24576 && kTeamPushBytes % 16 == 0, "push area below 24 KiB a slot");
+
+GSHMEM_HD char* team_push_at(char* heap, int slot) {
+  return heap + GSHMEMI_INTERNAL_PUSH_OFFSET + (size_t)slot * kTeamPushBytes;
+}
+// Bytes of one sender's part on a member of a team of `members` (a
+// multiple of 16; 0 for a team of one, which pushes nothing).
+GSHMEM_HD_CONSTEXPR unsigned long long team_push_part_bytes(int members) {
+  return members <= 1 ? 0 : (unsigned long long)(kTeamPushBytes / (unsigned)(members - 1)) / 16u * 16u;
+}
+// Which part of receiver `receiver`'s push area sender `sender` writes (the
+// ranks after the receiver first): 0 .. members - 2.
+GSHMEM_HD_CONSTEXPR int team_push_part(int sender, int receiver, int members) {
+  return (sender - receiver - 1 + members) % members;
 }
 
 GSHMEM_HD team_area* team_area_at(char* heap, int slot) {
