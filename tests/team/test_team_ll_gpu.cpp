@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,24 @@ bool ll_requested() {
   return !v || std::string(v) != "0";
 }
 
+// The eight reduction cases of the stress kernels, one run each, over
+// `nelems` and `teams` (a's other settings as given).
+void run_every_reduce_case(ll_stress_args a, std::initializer_list<size_t> nelems,
+                           std::initializer_list<gshmem_team_t> teams) {
+  REQUIRE(nelems.size() <= sizeof a.nelems / sizeof a.nelems[0]);
+  REQUIRE(teams.size() <= sizeof a.teams / sizeof a.teams[0]);
+  a.n_nelems = 0;
+  for (size_t n : nelems) a.nelems[a.n_nelems++] = n;
+  a.nteams = 0;
+  for (gshmem_team_t t : teams) a.teams[a.nteams++] = t;
+  int salt = 0;
+#define REDUCE_CASE_RUN(NAME, OP) \
+  a.salt = salt++;                \
+  run(launch_ll_reduce_stress_##NAME##_##OP, a, #NAME " " #OP);
+  LL_REDUCE_STRESS_CASES(REDUCE_CASE_RUN)
+#undef REDUCE_CASE_RUN
+}
+
 }  // namespace
 
 TEST_CASE("LL reductions: reduce and reducescatter, every form, in place, odd sizes, back to back on several teams",
@@ -100,23 +119,11 @@ TEST_CASE("LL reductions: reduce and reducescatter, every form, in place, odd si
   gshmem_team_t dup1 = GSHMEM_TEAM_INVALID, dup2 = GSHMEM_TEAM_INVALID;
   REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup1) == 0);
   REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup2) == 0);
-  ll_stress_args a = base_args(src, dst, 240);
   // Both sides of the threshold (8 KiB a call): 2 members take LL up to 4 KiB
   // a block (512 elements of 8 bytes, 1024 of 4), 4 members up to 2 KiB.
-  const size_t nelems[] = {1,   2,   3,   5,   7,   8,   13,  31,   33,   64,   100,
-                           127, 128, 129, 255, 256, 300, 511, 513, 1000, 1024, 1025};
-  a.n_nelems = (int)(sizeof nelems / sizeof nelems[0]);
-  for (int i = 0; i < a.n_nelems; ++i) a.nelems[i] = nelems[i];
-  a.teams[0] = GSHMEM_TEAM_WORLD;
-  a.teams[1] = dup1;
-  a.teams[2] = dup2;
-  a.nteams = 3;
-  int salt = 0;
-#define LL_REDUCE_RUN(NAME, OP) \
-  a.salt = salt++;              \
-  run(launch_ll_reduce_stress_##NAME##_##OP, a, #NAME " " #OP);
-  LL_REDUCE_STRESS_CASES(LL_REDUCE_RUN)
-#undef LL_REDUCE_RUN
+  run_every_reduce_case(base_args(src, dst, 240),
+                        {1, 2, 3, 5, 7, 8, 13, 31, 33, 64, 100, 127, 128, 129, 255, 256, 300, 511, 513, 1000, 1024, 1025},
+                        {GSHMEM_TEAM_WORLD, dup1, dup2});
   // The runs above took the LL path exactly when the job asked for it.
   if (ll_requested()) CHECK(ll_cycle_of(GSHMEM_TEAM_WORLD) > 0);
   else CHECK(ll_cycle_of(GSHMEM_TEAM_WORLD) == 0);
@@ -142,20 +149,10 @@ TEST_CASE("Pushed reductions: sizes about the push area's bounds, every form, in
   unsigned char *dst = sym_zeroed<unsigned char>(kBufferBytes);
   gshmem_team_t dup1 = GSHMEM_TEAM_INVALID;
   REQUIRE(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &dup1) == 0);
-  ll_stress_args a = base_args(src, dst, 72);
-  const size_t nelems[] = {600, 1000, 1023, 1024, 1025, 1500, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 6143, 6145};
-  a.n_nelems = (int)(sizeof nelems / sizeof nelems[0]);
-  for (int i = 0; i < a.n_nelems; ++i) a.nelems[i] = nelems[i];
   static_assert(6145 * 8 * 4 + 64 <= kBufferBytes, "the largest reducescatter source of 4 members fits");
-  a.teams[0] = GSHMEM_TEAM_WORLD;
-  a.teams[1] = dup1;
-  a.nteams = 2;
-  int salt = 0;
-#define PUSH_REDUCE_RUN(NAME, OP) \
-  a.salt = salt++;                \
-  run(launch_ll_reduce_stress_##NAME##_##OP, a, #NAME " " #OP);
-  LL_REDUCE_STRESS_CASES(PUSH_REDUCE_RUN)
-#undef PUSH_REDUCE_RUN
+  run_every_reduce_case(base_args(src, dst, 72),
+                        {600, 1000, 1023, 1024, 1025, 1500, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 6143, 6145},
+                        {GSHMEM_TEAM_WORLD, dup1});
 
   // The push form was taken: one block sum of 1500 ints on the world team
   // (past the LL bound at 2 and 4 members, within a part) leaves every
