@@ -675,21 +675,10 @@ GSHMEM_DEVICE int team_ll_reduce(Group& g, int slot, const team_desc& d, T* dest
   return 0;
 }
 
-// A warp's LL fold takes one element a lane and member at a time (a load
-// of its own ring each), so past kLLWarpReduceElements elements a warp takes
-// the push form where it fits. 2 x H200, 2 PEs, NVIDIA's reduction_latency:
-// a warp's int32 sum of 4 KiB 15.6 us on LL, of 8 KiB 11.2 pushed; int64 2
-// KiB 5.9 on LL, 8 KiB pushed 11.2-12.2 (gshmem_perf_coll: about 4.7 us
-// and 0.94 a KiB pushed), so the two meet near 384 elements in either width.
-constexpr unsigned long long kLLWarpReduceElements = 384;
-
 // Whether a reduction of n elements of T takes the LL path (the same
 // decision on every member: same arguments, same agreed setting).
 template <class T, class Group>
 GSHMEM_DEVICE bool ll_reduce_fits(size_t n, int members) {
-  if constexpr (std::is_same<Group, warp_group>::value) {
-    if (n > kLLWarpReduceElements && reduce_push_fits(n, sizeof(T), members)) return false;
-  }
   return ll_enabled() && ll_reduce_chooses(n, sizeof(T), members, group_is_one_thread<Group>,
                                            gshmemi_state().collective_ll_thread_bytes);
 }
