@@ -15,7 +15,7 @@ struct ll_stress_args {
   int nteams;
   int calls;
   int only_kind;  // -1: cycle through the three
-  int only_form;  // -1: cycle through thread, warp, block
+  int only_form;  // -1: cycle through thread, warp, block; 3 (reductions): warp on even PEs, block on odd
   size_t nelems[32];
   int n_nelems;
   int salt;

@@ -60,7 +60,8 @@ LL_REDUCE_CALLER(float, float, max, (float)v, (int)x, a > b ? a : b)
 
 // Call c: team teams[c % nteams]; reduce or reducescatter alternating
 // (c / nteams) % 2 (or only_kind: 0 reduce, 1 reducescatter); form
-// (c / 6) % 3 (or only_form); nelems from the table; a reduce in place
+// (c / 6) % 3 (or only_form; 3: a warp on even PEs, a block on odd ones,
+// in one call); nelems from the table; a reduce in place
 // every fourth call; source and dest at element offsets c % 3 and
 // (c + 1) % 3, with a guard element on each side of dest.
 template <class C>
@@ -72,7 +73,9 @@ __global__ void ll_reduce_stress_kernel(ll_stress_args a, ll_stress_result *out)
     const int team = a.teams[c % a.nteams];
     const int members = gshmem_team_n_pes(team), me = gshmem_team_my_pe(team);
     const bool scatter = a.only_kind >= 0 ? a.only_kind == 1 : (c / a.nteams) % 2 == 1;
-    const int form = a.only_form >= 0 ? a.only_form : (c / 6) % 3;
+    const int form = a.only_form == 3   ? 1 + gshmem_my_pe() % 2  // mixed: a warp on even PEs, a block on odd
+                     : a.only_form >= 0 ? a.only_form
+                                        : (c / 6) % 3;
     const size_t n = a.nelems[(c * 7 + a.salt) % a.n_nelems];
     const bool in_place = !scatter && c % 4 == 1;
     T *const src = reinterpret_cast<T *>(a.src + 16) + c % 3;

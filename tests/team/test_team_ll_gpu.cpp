@@ -153,6 +153,12 @@ TEST_CASE("Pushed reductions: sizes about the push area's bounds, every form, in
   run_every_reduce_case(base_args(src, dst, 72),
                         {600, 1000, 1023, 1024, 1025, 1500, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 6143, 6145},
                         {GSHMEM_TEAM_WORLD, dup1});
+  // One call, a warp on some members and a block on others (the form rule:
+  // groups of any size may meet in one call): both must choose the same
+  // path, LL, pushed or pulled, at every size.
+  ll_stress_args mixed = base_args(src, dst, 48);
+  mixed.only_form = 3;
+  run_every_reduce_case(mixed, {1, 100, 385, 500, 1000, 1025, 2049, 3073, 6145}, {GSHMEM_TEAM_WORLD, dup1});
 
   // The push form was taken: one block sum of 1500 ints on the world team
   // (past the LL bound at 2 and 4 members, within a part) leaves every
