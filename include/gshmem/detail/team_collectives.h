@@ -252,9 +252,8 @@ struct pushed_copies {
   template <class U>
   GSHMEM_DEVICE const U* operator()(int r, const U* own) const {
     if (r == me) return own;
-    const int part = r > me ? r - me - 1 : r - me - 1 + members;  // team_push_part(r, me, members)
     return reinterpret_cast<const U*>(reinterpret_cast<const char*>(own) + shift +
-                                      (long long)part * (long long)part_bytes);
+                                      (long long)team_push_part(r, me, members) * (long long)part_bytes);
   }
 };
 

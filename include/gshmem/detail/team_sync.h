@@ -165,9 +165,10 @@ GSHMEM_HD_CONSTEXPR unsigned long long team_push_part_bytes(int members) {
   return members <= 1 ? 0 : (unsigned long long)(kTeamPushBytes / (unsigned)(members - 1)) / 16u * 16u;
 }
 // Which part of receiver `receiver`'s push area sender `sender` writes (the
-// ranks after the receiver first): 0 .. members - 2.
+// ranks after the receiver first): 0 .. members - 2. (A compare, no
+// division: the reduction's loop computes it for every unit and member.)
 GSHMEM_HD_CONSTEXPR int team_push_part(int sender, int receiver, int members) {
-  return (sender - receiver - 1 + members) % members;
+  return sender > receiver ? sender - receiver - 1 : sender - receiver - 1 + members;
 }
 
 GSHMEM_HD team_area* team_area_at(char* heap, int slot) {
