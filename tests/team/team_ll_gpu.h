@@ -3,6 +3,7 @@
 // host checks (test_team_ll_gpu.cpp).
 #pragma once
 
+#include <gshmem/detail/config.h>
 #include <gshmem/types.h>
 
 #include <cuda_runtime.h>
@@ -36,6 +37,13 @@ struct ll_stress_result {
 GSHMEM_FOR_EACH_RMA_TYPE(TEAM_LL_DECLARE)
 #undef TEAM_LL_DECLARE
 cudaError_t launch_ll_stress_mem(const ll_stress_args &a, ll_stress_result *out, cudaStream_t s);
+
+// The reductions' stress: contribution of member `r` at element index j of
+// its source in call c, 1..13 (the kernels fill the sources with it and
+// check against it; the host reads the push area against it).
+GSHMEM_HD_CONSTEXPR int ll_contribution(int call, int r, size_t j) {
+  return (int)((call * 3 + r * 7 + (int)(j % 8191) * 5) % 13) + 1;
+}
 
 // The reductions' stress kernels (team_ll_reduce_gpu_{a,b,c,d}.cu): type and operator.
 #define LL_REDUCE_STRESS_CASES_A(X) X(int, sum) X(longlong, max)

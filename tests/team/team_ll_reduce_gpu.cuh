@@ -17,8 +17,6 @@
 
 namespace team_ll {
 
-// Contribution of member `r` at element index j of its source in call c: 1..13.
-static __device__ int contribution(int call, int r, size_t j) { return (int)((call * 3 + r * 7 + (int)(j % 8191) * 5) % 13) + 1; }
 
 static __device__ void record(ll_stress_result *out, int call, int kind, size_t at, int expected, int got) {
   if (atomicAdd(&out->errors, 1ull) == 0) {
@@ -81,7 +79,7 @@ __global__ void ll_reduce_stress_kernel(ll_stress_args a, ll_stress_result *out)
     T *const src = reinterpret_cast<T *>(a.src + 16) + c % 3;
     T *const dst = in_place ? src : reinterpret_cast<T *>(a.dst + 16) + (c + 1) % 3;
     const size_t src_n = scatter ? n * members : n;
-    for (size_t j = threadIdx.x; j < src_n; j += blockDim.x) src[j] = C::of(contribution(c, me, j));
+    for (size_t j = threadIdx.x; j < src_n; j += blockDim.x) src[j] = C::of(ll_contribution(c, me, j));
     if (!in_place)
       for (size_t j = threadIdx.x; j < n + 2; j += blockDim.x) dst[(ptrdiff_t)j - 1] = guard;
     __syncthreads();
@@ -99,8 +97,8 @@ __global__ void ll_reduce_stress_kernel(ll_stress_args a, ll_stress_result *out)
     if (threadIdx.x == 0 && rc_shared != 0) record(out, c, kind, ~0ull, 0, rc_shared);
     for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
       const size_t j = scatter ? (size_t)me * n + i : i;
-      int want = contribution(c, 0, j);
-      for (int r = 1; r < members; ++r) want = C::combine(want, contribution(c, r, j));
+      int want = ll_contribution(c, 0, j);
+      for (int r = 1; r < members; ++r) want = C::combine(want, ll_contribution(c, r, j));
       const int got = C::to_int(dst[i]);
       if (got != want) record(out, c, kind, i, want, got);
     }

@@ -181,7 +181,7 @@ TEST_CASE("Pushed reductions: sizes about the push area's bounds, every form, in
     GSHMEM_TEST_CUDA(cudaMemcpy(part.data(), at, part.size() * sizeof(int), cudaMemcpyDeviceToHost));
     size_t wrong = 0;
     for (size_t j = 0; j < part.size(); ++j)
-      if (part[j] != (int)((0 * 3 + r * 7 + (int)(j % 8191) * 5) % 13) + 1) ++wrong;  // contribution(0, r, j)
+      if (part[j] != ll_contribution(0, r, j)) ++wrong;
     INFO("PE " << me << ": member " << r << "'s part of the push area");
     CHECK(wrong == 0);
   }

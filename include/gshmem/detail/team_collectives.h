@@ -222,6 +222,11 @@ GSHMEM_HD_CONSTEXPR bool reduce_push_fits(unsigned long long n, unsigned long lo
   return members > 1 && n > 0 && elem_bytes > 0 && n <= team_push_part_bytes(members) / elem_bytes;
 }
 
+// The k-th peer (k = 0 .. size - 1) a member of team rank `rank` writes to,
+// itself last, so that the members start on different peers: alltoall's
+// order, and the push form of the reductions'.
+GSHMEM_HD_CONSTEXPR int alltoall_peer(int rank, int k, int size) { return (rank + 1 + k) % size; }
+
 #if defined(__CUDACC__)
 
 // Where a reduction finds member r's copy of what lies at `own` in this
@@ -332,7 +337,7 @@ GSHMEM_DEVICE wide16 pack_unit(const T (&lanes)[L]) {
 // registers (tests/launch: 72-80 with four and their addresses held across
 // the loop).
 constexpr int kMembersInFlight = 2;
-template <class Op, int InFlight = kMembersInFlight, class T, class Copies>
+template <class Op, class T, class Copies>
 GSHMEM_DEVICE void reduce_members(int members, T* dest, const T* source, size_t n, size_t rank, size_t size,
                                   const Copies& at) {
   using A = reduce_acc_t<T>;
@@ -344,15 +349,15 @@ GSHMEM_DEVICE void reduce_members(int members, T* dest, const T* source, size_t 
       const wide16* const units_of = reinterpret_cast<const wide16*>(source);
       for (size_t u = rank; u < units; u += size) {
         A acc[kLanes];
-        for (int r0 = 0; r0 < members; r0 += InFlight) {
-          wide16 w[InFlight];
+        for (int r0 = 0; r0 < members; r0 += kMembersInFlight) {
+          wide16 w[kMembersInFlight];
 #pragma unroll
-          for (int k = 0; k < InFlight; ++k)
+          for (int k = 0; k < kMembersInFlight; ++k)
             if (r0 + k < members)
               w[k] = atomic_load16<memory_order::relaxed, thread_scope::system, compiler_order::movable>(
                   at(r0 + k, units_of + u));
 #pragma unroll
-          for (int k = 0; k < InFlight; ++k) {
+          for (int k = 0; k < kMembersInFlight; ++k) {
             if (r0 + k < members) {
               T lanes[kLanes];
               unpack_unit(w[k], lanes);
@@ -719,7 +724,7 @@ GSHMEM_DEVICE int team_push_reduce(Group& g, int slot, const team_desc& d, T* de
   const unsigned long long part_bytes = team_push_part_bytes(d.size);
   sync_team<false>(g, slot, d, routine, reduction_signature<Op, Scatter>(nbytes));
   for (int k = 1; k < d.size; ++k) {
-    const int r = (d.my_rank + k) % d.size;  // the members start on different peers
+    const int r = alltoall_peer(d.my_rank, k - 1, d.size);
     const T* from = Scatter ? source + (size_t)r * n : source;
     char* to = team_push_at(s.peer_base[team_member_pe(d, r)], slot) + team_push_part(d.my_rank, r, d.size) * part_bytes;
     copy_bytes<true, false>(to, from, nbytes, g);
@@ -877,10 +882,6 @@ GSHMEM_HD_CONSTEXPR bool collective_overlap(unsigned long long dest, unsigned lo
   return dest_bytes != 0 && source_bytes != 0 && !(equal_ok && dest == source) &&
          (dest >= source ? dest - source < source_bytes : source - dest < dest_bytes);
 }
-
-// alltoall's order: the k-th peer (k = 0 .. size - 1) a member of team
-// rank `rank` writes to (itself last).
-GSHMEM_HD_CONSTEXPR int alltoall_peer(int rank, int k, int size) { return (rank + 1 + k) % size; }
 
 
 #if defined(__CUDACC__)
