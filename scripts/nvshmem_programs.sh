@@ -29,7 +29,8 @@
 #                      and 4 where the machine has 4 GPUs); the pt-to-pt
 #                      perftests always run on 2 PEs (they need exactly 2)
 #   --coll-np LIST     PE counts for the collective perftests (*/coll/*),
-#                      comma-separated (default 2); counts above the
+#                      comma-separated (default as --np: 2, and 4 where the
+#                      machine has 4 GPUs); counts above the
 #                      machine's GPUs are skipped, saying so. Logs are named
 #                      <program>.np<N>..., and the side-by-side table has a
 #                      row per PE count
@@ -142,7 +143,7 @@ die() { say "$*" >&2; exit 2; }
 NV_SRC=""
 PREFIX=""
 NP_LIST=""
-COLL_NP_LIST=2
+COLL_NP_LIST=""
 BUILD_ONLY=0
 RUN_ONLY=0
 BUILD_DIR="${TMPDIR:-/tmp}/gshmem-nvshmem-programs"
@@ -689,6 +690,10 @@ if [ -z "$RUN_NOTE" ]; then
   if [ -z "$NP_LIST" ]; then
     NP_LIST=2
     [ "$GPUS" -ge 4 ] && NP_LIST=2,4
+  fi
+  if [ -z "$COLL_NP_LIST" ]; then
+    COLL_NP_LIST=2
+    [ "$GPUS" -ge 4 ] && COLL_NP_LIST=2,4
   fi
   IFS=',' read -ra EXAMPLE_NPS <<< "$NP_LIST"
   IFS=',' read -ra COLL_NPS <<< "$COLL_NP_LIST"

@@ -20,11 +20,11 @@ does not fail the run, and once it passes the run says so (remove the flag).
 --remote adds the phase remote_queue (the UCX transport module must be
 built): every peer is remote (GSHMEM_REMOTE_PEERS=all), the survivor's
 kernel queues puts to the victim with a quiet after every 256 when it dies.
---jobs N runs up to N cases at once (default: 1, one after the other): each
-case is a job of its own (its own tag, id file and processes) and mostly
-waits for the liveness timeout, so cases side by side on the same GPUs cut
-the matrix's time without changing what each case checks (the report is
-timed from the death, not from the start).
+--jobs N runs up to N cases at once (default: 1, one after the other; always
+1 when PEs share a GPU): each case is a job of its own (its own tag, id file
+and processes) and mostly waits for the liveness timeout, so cases side by
+side on the same GPUs cut the matrix's time without changing what each case
+checks (the report is timed from the death, not from the start).
 Exit status: 0 when every case passed, 1 otherwise; 77 without 2 GPUs
 (unless GSHMEM_TEST_SHARE_GPUS=1 and one GPU: then the PEs share it).
 Prints the matrix (bootstrap x phase: seconds from the death to each
@@ -209,6 +209,15 @@ def main():
                 return 77
             args.bootstraps = ",".join(kept)
             os.environ["GSHMEM_ALLOW_GPU_SHARING"] = "1"
+            # One case at a time on a shared GPU: under MPS a client killed
+            # with SIGKILL makes the MPS server tear down its context, and
+            # while it does it refuses new clients, so the cases started
+            # beside it failed in gshmem_init (1 x H200, 4 cases at once:
+            # 4 of 7 socket cases; "Server teardown in progress. Refusing
+            # to accept new client" in the server's log).
+            if args.jobs > 1:
+                print(f"run_faults: --jobs {args.jobs} -> 1 (cases one after the other on a shared GPU)")
+                args.jobs = 1
         else:
             print(f"run_faults: needs {args.np} GPUs; skipped")
             return 77
