@@ -42,7 +42,6 @@ using gshmem::thread_scope;
 namespace gd = gshmem::detail;
 
 constexpr unsigned kSetThreads = 256;
-constexpr unsigned kBarrierThreads = 128;
 
 template <class T>
 __device__ __forceinline__ T poll(const T *p) {
@@ -216,42 +215,6 @@ __global__ void quiet_kernel() {
   if (gd::remote_enabled()) gd::remote_quiet("gshmemx_quiet_on_stream");
 }
 
-// Dissemination-free all-to-all barrier on monotonic counters: PE j adds one
-// to barrier_arrivals[j] on every PE, then waits until each of its own
-// arrivals[i] reaches its epoch. Counters only grow, so graph replays work.
-__global__ void __launch_bounds__(kBarrierThreads) barrier_all_kernel() {
-  const gshmemi_device_state_t &s = gshmemi_state();
-  InternalArea *mine = reinterpret_cast<InternalArea *>(s.heap_base + GSHMEMI_INTERNAL_STREAM_OFFSET);
-  __shared__ unsigned long long epoch;
-  if (threadIdx.x == 0) {
-    epoch = mine->barrier_epoch + 1;  // only this PE's barrier kernels touch it, one after another
-    mine->barrier_epoch = epoch;
-    // Writes of the stream's earlier work (and of this thread) become visible
-    // to a peer before it can see this PE's arrival.
-    gd::atomic_fence<memory_order::seq_cst, thread_scope::system>();
-    // A remote peer (docs/remote.md) gets the arrival as a signal request
-    // (ADD), after the queue is quiet: what the stream's earlier kernels
-    // queued is complete before any PE leaves the barrier.
-    if (gd::remote_enabled()) gd::remote_quiet("gshmemx_barrier_all_on_stream");
-    for (int pe = 0; pe < s.n_pes; ++pe) {
-      if (s.peer_base[pe] == nullptr) {
-        gd::remote_signal(reinterpret_cast<std::uint64_t *>(&mine->barrier_arrivals[s.my_pe]), 1ull, GSHMEM_SIGNAL_ADD, pe, "gshmemx_barrier_all_on_stream");
-        continue;
-      }
-      InternalArea *peer = reinterpret_cast<InternalArea *>(s.peer_base[pe] + GSHMEMI_INTERNAL_STREAM_OFFSET);
-      gd::atomic_fetch_add<memory_order::release, thread_scope::system>(&peer->barrier_arrivals[s.my_pe], 1ull);
-    }
-  }
-  __syncthreads();
-  const unsigned long long target = epoch;
-  for (int pe = threadIdx.x; pe < s.n_pes; pe += blockDim.x) {
-    TimeoutClock clock;
-    unsigned long long seen;
-    while ((seen = poll(&mine->barrier_arrivals[pe])) < target)
-      if (clock.expired()) timeout_trap("barrier_all_on_stream", &mine->barrier_arrivals[pe], GSHMEM_CMP_GE, target, seen);
-  }
-}
-
 unsigned set_threads(size_t nelems) {
   if (nelems >= kSetThreads) return kSetThreads;
   return nelems <= 32 ? 32u : unsigned((nelems + 31) / 32 * 32);
@@ -292,11 +255,6 @@ cudaError_t launch_quiet(cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-cudaError_t launch_barrier_all(cudaStream_t stream) {
-  barrier_all_kernel<<<1, kBarrierThreads, 0, stream>>>();
-  return cudaGetLastError();
-}
-
 cudaError_t zero_internal_area(void *area) {
   cudaError_t err = cudaMemset(area, 0, GSHMEMI_INTERNAL_STREAM_BYTES);
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
@@ -316,7 +274,6 @@ GSHMEM_EXTERN_C int gshmemi_stream_preload_kernels(void) {
 #undef GSHMEMI_PRELOAD_STREAM_KERNELS
   loader.load(&signal_kernel);
   loader.load(&quiet_kernel);
-  loader.load(&barrier_all_kernel);
   loader.load(&end_device_work_kernel);
   const cudaError_t err = loader.result();
   if (err != cudaSuccess)

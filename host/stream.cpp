@@ -38,6 +38,7 @@
 #include "../src/log.h"
 #include "../src/rma_internal.h"
 #include "../src/stream_internal.h"
+#include "../src/team_internal.h"
 #include "remote_ops.h"
 #include "rma_validate.h"
 #include "stream_mapping.h"
@@ -92,6 +93,9 @@ struct DeviceCaps {
   // GSHMEM_STREAM_OPS=auto: while the stream is being captured, signal_op
   // and the waits run as kernels rather than memops (measured: docs/python.md).
   bool kernels_when_capturing = false;
+  // GSHMEM_STREAM_OPS=memops: the on-stream syncs of teams of any size as
+  // memops (otherwise of 2 members at most: gshmemi_stream_memop_sync_members).
+  bool memop_sync_any_size = false;
 };
 
 // Every routine reads the caps: the hot path is one acquire load of
@@ -141,6 +145,7 @@ int find_caps(const char *heap_base, DeviceCaps *out) {
     caps.write64 = false;
   }
   caps.kernels_when_capturing = ops == StreamOps::automatic;
+  caps.memop_sync_any_size = ops == StreamOps::memops;
   GSHMEMI_INFO("on-stream: device %d memops wait32=%d wait64=%d nor=%d write64=%d flush=%d", caps.device,
                caps.wait.wait32, caps.wait.wait64, caps.wait.nor, caps.write64, caps.flush_remote_writes);
   *out = caps;
@@ -718,14 +723,14 @@ void gshmemx_quiet_on_stream(cudaStream_t stream) {
 
 namespace {
 
-// The memop sync protocol: on (every PE capable, set at init), and the
-// host's counts: memop_sync_count[slot][pe], the memop syncs on team slot
+// The memop sync protocol: the largest team it serves (0: off; the smallest
+// that any PE allows, set at init), and the host's counts: memop_sync_count[slot][pe], the memop syncs on team slot
 // `slot` that this PE and world PE `pe` took part in together (reset at
 // init). A count belongs to a pair of PEs, not to a team: a slot freed and
 // taken by a team of other members leaves the counts of the pairs it does not
 // hold as they were, and a pair in both teams keeps counting, so both PEs of
 // a pair always agree on it without a reset.
-std::atomic<bool> memop_sync_enabled{false};
+std::atomic<int> memop_sync_max_members{0};
 std::atomic<unsigned long long> memop_sync_count[GSHMEMI_MAX_TEAMS][GSHMEMI_MAX_PES];
 
 // One on-stream team sync or barrier as stream memory operations (outside
@@ -777,18 +782,27 @@ bool enqueue_memop_sync(const char *fn, const Context &ctx, int slot, const gshm
 // The on-stream sync of team slot `slot` (descriptor d) as stream memory
 // operations, where the call takes them: false when it takes the kernel
 // instead; true when it took them, with *ok false if that failed (reported).
-// Every PE makes the same choice for the same collective call: the protocol
-// is on on every PE or on none (init); capture is a property of the
-// program's structure, the same on every PE for the same call (documented
-// in <gshmem/stream.h>), and a captured sync needs the kernel, whose epoch
-// lives on the GPU (a graph would replay the memops' values as they were
-// captured); a job with remote peers takes the kernel on every PE (it
-// reaches them through the proxy; the memops write into mapped heaps only,
-// and the proxy exists on every PE of such a job).
+// Teams larger than the agreed size (2 members by default) take the kernel:
+// a memop sync writes and waits once per other member, and its cost grew
+// with them where a kernel's hardly did (4 PEs sharing one H200 under MPS,
+// NVIDIA's sync_on_stream and barrier_on_stream, the same job: 24.8-25.7 us
+// a sync as memops, 7.6-7.7 as the team sync kernel, NVSHMEM's 8.2-8.5; at 2
+// PEs 3.7-4.0 against 4.8-5.4; 2 x H200 over NVLink, 2 PEs: 3.89 against
+// 5.31). Over 4 GPUs' NVLink not measured yet: GSHMEM_STREAM_OPS=memops
+// keeps memops at every size, to compare.
+// Every PE makes the same choice for the same collective call: the size
+// limit is the same on every PE (init), and so is the team's size; capture
+// is a property of the program's structure, the same on every PE for the
+// same call (documented in <gshmem/stream.h>), and a captured sync needs the
+// kernel, whose epoch lives on the GPU (a graph would replay the memops'
+// values as they were captured); a job with remote peers takes the kernel
+// on every PE (it reaches them through the proxy; the memops write into
+// mapped heaps only, and the proxy exists on every PE of such a job).
 bool memop_sync(const char *fn, const Context &ctx, int slot, const gshmem::detail::team_desc &d, cudaStream_t stream,
                 bool *ok) {
   *ok = true;
-  if (!memop_sync_enabled.load(std::memory_order_relaxed) || ctx.state->proxy.slots != nullptr || capturing(ctx))
+  if (d.size > memop_sync_max_members.load(std::memory_order_relaxed) || ctx.state->proxy.slots != nullptr ||
+      capturing(ctx))
     return false;
   for (int r = 0; r < d.size; ++r)
     if (!report(fn, check_target(*ctx.state, gshmem::detail::team_member_pe(d, r)))) {
@@ -821,26 +835,28 @@ void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
   const char *fn = __func__;
   Context ctx;
   if (!begin(fn, stream, &ctx)) return;
-  // The world team's memop sync: it meets the world team's on-stream syncs
-  // and barriers outside capture (they are the same operations there).
+  // The world team's barrier, either protocol: it meets the world team's
+  // on-stream syncs and barriers (the same operations), and with the kernel
+  // its device barriers too (one epoch, team_sync.h).
   bool ok = true;
   if (memop_sync(fn, ctx, GSHMEMI_TEAM_WORLD, gshmem::detail::world_team_desc(ctx.state->my_pe, ctx.state->n_pes),
                  stream, &ok))
     return;
   for (int pe = 0; pe < ctx.state->n_pes; ++pe)
     if (!report(fn, check_target(*ctx.state, pe))) return;
-  report_cuda(fn, "barrier kernel launch", launch_barrier_all(stream));
+  report_cuda(fn, "barrier kernel launch", gshmemi::team::launch_team_sync(GSHMEMI_TEAM_WORLD, true, stream));
 }
 
-int gshmemi_stream_memop_sync_capable(void) {
+int gshmemi_stream_memop_sync_members(void) {
   const DeviceCaps *caps = caps_published.load(std::memory_order_acquire);
-  return caps && caps->write64 && caps->wait.wait64 ? 1 : 0;
+  if (!caps || !caps->write64 || !caps->wait.wait64) return 0;
+  return caps->memop_sync_any_size ? GSHMEMI_MAX_PES : 2;
 }
 
-void gshmemi_stream_enable_memop_sync(int enabled) {
+void gshmemi_stream_enable_memop_sync(int max_members) {
   for (auto &slot : memop_sync_count)
     for (auto &count : slot) count.store(0, std::memory_order_relaxed);
-  memop_sync_enabled.store(enabled != 0);
+  memop_sync_max_members.store(max_members);
 }
 
 // The streams that carry the trapping kernel when a peer is lost (see

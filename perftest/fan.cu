@@ -6,6 +6,10 @@
 //   set_all:  PE p signal_op(SET i) on ivar p-1 at PE 0; PE 0
 //             uint64_wait_until_all(N-1 ivars >= i)
 //   release:  PE 0 signal_op(SET i) on each PE's release word; they wait >= i.
+// And every PE signalling every other (all_to_all): PE p signal_op(SET i)
+// on ivar p of each other PE, then uint64_wait_until_all over the N ivars
+// with its own masked out by the status array (a barrier made of signals;
+// at 2 PEs a ping-pong, the rows that differ start at 3).
 // Floor: the same exchange with red.add.relaxed.sys / st.relaxed.sys and
 // ld.acquire.sys polls.
 #include "perf_common.cuh"
@@ -20,13 +24,29 @@ struct FanArgs {
   uint64_t *release;   // symmetric (used at PEs 1..N-1)
   uint64_t *root_counter, *root_ivars;  // PE 0's words as mapped here
   uint64_t **peer_release;              // each PE's release word as mapped here (device array)
+  uint64_t **peer_ivars;                // each PE's ivars as mapped here (device array)
+  const int *others;                    // status array: 1 at this PE's own ivar (device)
   int npes, me;
-  bool set_all, raw;
+  bool set_all, raw, all_to_all;
 };
 
 __global__ void __launch_bounds__(1) fan_kernel(FanArgs a, uint64_t iters) {
   const uint64_t others = (uint64_t)(a.npes - 1);
   for (uint64_t i = 1; i <= iters; ++i) {
+    if (a.all_to_all) {
+      for (int p = 0; p < a.npes; ++p) {
+        if (p == a.me) continue;
+        if (a.raw) raw_store_relaxed(&a.peer_ivars[p][a.me], i);
+        else gshmemx_signal_op(&a.ivars[a.me], i, GSHMEM_SIGNAL_SET, p);
+      }
+      if (a.raw) {
+        for (int p = 0; p < a.npes; ++p)
+          if (p != a.me) raw_wait_ge(&a.ivars[p], i);
+      } else {
+        gshmem_uint64_wait_until_all(a.ivars, (size_t)a.npes, a.others, GSHMEM_CMP_GE, i);
+      }
+      continue;
+    }
     if (a.me == 0) {
       if (a.raw) {
         if (a.set_all) {
@@ -72,12 +92,27 @@ int main(int argc, char **argv) {
   }
   std::vector<uint64_t *> peer_release(npes);
   for (int p = 0; p < npes; ++p) peer_release[p] = (uint64_t *)gshmem_ptr(release, p);
-  uint64_t **d_peer_release = nullptr;
+  std::vector<uint64_t *> peer_ivars(npes);
+  for (int p = 0; p < npes; ++p) peer_ivars[p] = (uint64_t *)gshmem_ptr(ivars, p);
+  std::vector<int> others(npes, 0);
+  others[ctx.pe] = 1;
+  uint64_t **d_peer_release = nullptr, **d_peer_ivars = nullptr;
+  int *d_others = nullptr;
   PERF_CUDA(cudaMalloc(&d_peer_release, npes * sizeof(uint64_t *)));
+  PERF_CUDA(cudaMalloc(&d_peer_ivars, npes * sizeof(uint64_t *)));
+  PERF_CUDA(cudaMalloc(&d_others, npes * sizeof(int)));
   PERF_CUDA(cudaMemcpy(d_peer_release, peer_release.data(), npes * sizeof(uint64_t *),
                        cudaMemcpyHostToDevice));
+  PERF_CUDA(cudaMemcpy(d_peer_ivars, peer_ivars.data(), npes * sizeof(uint64_t *), cudaMemcpyHostToDevice));
+  PERF_CUDA(cudaMemcpy(d_others, others.data(), npes * sizeof(int), cudaMemcpyHostToDevice));
   FanArgs a{counter, ivars, release, (uint64_t *)gshmem_ptr(counter, 0),
-            (uint64_t *)gshmem_ptr(ivars, 0), d_peer_release, npes, ctx.pe, false, false};
+            (uint64_t *)gshmem_ptr(ivars, 0), d_peer_release, d_peer_ivars, d_others, npes, ctx.pe,
+            false, false, false};
+  for (int p = 0; p < npes; ++p)
+    if (!peer_ivars[p]) {
+      std::fprintf(stderr, "PE %d: PE %d not reachable by load/store\n", ctx.pe, p);
+      return 1;
+    }
   if (!a.root_counter || !a.root_ivars) {
     std::fprintf(stderr, "PE %d: PE 0 not reachable by load/store\n", ctx.pe);
     return 1;
@@ -103,6 +138,20 @@ int main(int argc, char **argv) {
     Stats f = us_stats(run(true));
     add_row(ctx, name, "n", npes - 1, 1, "round_trip", us_stats(run(false)), &f, iters);
   }
+  rep.section("every PE signalling every other, then waiting for all of them (us a round), " +
+              std::to_string(npes) + " PEs");
+  {
+    auto run = [&](bool raw) {
+      FanArgs b = a;
+      b.all_to_all = true;
+      b.raw = raw;
+      return time_loop(ctx, iters, warm, reset, [&](uint64_t n) { fan_kernel<<<1, 1, 0, ctx.stream>>>(b, n); });
+    };
+    Stats f = us_stats(run(true));
+    add_row(ctx, "all_to_all_signal+wait_until_all", "n", npes - 1, 1, "round", us_stats(run(false)), &f, iters);
+  }
+  cudaFree(d_others);
+  cudaFree(d_peer_ivars);
   cudaFree(d_peer_release);
   gshmem_free(release);
   gshmem_free(ivars);

@@ -150,18 +150,22 @@ int agree_on_collective_ll(Bootstrap &boot, bool on, unsigned long long thread_b
 }
 
 // The on-stream syncs and barriers (barrier_all_on_stream, the teams') run
-// as stream memory operations only when every PE can (each PE must take the
-// same protocol for the same call).
+// as stream memory operations only for teams no larger than every PE allows
+// (each PE must take the same protocol for the same call).
 int agree_on_memop_sync(Bootstrap &boot) {
-  const int mine = gshmemi_stream_memop_sync_capable();
+  const int mine = gshmemi_stream_memop_sync_members();
   std::vector<int> all(static_cast<std::size_t>(boot.size()));
   GSHMEMI_CHECK(boot.allgather(&mine, all.data(), sizeof(int)));
-  int every = 1;
-  for (int capable : all) every &= capable;
-  gshmemi_stream_enable_memop_sync(every);
-  GSHMEMI_INFO("on-stream syncs and barriers: %s",
-               every ? "stream memory operations outside capture, a kernel in capture"
-                     : "a kernel (a PE's device lacks 64-bit stream memory operations)");
+  int members = mine;
+  for (int m : all) members = std::min(members, m);
+  gshmemi_stream_enable_memop_sync(members);
+  if (members > 0)
+    GSHMEMI_INFO("on-stream syncs and barriers: stream memory operations for teams of up to %d members outside "
+                 "capture, a kernel otherwise",
+                 members);
+  else
+    GSHMEMI_INFO("on-stream syncs and barriers: a kernel (a PE's device lacks 64-bit stream memory operations, "
+                 "or GSHMEM_STREAM_OPS=kernels)");
   return GSHMEM_SUCCESS;
 }
 

@@ -32,12 +32,15 @@ GSHMEM_EXTERN_C int gshmemi_stream_init(void);
 // forever. Kernel-path on-stream waits and device waits end by themselves.
 GSHMEM_EXTERN_C void gshmemi_stream_end_device_work(int device, int lost_pe);
 
-// Whether this PE's device can run the on-stream syncs and barriers as
-// stream memory operations (64-bit waits and writes); init enables that
-// protocol only when every PE can, so that all PEs always take the same one
-// (and resets the host's counts of it).
-GSHMEM_EXTERN_C int gshmemi_stream_memop_sync_capable(void);
-GSHMEM_EXTERN_C void gshmemi_stream_enable_memop_sync(int enabled);
+// The largest team whose on-stream syncs and barriers this PE would run as
+// stream memory operations (64-bit waits and writes): 0 where its device
+// cannot (or GSHMEM_STREAM_OPS=kernels), 2 by default (a memop sync writes
+// and waits once per other member, a kernel's cost hardly grows with them:
+// host/stream.cpp), GSHMEMI_MAX_PES with GSHMEM_STREAM_OPS=memops. Init
+// takes the smallest over all PEs, so that every PE takes the same protocol
+// for the same call (and resets the host's counts of it).
+GSHMEM_EXTERN_C int gshmemi_stream_memop_sync_members(void);
+GSHMEM_EXTERN_C void gshmemi_stream_enable_memop_sync(int max_members);
 
 namespace gshmemi {
 namespace stream {
@@ -50,13 +53,11 @@ enum class SetKind : int { all = 0, any = 1, some = 2 };
 // counters (a call takes one of them on every PE; see
 // gshmemx_barrier_all_on_stream and memop_team_sync):
 //  - kernel: the epoch lives on the GPU, so a captured graph replays it right
-//    (barrier_all_on_stream's here; the team syncs' in the team areas,
-//    <gshmem/detail/team_sync.h>);
+//    (the team syncs' epochs, in the team areas: <gshmem/detail/team_sync.h>;
+//    barrier_all_on_stream's kernel is the world team's barrier);
 //  - stream memory operations: counted by the host when the call is made
 //    (outside stream capture only), one count per team slot and pair of PEs.
 struct InternalArea {
-  unsigned long long barrier_arrivals[GSHMEMI_MAX_PES];  // [j]: kernel barriers PE j entered (written by j)
-  unsigned long long barrier_epoch;                      // kernel barriers this PE entered (local only)
   // [slot][j]: the memop syncs on team slot `slot` that world PE j and this
   // PE took part in together, as j counted them (written by j).
   unsigned long long memop_sync_arrivals[GSHMEMI_MAX_TEAMS][GSHMEMI_MAX_PES];
@@ -87,7 +88,6 @@ GSHMEM_FOR_EACH_SYNC_TYPE(GSHMEMI_DECLARE_STREAM_LAUNCHERS)
 cudaError_t launch_signal(std::uint64_t *target, std::uint64_t value, int sig_op, cudaStream_t stream);
 cudaError_t launch_quiet(cudaStream_t stream);
 cudaError_t launch_end_device_work(int my_pe, int lost_pe, cudaStream_t stream);
-cudaError_t launch_barrier_all(cudaStream_t stream);
 // Synchronous: zeroes this PE's internal area (at init, before any peer uses it).
 cudaError_t zero_internal_area(void *area);
 

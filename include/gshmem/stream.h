@@ -194,14 +194,15 @@ GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream);
  * work starts only after every PE's stream reached its barrier, and then
  * observes every heap write that any PE's stream made before its barrier.
  * Calls must not overlap on one PE (one barrier stream at a time).
- * Outside stream capture the barrier is a few stream memory operations (the
- * counts are the host's, made when the call is made), the world team's
- * on-stream sync of <gshmem/team_ext.h>: it meets gshmemx_sync_all_on_stream
- * and the world team's on-stream syncs and barriers. In capture it is a
- * kernel that keeps its epoch on the GPU, so every replay of the graph
- * synchronizes. A given barrier call is captured on every PE or on none: the
- * two kinds do not meet each other. Without 64-bit stream memory operations
- * on some PE's device, every barrier is the kernel. */
+ * It is the world team's on-stream barrier of <gshmem/team_ext.h>, and meets
+ * gshmemx_sync_all_on_stream and the world team's on-stream syncs and
+ * barriers: at 2 PEs, outside stream capture, a few stream memory operations
+ * (the counts are the host's, made when the call is made); otherwise the
+ * world team's barrier kernel, which keeps its epoch on the GPU (so every
+ * replay of a graph synchronizes) and shares it with the device barriers. A
+ * given barrier call is captured on every PE or on none: the two kinds do not
+ * meet each other. Without 64-bit stream memory operations on some PE's
+ * device, every barrier is the kernel. */
 GSHMEM_API void gshmemx_barrier_all_on_stream(cudaStream_t stream);
 /* gshmemx_sync_all_on_stream: see <gshmem/team_ext.h> (the world team's sync). */
 

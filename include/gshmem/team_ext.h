@@ -118,14 +118,16 @@ GSHMEM_API int gshmemx_team_init(gshmem_team_t *team, gshmemx_team_uniqueid_t un
  * sync, and observes every heap write that any member's stream made before
  * it. Members' calls on a team come in the same order and do not overlap on a
  * PE (one stream at a time per team).
- * Outside stream capture the call is stream memory operations: a write of a
- * count to each other member (after a system fence scoped to the stream) and
- * a wait for each member's; the counts are the host's, kept per team and pair
- * of PEs, and an on-stream sync meets the other members' on-stream syncs and
- * barriers (gshmemx_barrier_all_on_stream included, for the world team). In
- * capture it is a small kernel running the device team sync, whose epoch is
- * read and advanced on the GPU (so every replay synchronizes) and shared with
- * the device forms. A given call is captured on every member or on none.
+ * On a team of 2 members, outside stream capture, the call is stream memory
+ * operations: a write of a count to the other member (after a system fence
+ * scoped to the stream) and a wait for the other's; the counts are the
+ * host's, kept per team and pair of PEs, and an on-stream sync meets the
+ * other member's on-stream syncs and barriers (gshmemx_barrier_all_on_stream
+ * included, for the world team). Otherwise (a larger team, or in capture) it
+ * is a small kernel running the device team sync, whose epoch is read and
+ * advanced on the GPU (so every replay synchronizes) and shared with the
+ * device forms. A given call is captured on every member or on none.
+ * GSHMEM_STREAM_OPS=memops takes the memops at every team size;
  * GSHMEM_STREAM_OPS=kernels, a device without 64-bit stream memory
  * operations on some PE, or a job with remote PEs makes every call the
  * kernel; only the kernel reports a wait past GSHMEM_WAIT_TIMEOUT (a memop

@@ -122,7 +122,11 @@ void check_team_sync(gshmem_team_t team, int size) {
     }
   }
   // On a stream: store, team barrier / sync on the stream, check; 300 rounds
-  // enqueued back to back without the host waiting in between.
+  // enqueued back to back without the host waiting in between. On the world
+  // team sync_all_on_stream and barrier_all_on_stream take turns with the
+  // team forms: each protocol (stream memory operations on a team of 2
+  // members, the team sync kernel on larger ones, GSHMEM_STREAM_OPS=memops
+  // memops on every size) is one for all four, so they meet.
   uint64_t *slots = sym_zeroed<uint64_t>(2 * (size_t)gshmem_n_pes());
   managed_counter violations;
   cudaStream_t stream;
@@ -130,9 +134,11 @@ void check_team_sync(gshmem_team_t team, int size) {
   REQUIRE(gshmem_team_sync(team) == 0);
   for (uint64_t r = 1; r <= 300; ++r) {
     GSHMEM_TEST_CUDA(launch_team_store_round(team, slots, r, stream));
-    if (r % 3 == 0) REQUIRE(gshmemx_team_barrier_on_stream(team, stream) == 0);
-    else if (r % 3 == 1 || team != GSHMEM_TEAM_WORLD) REQUIRE(gshmemx_team_sync_on_stream(team, stream) == 0);
-    else gshmemx_sync_all_on_stream(stream);
+    const uint64_t form = team == GSHMEM_TEAM_WORLD ? r % 4 : r % 2;
+    if (form == 0) REQUIRE(gshmemx_team_barrier_on_stream(team, stream) == 0);
+    else if (form == 1) REQUIRE(gshmemx_team_sync_on_stream(team, stream) == 0);
+    else if (form == 2) gshmemx_sync_all_on_stream(stream);
+    else gshmemx_barrier_all_on_stream(stream);
     GSHMEM_TEST_CUDA(launch_team_check_round(team, slots, r, violations.value, stream));
   }
   GSHMEM_TEST_CUDA(cudaStreamSynchronize(stream));
