@@ -724,9 +724,9 @@ void gshmemx_quiet_on_stream(cudaStream_t stream) {
 namespace {
 
 // The memop sync protocol: the largest team it serves (0: off; the smallest
-// that any PE allows, set at init), and the host's counts: memop_sync_count[slot][pe], the memop syncs on team slot
-// `slot` that this PE and world PE `pe` took part in together (reset at
-// init). A count belongs to a pair of PEs, not to a team: a slot freed and
+// that any PE allows, set at init), and the host's counts:
+// memop_sync_count[slot][pe], the memop syncs on team slot `slot` that this
+// PE and world PE `pe` took part in together (reset at init). A count belongs to a pair of PEs, not to a team: a slot freed and
 // taken by a team of other members leaves the counts of the pairs it does not
 // hold as they were, and a pair in both teams keeps counting, so both PEs of
 // a pair always agree on it without a reset.
