@@ -38,7 +38,6 @@
 #include "../src/log.h"
 #include "../src/rma_internal.h"
 #include "../src/stream_internal.h"
-#include "../src/team_internal.h"
 #include "remote_ops.h"
 #include "rma_validate.h"
 #include "stream_mapping.h"
@@ -830,22 +829,6 @@ bool enqueue_memop_team_sync(const char *fn, int team, const gshmem::detail::tea
 
 }  // namespace stream
 }  // namespace gshmemi
-
-void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
-  const char *fn = __func__;
-  Context ctx;
-  if (!begin(fn, stream, &ctx)) return;
-  // The world team's barrier, either protocol: it meets the world team's
-  // on-stream syncs and barriers (the same operations), and with the kernel
-  // its device barriers too (one epoch, team_sync.h).
-  bool ok = true;
-  if (memop_sync(fn, ctx, GSHMEMI_TEAM_WORLD, gshmem::detail::world_team_desc(ctx.state->my_pe, ctx.state->n_pes),
-                 stream, &ok))
-    return;
-  for (int pe = 0; pe < ctx.state->n_pes; ++pe)
-    if (!report(fn, check_target(*ctx.state, pe))) return;
-  report_cuda(fn, "barrier kernel launch", gshmemi::team::launch_team_sync(GSHMEMI_TEAM_WORLD, true, stream));
-}
 
 int gshmemi_stream_memop_sync_members(void) {
   const DeviceCaps *caps = caps_published.load(std::memory_order_acquire);

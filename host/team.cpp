@@ -461,4 +461,10 @@ void gshmemx_sync_all_on_stream(cudaStream_t stream) {
   (void)sync_on_stream("gshmemx_sync_all_on_stream", GSHMEM_TEAM_WORLD, false, stream);
 }
 
+// The world team's on-stream barrier (<gshmem/stream.h>): the same protocol
+// and epoch as the world team's other on-stream syncs and barriers.
+void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
+  (void)sync_on_stream("gshmemx_barrier_all_on_stream", GSHMEM_TEAM_WORLD, true, stream);
+}
+
 }  // extern "C"

@@ -75,19 +75,12 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "PE %d: gshmem_malloc failed\n", me);
     return 1;
   }
-  std::vector<uint64_t *> peer_arrive(npes), peer_slots(npes);
-  for (int p = 0; p < npes; ++p) {
-    peer_arrive[p] = (uint64_t *)gshmem_ptr(arrive, p);
-    peer_slots[p] = (uint64_t *)gshmem_ptr(slots, p);
-    if (!peer_arrive[p] || !peer_slots[p]) {
-      std::fprintf(stderr, "PE %d: PE %d not reachable by load/store\n", me, p);
-      return 1;
-    }
-  }
-  uint64_t **d_peer_arrive = nullptr;
-  PERF_CUDA(cudaMalloc(&d_peer_arrive, npes * sizeof(uint64_t *)));
-  PERF_CUDA(cudaMemcpy(d_peer_arrive, peer_arrive.data(), npes * sizeof(uint64_t *),
-                       cudaMemcpyHostToDevice));
+  uint64_t **d_peer_arrive = device_peer_table(arrive, npes);
+  if (!d_peer_arrive) return 1;
+  // The memop floors' targets, on the host (device_peer_table checked that
+  // every PE maps the heap).
+  std::vector<uint64_t *> peer_slots(npes);
+  for (int p = 0; p < npes; ++p) peer_slots[p] = (uint64_t *)gshmem_ptr(slots, p);
   auto reset = [&] {
     PERF_CUDA(cudaMemsetAsync(arrive, 0, sizeof(uint64_t), ctx.stream));
     PERF_CUDA(cudaMemsetAsync(slots, 0, GSHMEMI_MAX_PES * sizeof(uint64_t), ctx.stream));

@@ -96,11 +96,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "PE %d: gshmem_malloc failed\n", me);
     return 1;
   }
-  std::vector<uint64_t *> peer_slots(npes);
-  for (int p = 0; p < npes; ++p) peer_slots[p] = (uint64_t *)gshmem_ptr(slots, p);
-  uint64_t **d_peer_slots = nullptr;
-  PERF_CUDA(cudaMalloc(&d_peer_slots, npes * sizeof(uint64_t *)));
-  PERF_CUDA(cudaMemcpy(d_peer_slots, peer_slots.data(), npes * sizeof(uint64_t *), cudaMemcpyHostToDevice));
+  uint64_t **d_peer_slots = device_peer_table(slots, npes);
+  if (!d_peer_slots) return 1;
   PERF_CUDA(cudaMemset(source, 1, max_bytes * npes));
   auto reset = [&] { PERF_CUDA(cudaMemsetAsync(slots, 0, GSHMEMI_MAX_PES * sizeof(uint64_t), ctx.stream)); };
   const uint64_t iters = ctx.opt.iterations(10000, 1000);

@@ -90,29 +90,17 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "PE %d: gshmem_malloc failed\n", ctx.pe);
     return 1;
   }
-  std::vector<uint64_t *> peer_release(npes);
-  for (int p = 0; p < npes; ++p) peer_release[p] = (uint64_t *)gshmem_ptr(release, p);
-  std::vector<uint64_t *> peer_ivars(npes);
-  for (int p = 0; p < npes; ++p) peer_ivars[p] = (uint64_t *)gshmem_ptr(ivars, p);
-  std::vector<int> others(npes, 0);
+  uint64_t **d_peer_release = device_peer_table(release, npes);
+  uint64_t **d_peer_ivars = device_peer_table(ivars, npes);
+  if (!d_peer_release || !d_peer_ivars) return 1;
+  std::vector<int> others(npes, 0);  // the status array: this PE's own ivar left out
   others[ctx.pe] = 1;
-  uint64_t **d_peer_release = nullptr, **d_peer_ivars = nullptr;
   int *d_others = nullptr;
-  PERF_CUDA(cudaMalloc(&d_peer_release, npes * sizeof(uint64_t *)));
-  PERF_CUDA(cudaMalloc(&d_peer_ivars, npes * sizeof(uint64_t *)));
   PERF_CUDA(cudaMalloc(&d_others, npes * sizeof(int)));
-  PERF_CUDA(cudaMemcpy(d_peer_release, peer_release.data(), npes * sizeof(uint64_t *),
-                       cudaMemcpyHostToDevice));
-  PERF_CUDA(cudaMemcpy(d_peer_ivars, peer_ivars.data(), npes * sizeof(uint64_t *), cudaMemcpyHostToDevice));
   PERF_CUDA(cudaMemcpy(d_others, others.data(), npes * sizeof(int), cudaMemcpyHostToDevice));
   FanArgs a{counter, ivars, release, (uint64_t *)gshmem_ptr(counter, 0),
             (uint64_t *)gshmem_ptr(ivars, 0), d_peer_release, d_peer_ivars, d_others, npes, ctx.pe,
             false, false, false};
-  for (int p = 0; p < npes; ++p)
-    if (!peer_ivars[p]) {
-      std::fprintf(stderr, "PE %d: PE %d not reachable by load/store\n", ctx.pe, p);
-      return 1;
-    }
   if (!a.root_counter || !a.root_ivars) {
     std::fprintf(stderr, "PE %d: PE 0 not reachable by load/store\n", ctx.pe);
     return 1;

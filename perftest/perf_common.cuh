@@ -247,6 +247,24 @@ inline int perf_end(Context &ctx) {
 
 inline void host_barrier() { gshmemi_host_barrier_all(); }
 
+// Every PE's copy of the symmetric `sym` as this PE maps it, in a device
+// array of npes pointers (the raw floors' peer addresses; cudaFree it), or
+// nullptr, saying which PE, where one is not reachable by load and store.
+inline uint64_t **device_peer_table(uint64_t *sym, int npes) {
+  std::vector<uint64_t *> host(npes);
+  for (int p = 0; p < npes; ++p) {
+    host[p] = static_cast<uint64_t *>(gshmem_ptr(sym, p));
+    if (!host[p]) {
+      std::fprintf(stderr, "PE %d: PE %d not reachable by load/store\n", gshmem_my_pe(), p);
+      return nullptr;
+    }
+  }
+  uint64_t **table = nullptr;
+  PERF_CUDA(cudaMalloc(&table, npes * sizeof(uint64_t *)));
+  PERF_CUDA(cudaMemcpy(table, host.data(), npes * sizeof(uint64_t *), cudaMemcpyHostToDevice));
+  return table;
+}
+
 // Runs one measured exchange per repeat (perf_timing::time_rounds): `reset()`
 // clears this PE's flags, then all PEs meet, then `launch(iters)` enqueues
 // the device loop on ctx.stream. Returns the nanoseconds per iteration of

@@ -220,9 +220,10 @@ def compare(build_dir, variant="", build=""):
         run["nvshmem_rows"] = len(n_rounds[0]) if n_rounds else 0
         base = programs[target].split("/")[-1]
         for key, g in (g_rounds[0] if g_rounds else {}).items():
-            if (base, key[0]) in UNDEFINED_TABLES:
-                run.setdefault("left_out", OrderedDict())
-                run["left_out"][key[0]] = run["left_out"].get(key[0], 0) + 1
+            why = UNDEFINED_TABLES.get((base, key[0]))
+            if why:
+                left = run.setdefault("left_out", OrderedDict()).setdefault(key[0], [0, why])
+                left[0] += 1
                 continue
             g_values = [r[key]["value"] for r in g_rounds if key in r and r[key]["better"] == g["better"]]
             n_values = [r[key]["value"] for r in n_rounds if key in r and r[key]["better"] == g["better"]]
@@ -294,13 +295,12 @@ def markdown(title, rows, runs):
         else:
             out.append(f"| {run['program']} | `{run['args'] or '-'}` | 0 | - | - | - | - | {exits} "
                        f"(rows: gshmem {run['gshmem_rows']}, NVSHMEM {run['nvshmem_rows']}) |")
-    left = [(run["program"], table, n) for run in runs for table, n in run.get("left_out", {}).items()]
+    left = [(run["program"], table, n, why) for run in runs for table, (n, why) in run.get("left_out", {}).items()]
     if left:
         out += ["", "## Left out", "",
                 "Tables whose figures the program itself leaves undefined, for either library; not compared.",
                 "", "| program | table | rows | why |", "|---|---|---|---|"]
-        for program, table, n in left:
-            why = UNDEFINED_TABLES[(program.split(" ")[0], table)]
+        for program, table, n, why in left:
             out.append(f"| {program} | {table} | {n} | {why} |")
     if behind:
         out += ["", "## Rows behind NVSHMEM (ratio > 1.00), worst first", "",

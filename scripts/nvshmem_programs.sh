@@ -687,14 +687,10 @@ elif ! command -v mpirun > /dev/null 2>&1; then
   RUN_NOTE="not run (no mpirun)"
 fi
 if [ -z "$RUN_NOTE" ]; then
-  if [ -z "$NP_LIST" ]; then
-    NP_LIST=2
-    [ "$GPUS" -ge 4 ] && NP_LIST=2,4
-  fi
-  if [ -z "$COLL_NP_LIST" ]; then
-    COLL_NP_LIST=2
-    [ "$GPUS" -ge 4 ] && COLL_NP_LIST=2,4
-  fi
+  default_nps=2
+  [ "$GPUS" -ge 4 ] && default_nps=2,4
+  NP_LIST=${NP_LIST:-$default_nps}
+  COLL_NP_LIST=${COLL_NP_LIST:-$default_nps}
   IFS=',' read -ra EXAMPLE_NPS <<< "$NP_LIST"
   IFS=',' read -ra COLL_NPS <<< "$COLL_NP_LIST"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

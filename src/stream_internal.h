@@ -51,7 +51,7 @@ enum class SetKind : int { all = 0, any = 1, some = 2 };
 // grow, so replays of a captured graph need no reset.
 // Two protocols for the on-stream barriers and syncs, each with its own
 // counters (a call takes one of them on every PE; see
-// gshmemx_barrier_all_on_stream and memop_team_sync):
+// sync_on_stream in host/team.cpp, and memop_sync in host/stream.cpp):
 //  - kernel: the epoch lives on the GPU, so a captured graph replays it right
 //    (the team syncs' epochs, in the team areas: <gshmem/detail/team_sync.h>;
 //    barrier_all_on_stream's kernel is the world team's barrier);

@@ -17,7 +17,6 @@
 
 namespace team_ll {
 
-
 static __device__ void record(ll_stress_result *out, int call, int kind, size_t at, int expected, int got) {
   if (atomicAdd(&out->errors, 1ull) == 0) {
     out->call = call;
